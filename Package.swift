@@ -1,0 +1,62 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Watchdog",
+    platforms: [.macOS(.v14), .iOS(.v13)],
+    products: [
+        .executable(name: "watchdogd", targets: ["watchdogd"]),
+        .library(name: "WatchdogWire", targets: ["WatchdogWire"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(name: "Gzip", dependencies: ["CZlib"]),
+        .target(name: "WatchdogWire"),
+        .target(
+            name: "WatchdogHTTP",
+            dependencies: ["CMicroHTTPD", "Gzip", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "WatchdogStore",
+            dependencies: ["WatchdogWire", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "WatchdogServer",
+            dependencies: [
+                "WatchdogWire", "WatchdogHTTP", "WatchdogStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "watchdogd",
+            dependencies: [
+                "WatchdogServer", "WatchdogStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "WatchdogWireTests",
+            dependencies: ["WatchdogWire"]
+        ),
+        .testTarget(
+            name: "WatchdogdTests",
+            dependencies: ["watchdogd", "Gzip", "WatchdogWire"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

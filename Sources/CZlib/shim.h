@@ -1,0 +1,15 @@
+#ifndef WATCHDOG_CZLIB_SHIM_H
+#define WATCHDOG_CZLIB_SHIM_H
+#include <zlib.h>
+
+/* inflateInit2 and deflateInit2 are macros that pass ZLIB_VERSION and the stream size;
+   Swift cannot import function-like macros, so they get fixed-arity wrappers here. */
+static inline int watchdog_inflate_init_gzip(z_stream *stream) {
+    /* 15 + 16: a 32 KiB window and a gzip header (RFC 1952), not zlib's own. */
+    return inflateInit2(stream, 15 + 16);
+}
+
+static inline int watchdog_deflate_init_gzip(z_stream *stream, int level) {
+    return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+}
+#endif

@@ -1,0 +1,177 @@
+import CMicroHTTPD
+import Gzip
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The C callbacks given to libmicrohttpd. They live in a library `enum` rather than in
+/// top-level code, which is `@MainActor` and crashed when called on libmicrohttpd's threads.
+enum Callbacks {
+    /// `MHD_AccessHandlerCallback`. libmicrohttpd calls it once with the headers, once per body
+    /// chunk, then once with `*upload_data_size == 0`, when the response is queued: answering
+    /// on the first call would make 0.9.75 close keep-alive connections.
+    static let access: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, requestSlot in
+        guard let cls, let connection, let uploadDataSize, let requestSlot else { return .NO }
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+
+        guard let slot = requestSlot.pointee else {
+            let state = begin(connection: connection, url: url, method: method, context: context)
+            requestSlot.pointee = Unmanaged.passRetained(state).toOpaque()
+            if let length = state.headers["content-length"].flatMap(Int.init), length > context.configuration.maxBodyBytes {
+                state.answeredEarly = true
+                return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)), on: connection)
+            }
+            return .YES
+        }
+        let state = Unmanaged<RequestState>.fromOpaque(slot).takeUnretainedValue()
+
+        if uploadDataSize.pointee > 0 {
+            let count = uploadDataSize.pointee
+            uploadDataSize.pointee = 0
+            if state.answeredEarly { return .YES }
+            if state.body.count + count > context.configuration.maxBodyBytes {
+                state.answeredEarly = true
+                state.body = []
+                return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)), on: connection)
+            }
+            if let uploadData {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
+                }
+            }
+            return .YES
+        }
+        if state.answeredEarly { return .YES }
+
+        if let responder = state.responder {
+            // Called again after `MHD_resume_connection`: the response is ready.
+            guard let response = responder.takeResponseOrSuspend() else { return .YES }
+            return queue(response, on: connection)
+        }
+
+        let request: HTTPRequest
+        switch decodedRequest(state, context: context) {
+        case .success(let decoded): request = decoded
+        case .failure(let error): return queue(context.configuration.renderError(error), on: connection)
+        }
+        state.body = []
+        let responder = HTTPResponder(connection: ConnectionHandle(pointer: connection))
+        state.responder = responder
+        context.handler(request, responder)
+        guard let response = responder.takeResponseOrSuspend() else { return .YES }
+        return queue(response, on: connection)
+    }
+
+    /// `MHD_RequestCompletedCallback`: releases the per-request state.
+    static let completed: MHD_RequestCompletedCallback = { cls, _, requestSlot, _ in
+        guard let cls, let requestSlot, let slot = requestSlot.pointee else { return }
+        Unmanaged<RequestState>.fromOpaque(slot).release()
+        requestSlot.pointee = nil
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        context.requestsInFlight.subtract(1, ordering: .relaxed)
+    }
+
+    /// `MHD_LogCallback`: libmicrohttpd's own error messages, into swift-log.
+    static let log: MHD_LogCallback = { cls, format, arguments in
+        guard let cls, let format, let arguments else { return }
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        var buffer = [CChar](repeating: 0, count: 512)
+        _ = watchdog_format_log(&buffer, buffer.count, format, arguments)
+        let message = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        context.logger.warning("libmicrohttpd: \(message.trimmingSuffixNewlines())")
+    }
+
+    private static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
+        guard let cls, let key else { return .YES }
+        let state = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
+        state.headers.add(name: String(cString: key), value: value.map { String(cString: $0) } ?? "")
+        return .YES
+    }
+
+    private static let collectQuery: MHD_KeyValueIterator = { cls, _, key, value in
+        guard let cls, let key else { return .YES }
+        let state = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
+        state.query[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+        return .YES
+    }
+
+    private static func begin(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, context: ServerContext) -> RequestState {
+        context.requestsInFlight.add(1, ordering: .relaxed)
+        let state = RequestState(
+            method: method.map { String(cString: $0) } ?? "GET",
+            path: url.map { String(cString: $0) } ?? "/",
+            headers: HTTPHeaders()
+        )
+        let unmanaged = Unmanaged.passUnretained(state).toOpaque()
+        MHD_get_connection_values(connection, .HEADER_KIND, collectHeader, unmanaged)
+        MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectQuery, unmanaged)
+        state.clientAddress = clientAddress(of: connection)
+        return state
+    }
+
+    private static func decodedRequest(_ state: RequestState, context: ServerContext) -> Result<HTTPRequest, HTTPLayerError> {
+        var body = state.body
+        if let encoding = state.headers["content-encoding"]?.lowercased(), encoding != "identity" {
+            guard encoding == "gzip" || encoding == "x-gzip" else {
+                return .failure(.unsupportedContentEncoding(encoding))
+            }
+            do {
+                body = try Gzip.decompress(body, limit: context.configuration.maxDecodedBodyBytes)
+            } catch {
+                switch error {
+                case .tooLarge(let limit): return .failure(.payloadTooLarge(limit: limit, decompressed: true))
+                case .corrupt(let reason): return .failure(.malformedContentEncoding(reason))
+                }
+            }
+        }
+        return .success(HTTPRequest(method: state.method, path: state.path, query: state.query, headers: state.headers, body: body, clientAddress: state.clientAddress))
+    }
+
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        let created: OpaquePointer? = response.body.withUnsafeBytes { bytes in
+            // MUST_COPY: libmicrohttpd keeps its own copy, so the Swift array may go away.
+            var empty: UInt8 = 0
+            let base = bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }
+            return withUnsafeMutablePointer(to: &empty) { emptyPointer in
+                MHD_create_response_from_buffer(bytes.count, base ?? UnsafeMutableRawPointer(emptyPointer), .RESPMEM_MUST_COPY)
+            }
+        }
+        guard let created else { return .NO }
+        for header in response.headers {
+            MHD_add_response_header(created, header.name, header.value)
+        }
+        let result = MHD_queue_response(connection, UInt32(response.status), created)
+        MHD_destroy_response(created)
+        return result
+    }
+
+    private static func clientAddress(of connection: OpaquePointer) -> String {
+        guard let address = watchdog_connection_client_address(connection) else { return "" }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
+                var raw = inet.pointee.sin_addr
+                _ = inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
+            }
+        case AF_INET6:
+            address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { inet in
+                var raw = inet.pointee.sin6_addr
+                _ = inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
+            }
+        default:
+            return ""
+        }
+        return String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+extension String {
+    func trimmingSuffixNewlines() -> String {
+        var text = self
+        while text.hasSuffix("\n") { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,23 @@
+/// What the server sends back.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Failures the HTTP layer detects before a request reaches the application; the application
+/// renders them (see `HTTPServerConfiguration.renderError`) so every error has one shape.
+public enum HTTPLayerError: Error, Sendable, Equatable {
+    /// The body, as sent or after decompression, is larger than the limit in bytes.
+    case payloadTooLarge(limit: Int, decompressed: Bool)
+    /// `Content-Encoding` names an encoding the server does not accept.
+    case unsupportedContentEncoding(String)
+    /// The body does not decode with its `Content-Encoding`.
+    case malformedContentEncoding(String)
+}

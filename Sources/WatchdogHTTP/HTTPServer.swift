@@ -1,0 +1,99 @@
+import CMicroHTTPD
+import Logging
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An HTTP/1.1 server on libmicrohttpd: epoll with an internal thread pool, keep-alive, body
+/// limits, suspended connections for answers that come later.
+///
+/// ```swift
+/// let server = try HTTPServer(configuration: configuration, logger: logger) { request, responder in
+///     responder.respond(HTTPResponse(status: 200, body: Array("ok".utf8)))
+/// }
+/// print(server.port)
+/// server.shutdown(drainSeconds: 10)
+/// ```
+public final class HTTPServer: Sendable {
+    /// libmicrohttpd could not start, e.g. the port is taken.
+    public struct StartError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private let daemon: DaemonHandle
+    private let contextPointer: ContextPointer
+    private let context: ServerContext
+    /// The port actually bound (useful with port 0).
+    public let port: UInt16
+
+    public init(
+        configuration: HTTPServerConfiguration, logger: Logger,
+        handler: @escaping @Sendable (HTTPRequest, HTTPResponder) -> Void
+    ) throws {
+        let context = ServerContext(configuration: configuration, handler: handler, logger: logger)
+        let contextPointer = Unmanaged.passRetained(context).toOpaque()
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+        if configuration.address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let started: OpaquePointer? = try configuration.address.withSocketAddress { address in
+            var options = watchdog_daemon_options(
+                flags: flags,
+                address: address,
+                thread_pool_size: UInt32(configuration.threads),
+                connection_limit: UInt32(configuration.connectionLimit),
+                per_ip_connection_limit: UInt32(configuration.perAddressConnectionLimit),
+                connection_timeout_s: UInt32(configuration.connectionTimeoutSeconds),
+                connection_memory_limit: configuration.connectionMemoryLimit,
+                handler: Callbacks.access,
+                handler_context: contextPointer,
+                completed: Callbacks.completed,
+                completed_context: contextPointer,
+                logger: Callbacks.log,
+                logger_context: contextPointer
+            )
+            return watchdog_start_daemon(&options)
+        }
+        guard let started else {
+            Unmanaged<ServerContext>.fromOpaque(contextPointer).release()
+            throw StartError(description: "libmicrohttpd could not listen on \(configuration.address) (address in use or not available)")
+        }
+        self.daemon = DaemonHandle(pointer: started)
+        self.contextPointer = ContextPointer(pointer: contextPointer)
+        self.context = context
+        self.port = watchdog_daemon_bound_port(started)
+    }
+
+    /// Requests received and not yet completed.
+    public var requestsInFlight: Int { context.requestsInFlight.load(ordering: .relaxed) }
+
+    /// Stops accepting connections, waits up to `drainSeconds` for requests in flight to be
+    /// answered, then closes every connection and frees the server.
+    public func shutdown(drainSeconds: Double) {
+        let listener = MHD_quiesce_daemon(daemon.pointer)
+        if listener >= 0 { close(listener) }
+        let deadline = monotonicSeconds() + drainSeconds
+        while requestsInFlight > 0, monotonicSeconds() < deadline {
+            usleep(5_000)
+        }
+        MHD_stop_daemon(daemon.pointer)
+        Unmanaged<ServerContext>.fromOpaque(contextPointer.pointer).release()
+    }
+}
+
+/// The retained `ServerContext` libmicrohttpd's callbacks receive; released after the daemon stops.
+private struct ContextPointer: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+}
+
+/// The daemon pointer; libmicrohttpd's daemon calls used here are thread-safe.
+private struct DaemonHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

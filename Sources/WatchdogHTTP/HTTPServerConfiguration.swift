@@ -1,0 +1,25 @@
+/// How the HTTP server listens and what it tolerates from clients.
+public struct HTTPServerConfiguration: Sendable {
+    public var address: ListenAddress
+    /// libmicrohttpd's internal thread pool (epoll); handlers run on these threads.
+    public var threads: Int = 2
+    /// Connections open at once; more are refused by libmicrohttpd.
+    public var connectionLimit: Int = 4096
+    /// Connections open at once from one IP address.
+    public var perAddressConnectionLimit: Int = 256
+    /// An idle connection is closed after this many seconds.
+    public var connectionTimeoutSeconds: Int = 30
+    /// Memory libmicrohttpd may use per connection for headers and buffers.
+    public var connectionMemoryLimit: Int = 64 * 1024
+    /// Largest body accepted as sent (checked from `Content-Length` and while streaming).
+    public var maxBodyBytes: Int = 1 << 20
+    /// Largest body accepted after `Content-Encoding: gzip` is undone.
+    public var maxDecodedBodyBytes: Int = 1 << 20
+    /// Turns a failure of the HTTP layer into the application's error response.
+    public var renderError: @Sendable (HTTPLayerError) -> HTTPResponse
+
+    public init(address: ListenAddress, renderError: @escaping @Sendable (HTTPLayerError) -> HTTPResponse) {
+        self.address = address
+        self.renderError = renderError
+    }
+}

@@ -1,0 +1,22 @@
+/// What one request accumulates between libmicrohttpd's calls to the access handler; kept in
+/// `*req_cls` and released in the completion callback.
+///
+/// Touched only by the libmicrohttpd thread serving the connection, one call at a time, so it
+/// needs no lock; the cross-thread hand-over lives in `HTTPResponder`.
+final class RequestState {
+    let method: String
+    let path: String
+    var headers: HTTPHeaders
+    var query: [String: String] = [:]
+    var clientAddress: String = ""
+    var body: [UInt8] = []
+    /// A response was queued early (too large a body); further chunks are dropped.
+    var answeredEarly = false
+    var responder: HTTPResponder?
+
+    init(method: String, path: String, headers: HTTPHeaders) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+    }
+}

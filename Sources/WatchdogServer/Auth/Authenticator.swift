@@ -1,0 +1,59 @@
+import Synchronization
+import WatchdogHTTP
+import WatchdogStore
+
+/// Turns `Authorization: Bearer <token>` into a `Principal`.
+///
+/// Tokens are looked up by their SHA-256, first in memory, then in the store (so a token that
+/// `watchdogd tokens add` just created works at once), and the stored hash is compared with
+/// the computed one in constant time. Looking up by hash reveals nothing about the secret.
+final class Authenticator: Sendable {
+    private let store: any TelemetryStore
+    private let known = Mutex<[[UInt8]: Principal]>([:])
+    private static let cacheLimit = 100_000
+
+    init(store: any TelemetryStore) {
+        self.store = store
+    }
+
+    /// The caller, or `APIError.unauthorized`.
+    func principal(for request: HTTPRequest) throws(APIError) -> Principal {
+        guard let header = request.headers["authorization"] else { throw .unauthorized }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw .unauthorized }
+        let token = parts[1].trimmingCharacters(in: " \t")
+        guard !token.isEmpty, token.utf8.count <= 256 else { throw .unauthorized }
+        let hash = SHA256.hash(Array(token.utf8))
+        if let principal = known.withLock({ $0[hash] }) { return principal }
+        let record: CredentialRecord?
+        do {
+            record = try store.credential(secretHash: hash)
+        } catch {
+            throw .unavailable("credentials could not be read from the store")
+        }
+        guard let record, constantTimeEquals(record.secretHash, hash) else { throw .unauthorized }
+        let principal = Principal(credentialID: record.id, role: record.role, app: record.app, name: record.name)
+        known.withLock { cache in
+            if cache.count >= Self.cacheLimit { cache.removeAll() }
+            cache[hash] = principal
+        }
+        return principal
+    }
+
+    /// Forgets a revoked credential.
+    func forget(credentialID: String) {
+        known.withLock { cache in
+            cache = cache.filter { $0.value.credentialID != credentialID }
+        }
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in characters: String) -> String {
+        let set = Set(characters)
+        var slice = self[...]
+        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

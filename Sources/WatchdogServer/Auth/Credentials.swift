@@ -1,0 +1,31 @@
+import WatchdogStore
+
+/// Who is calling, once their bearer token checked out.
+public struct Principal: Sendable, Equatable {
+    public var credentialID: String
+    public var role: CredentialRole
+    /// The app of an ingest key.
+    public var app: String?
+    /// The credential's name, recorded in the config audit log.
+    public var name: String
+}
+
+/// Makes new credentials: a public id and a 256-bit random secret, e.g.
+/// `wdi_k3f9a0c1d_<64 hex digits>`; only the secret's SHA-256 is stored.
+public enum CredentialIssuer {
+    /// A fresh credential, and the token to hand to its owner (shown once, never stored).
+    public static func issue(role: CredentialRole, app: String?, name: String, nowMilliseconds: Int64) -> (record: CredentialRecord, token: String) {
+        var generator = SystemRandomNumberGenerator()
+        let id = "k" + (0..<4).map { _ in UInt8.random(in: 0...255, using: &generator) }.hexString
+        let secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }.hexString
+        let prefix: String
+        switch role {
+        case .ingest: prefix = "wdi"
+        case .viewer: prefix = "wdv"
+        case .admin: prefix = "wda"
+        }
+        let token = "\(prefix)_\(id)_\(secret)"
+        let record = CredentialRecord(id: id, role: role, app: app, name: name, secretHash: SHA256.hash(Array(token.utf8)), createdAt: nowMilliseconds)
+        return (record, token)
+    }
+}

@@ -1,0 +1,70 @@
+import WatchdogHTTP
+import WatchdogStore
+import WatchdogWire
+
+/// Release health and the effective config: reads, answered on the calling thread.
+struct ReadRoutes: Sendable {
+    let store: any TelemetryStore
+    let config: ConfigService
+
+    func apps(principal: Principal) throws(APIError) -> HTTPResponse {
+        try requireViewer(principal)
+        let apps = try storeCall { try store.apps() }
+        let views = apps.map { app in
+            AppsView.App(
+                app: app.app, createdAt: Timestamp.format(milliseconds: app.createdAt),
+                releases: app.releases.sorted { ReleaseOrder.isOlder($1, $0) }.map { "\($0.version) (\($0.build))" }
+            )
+        }
+        return JSONBody.response(AppsView(apps: views))
+    }
+
+    func releases(app: String, principal: Principal) throws(APIError) -> HTTPResponse {
+        try requireViewer(principal)
+        guard let releases = try storeCall({ try store.releases(app: app) }) else {
+            throw .notFound("no app \(app)")
+        }
+        let sorted = releases.sorted { ReleaseOrder.isOlder($1.release, $0.release) }
+        return JSONBody.response(ReleasesView(app: app, releases: sorted.map(ReleaseStatsView.init)))
+    }
+
+    /// `GET /v1/config?app=&version=&build=&channel=&install_id=`.
+    func effectiveConfig(_ request: HTTPRequest, principal: Principal) throws(APIError) -> HTTPResponse {
+        guard let app = request.query["app"], !app.isEmpty else {
+            throw .badRequest("missing_parameter", "app is required: /v1/config?app=<bundle id>&version=&build=&channel=&install_id=")
+        }
+        for name in ["app", "version", "build", "channel", "install_id"] {
+            if let value = request.query[name], value.utf8.count > (name == "app" ? Limits.appLength : Limits.idLength) {
+                throw .badRequest("invalid_parameter", "\(name) is longer than allowed")
+            }
+        }
+        if principal.role == .ingest, principal.app != app {
+            throw .forbidden("this ingest key reads the config of \(principal.app ?? "its app") only")
+        }
+        guard let effective = try storeCall({ try config.effective(app: app) }) else {
+            throw .notFound("no app \(app)")
+        }
+        let headers: [(name: String, value: String)] = [("ETag", effective.etag), ("Cache-Control", "no-cache")]
+        if let ifNoneMatch = request.headers["if-none-match"], ConfigService.matches(ifNoneMatch, etag: effective.etag) {
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")] + headers, body: effective.body)
+    }
+
+    private func requireViewer(_ principal: Principal) throws(APIError) {
+        guard principal.role == .viewer || principal.role == .admin else {
+            throw .forbidden("stats need a viewer or admin token, not an ingest key")
+        }
+    }
+}
+
+/// Runs a store call, turning its failure into 503.
+func storeCall<T>(_ body: () throws -> T) throws(APIError) -> T {
+    do {
+        return try body()
+    } catch let error as APIError {
+        throw error
+    } catch {
+        throw .unavailable("the store could not be read: \(error)")
+    }
+}

@@ -1,0 +1,67 @@
+import Logging
+import WatchdogHTTP
+import WatchdogStore
+
+/// Dispatches a request to its route, checks credentials, renders every thrown `APIError`.
+struct Router: Sendable {
+    let authenticator: Authenticator
+    let ingest: IngestRoutes
+    let reads: ReadRoutes
+    let admin: AdminRoutes
+    let store: any TelemetryStore
+    let queue: IngestQueue
+    let logger: Logger
+
+    func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        do {
+            if let response = try route(request, responder: responder) { responder.respond(response) }
+        } catch {
+            if error.status >= 500 { logger.warning("\(request.method) \(request.path) → \(error.status) \(error.code): \(error.message)") }
+            responder.respond(error.response)
+        }
+    }
+
+    /// The response, or `nil` when the route answers through `responder` later.
+    private func route(_ request: HTTPRequest, responder: HTTPResponder) throws(APIError) -> HTTPResponse? {
+        guard let (methods, route) = Route.match(path: request.path) else {
+            throw .notFound("no endpoint \(request.path.prefix(200)); see /openapi.yaml for the API")
+        }
+        let method = request.method == "HEAD" && methods.contains("GET") ? "GET" : request.method
+        guard methods.contains(method) else { throw .methodNotAllowed(request.method, allowed: methods) }
+
+        switch route {
+        case .index: return IndexPage.response
+        case .healthz: return JSONBody.response(["status": "ok"])
+        case .readyz: return try readiness()
+        default: break
+        }
+        let principal = try authenticator.principal(for: request)
+        switch route {
+        case .postReports:
+            try ingest.postReports(request, principal: principal, responder: responder)
+            return nil
+        case .postSessions:
+            try ingest.postSessions(request, principal: principal, responder: responder)
+            return nil
+        case .config: return try reads.effectiveConfig(request, principal: principal)
+        case .apps: return try reads.apps(principal: principal)
+        case .releases(let app): return try reads.releases(app: app, principal: principal)
+        case .adminConfig(let app):
+            return method == "PATCH"
+                ? try admin.patchConfig(request, app: app, principal: principal)
+                : try admin.getConfig(app: app, principal: principal)
+        case .adminApps: return try admin.createApp(request, principal: principal)
+        case .adminKeys(let app): return try admin.createKey(request, app: app, principal: principal)
+        case .adminKey(let app, let keyID): return try admin.revokeKey(app: app, keyID: keyID, principal: principal)
+        case .index, .healthz, .readyz: return nil
+        }
+    }
+
+    /// Ready: the store takes writes and the ingest queue has room.
+    private func readiness() throws(APIError) -> HTTPResponse {
+        do { try store.checkWritable() } catch { throw .unavailable("the store is not writable: \(error)") }
+        let depth = queue.depth
+        guard depth < queue.capacity * 9 / 10 else { throw .overloaded("the ingest queue is nearly full (\(depth) items)") }
+        return JSONBody.response(["status": "ready", "ingest_queue_depth": "\(depth)"])
+    }
+}

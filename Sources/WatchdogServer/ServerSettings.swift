@@ -1,0 +1,22 @@
+import WatchdogHTTP
+import WatchdogStore
+
+/// How `watchdogd serve` runs.
+public struct ServerSettings: Sendable {
+    public var listen: ListenAddress
+    public var dataDirectory: String
+    public var synchronous: SQLiteStore.Synchronous = .full
+    public var httpThreads: Int = 2
+    public var connectionLimit: Int = 4096
+    public var perAddressConnectionLimit: Int = 256
+    public var connectionTimeoutSeconds: Int = 30
+    /// Items the ingest writer may have waiting before requests get 503.
+    public var ingestQueueCapacity: Int = 100_000
+    /// How long shutdown waits for requests in flight.
+    public var drainSeconds: Double = 10
+
+    public init(listen: ListenAddress, dataDirectory: String) {
+        self.listen = listen
+        self.dataDirectory = dataDirectory
+    }
+}

@@ -1,0 +1,113 @@
+import WatchdogStore
+import WatchdogWire
+
+/// One release as `GET /v1/apps/{app}/releases` shows it.
+struct ReleaseStatsView: Encodable {
+    var release: String
+    var version: String
+    var build: String
+    var sessions: Int
+    /// Headline counts: reports from the `active` app state.
+    var reports: Int
+    var reportsByKind: [String: Int]
+    var affectedSessions: Int
+    /// Share of sessions without any (active) report; `null` without sessions.
+    var glitchFreeSessionRate: Double?
+    var reportsPer1kSessions: Double?
+    var reportsPer1kSessionsByKind: [String: Double]?
+    /// Why the rates are `null`, when they are.
+    var ratesUnavailableReason: String?
+    /// Reports sent while the app was `inactive`/`background`, kept out of the rates.
+    var suspectReports: Int
+    var suspectReportsByKind: [String: Int]
+    var autoFixed: Int
+    var testCrashes: Int
+    var firstSeen: String
+    var lastSeen: String
+
+    enum CodingKeys: String, CodingKey {
+        case release, version, build, sessions, reports
+        case reportsByKind = "reports_by_kind"
+        case affectedSessions = "affected_sessions"
+        case glitchFreeSessionRate = "glitch_free_session_rate"
+        case reportsPer1kSessions = "reports_per_1k_sessions"
+        case reportsPer1kSessionsByKind = "reports_per_1k_sessions_by_kind"
+        case ratesUnavailableReason = "rates_unavailable_reason"
+        case suspectReports = "suspect_reports"
+        case suspectReportsByKind = "suspect_reports_by_kind"
+        case autoFixed = "auto_fixed"
+        case testCrashes = "test_crashes"
+        case firstSeen = "first_seen"
+        case lastSeen = "last_seen"
+    }
+
+    // Rates are always present in the JSON, as numbers or null.
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(release, forKey: .release)
+        try container.encode(version, forKey: .version)
+        try container.encode(build, forKey: .build)
+        try container.encode(sessions, forKey: .sessions)
+        try container.encode(reports, forKey: .reports)
+        try container.encode(reportsByKind, forKey: .reportsByKind)
+        try container.encode(affectedSessions, forKey: .affectedSessions)
+        try container.encode(glitchFreeSessionRate, forKey: .glitchFreeSessionRate)
+        try container.encode(reportsPer1kSessions, forKey: .reportsPer1kSessions)
+        try container.encode(reportsPer1kSessionsByKind, forKey: .reportsPer1kSessionsByKind)
+        try container.encode(ratesUnavailableReason, forKey: .ratesUnavailableReason)
+        try container.encode(suspectReports, forKey: .suspectReports)
+        try container.encode(suspectReportsByKind, forKey: .suspectReportsByKind)
+        try container.encode(autoFixed, forKey: .autoFixed)
+        try container.encode(testCrashes, forKey: .testCrashes)
+        try container.encode(firstSeen, forKey: .firstSeen)
+        try container.encode(lastSeen, forKey: .lastSeen)
+    }
+
+    init(_ stats: ReleaseStats) {
+        release = "\(stats.release.version) (\(stats.release.build))"
+        version = stats.release.version
+        build = stats.release.build
+        sessions = stats.sessions
+        reportsByKind = stats.reportsByKind
+        reports = stats.reportsByKind.values.reduce(0, +)
+        affectedSessions = stats.affectedSessions
+        suspectReportsByKind = stats.suspectReportsByKind
+        suspectReports = stats.suspectReportsByKind.values.reduce(0, +)
+        autoFixed = stats.autoFixed
+        testCrashes = stats.testCrashes
+        firstSeen = Timestamp.format(milliseconds: stats.firstSeen)
+        lastSeen = Timestamp.format(milliseconds: stats.lastSeen)
+        if stats.sessions > 0 {
+            let sessions = Double(stats.sessions)
+            // Reports can name sessions whose start never arrived; the rate stays within 0…1.
+            glitchFreeSessionRate = max(0, sessions - Double(stats.affectedSessions)) / sessions
+            reportsPer1kSessions = Double(reports) * 1000 / sessions
+            reportsPer1kSessionsByKind = stats.reportsByKind.mapValues { Double($0) * 1000 / sessions }
+        } else {
+            ratesUnavailableReason = "no session starts recorded for this release (POST /v1/sessions); rates need them as denominator"
+        }
+    }
+}
+
+/// `GET /v1/apps/{app}/releases`.
+struct ReleasesView: Encodable {
+    var app: String
+    /// Newest release first.
+    var releases: [ReleaseStatsView]
+}
+
+/// `GET /v1/apps`.
+struct AppsView: Encodable {
+    struct App: Encodable {
+        var app: String
+        var createdAt: String
+        var releases: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case app, releases
+            case createdAt = "created_at"
+        }
+    }
+
+    var apps: [App]
+}

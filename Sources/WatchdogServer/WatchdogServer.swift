@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import WatchdogHTTP
+import WatchdogStore
+import WatchdogWire
+
+/// The watchdogd service: the HTTP server, the store, the ingest writer and the config cache,
+/// wired together.
+///
+/// ```swift
+/// let server = try WatchdogServer(settings: settings, store: store, logger: logger)
+/// print(server.port)
+/// server.shutdown()   // drains requests, commits queued batches
+/// ```
+public final class WatchdogServer: Sendable {
+    private let http: HTTPServer
+    private let queue: IngestQueue
+    private let store: any TelemetryStore
+    private let logger: Logger
+    private let settings: ServerSettings
+
+    /// The bound port.
+    public var port: UInt16 { http.port }
+
+    public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
+        let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity)
+        let authenticator = Authenticator(store: store)
+        let config = try ConfigService(store: store, clock: clock)
+        let router = Router(
+            authenticator: authenticator,
+            ingest: IngestRoutes(queue: queue, clock: clock),
+            reads: ReadRoutes(store: store, config: config),
+            admin: AdminRoutes(store: store, config: config, authenticator: authenticator, clock: clock),
+            store: store,
+            queue: queue,
+            logger: logger
+        )
+        var configuration = HTTPServerConfiguration(address: settings.listen) { APIError.from($0).response }
+        configuration.threads = settings.httpThreads
+        configuration.connectionLimit = settings.connectionLimit
+        configuration.perAddressConnectionLimit = settings.perAddressConnectionLimit
+        configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
+        configuration.maxBodyBytes = Limits.bodyBytes
+        configuration.maxDecodedBodyBytes = Limits.bodyBytes
+        do {
+            http = try HTTPServer(configuration: configuration, logger: logger) { request, responder in
+                router.handle(request, responder: responder)
+            }
+        } catch {
+            queue.stop()
+            throw error
+        }
+        self.queue = queue
+        self.store = store
+        self.logger = logger
+        self.settings = settings
+    }
+
+    /// Stops accepting, answers requests in flight, commits every queued batch.
+    public func shutdown() {
+        http.shutdown(drainSeconds: settings.drainSeconds)
+        queue.stop()
+    }
+
+    /// Milliseconds since the epoch, from the system clock.
+    public static let systemClock: @Sendable () -> Int64 = {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+}

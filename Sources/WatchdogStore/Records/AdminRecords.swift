@@ -1,0 +1,50 @@
+/// What a credential may do.
+public enum CredentialRole: String, Sendable, CaseIterable {
+    /// Ships inside an app: posts reports and sessions for its app, reads its config.
+    case ingest
+    /// Reads stats (dashboard).
+    case viewer
+    /// Changes config, apps and keys.
+    case admin
+}
+
+/// A credential as stored: the secret itself is never kept, only its SHA-256.
+public struct CredentialRecord: Sendable, Equatable {
+    /// Public identifier, e.g. `k_3f9a0c1d` (shown in lists, used to revoke).
+    public var id: String
+    public var role: CredentialRole
+    /// The app of an ingest key; `nil` for viewer and admin tokens.
+    public var app: String?
+    /// A person's or a system's name, for the audit log.
+    public var name: String
+    public var secretHash: [UInt8]
+    public var createdAt: Int64
+
+    public init(id: String, role: CredentialRole, app: String?, name: String, secretHash: [UInt8], createdAt: Int64) {
+        self.id = id
+        self.role = role
+        self.app = app
+        self.name = name
+        self.secretHash = secretHash
+        self.createdAt = createdAt
+    }
+}
+
+/// One version of an app's remote-config document (`{"defaults": {...}, "rules": [...]}`).
+public struct ConfigRecord: Sendable, Equatable {
+    public var app: String
+    public var version: Int
+    /// The document as JSON, without its version.
+    public var document: String
+    public var updatedAt: Int64
+    /// The name of the credential that made the change.
+    public var updatedBy: String
+
+    public init(app: String, version: Int, document: String, updatedAt: Int64, updatedBy: String) {
+        self.app = app
+        self.version = version
+        self.document = document
+        self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+    }
+}

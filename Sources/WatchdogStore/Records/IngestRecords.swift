@@ -1,0 +1,83 @@
+/// A validated report, flattened into what the store indexes and counts, plus its full JSON.
+public struct ReportRecord: Sendable {
+    public var id: String
+    public var app: String
+    public var version: String
+    public var build: String
+    public var channel: String?
+    public var kind: String
+    public var occurredAt: Int64
+    public var sessionID: String?
+    public var installID: String?
+    /// Reports from a non-`active` app state are "suspect": counted apart from headline rates.
+    public var isSuspect: Bool
+    public var screen: String?
+    public var autoFixed: Bool
+    public var testCrash: Bool
+    /// The report as JSON.
+    public var body: String
+
+    public init(id: String, app: String, version: String, build: String, channel: String?, kind: String, occurredAt: Int64, sessionID: String?, installID: String?, isSuspect: Bool, screen: String?, autoFixed: Bool, testCrash: Bool, body: String) {
+        self.id = id
+        self.app = app
+        self.version = version
+        self.build = build
+        self.channel = channel
+        self.kind = kind
+        self.occurredAt = occurredAt
+        self.sessionID = sessionID
+        self.installID = installID
+        self.isSuspect = isSuspect
+        self.screen = screen
+        self.autoFixed = autoFixed
+        self.testCrash = testCrash
+        self.body = body
+    }
+}
+
+/// A validated session start.
+public struct SessionRecord: Sendable {
+    public var id: String
+    public var app: String
+    public var version: String
+    public var build: String
+    public var channel: String?
+    public var installID: String?
+    public var startedAt: Int64
+    public var body: String
+
+    public init(id: String, app: String, version: String, build: String, channel: String?, installID: String?, startedAt: Int64, body: String) {
+        self.id = id
+        self.app = app
+        self.version = version
+        self.build = build
+        self.channel = channel
+        self.installID = installID
+        self.startedAt = startedAt
+        self.body = body
+    }
+}
+
+/// The items of one request, stored together with those of other requests.
+public enum IngestBatch: Sendable {
+    case reports([ReportRecord], receivedAt: Int64)
+    case sessions([SessionRecord], receivedAt: Int64)
+
+    public var count: Int {
+        switch self {
+        case .reports(let items, _): items.count
+        case .sessions(let items, _): items.count
+        }
+    }
+}
+
+/// What happened to one batch's items.
+public struct IngestCounts: Sendable, Equatable {
+    public var accepted: Int
+    public var duplicates: Int
+
+    public init(accepted: Int, duplicates: Int) {
+        self.accepted = accepted
+        self.duplicates = duplicates
+    }
+}

@@ -1,0 +1,102 @@
+import GRDB
+
+/// The schema, as ordered, named migrations recorded by GRDB in `grdb_migrations`.
+/// A migration that has shipped is never edited: a change is a new migration.
+enum Migrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("2026-11-21-core") { db in
+            try db.execute(sql: """
+                CREATE TABLE apps (
+                    id TEXT PRIMARY KEY,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE TABLE credentials (
+                    id TEXT PRIMARY KEY,
+                    role TEXT NOT NULL CHECK (role IN ('ingest', 'viewer', 'admin')),
+                    app TEXT REFERENCES apps(id),
+                    name TEXT NOT NULL,
+                    secret_hash BLOB NOT NULL UNIQUE,
+                    created_at INTEGER NOT NULL,
+                    revoked_at INTEGER
+                );
+                CREATE TABLE reports (
+                    id TEXT PRIMARY KEY,
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    channel TEXT,
+                    kind TEXT NOT NULL,
+                    occurred_at INTEGER NOT NULL,
+                    received_at INTEGER NOT NULL,
+                    session_id TEXT,
+                    install_id TEXT,
+                    suspect INTEGER NOT NULL,
+                    screen TEXT,
+                    body TEXT NOT NULL
+                );
+                CREATE INDEX reports_by_release ON reports (app, version, build, occurred_at);
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY,
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    channel TEXT,
+                    install_id TEXT,
+                    started_at INTEGER NOT NULL,
+                    received_at INTEGER NOT NULL,
+                    body TEXT NOT NULL
+                );
+                CREATE INDEX sessions_by_release ON sessions (app, version, build, started_at);
+                -- Roll-ups, written in the same transaction as the rows they count.
+                CREATE TABLE releases (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    sessions INTEGER NOT NULL DEFAULT 0,
+                    affected_sessions INTEGER NOT NULL DEFAULT 0,
+                    auto_fixed INTEGER NOT NULL DEFAULT 0,
+                    test_crashes INTEGER NOT NULL DEFAULT 0,
+                    first_seen INTEGER NOT NULL,
+                    last_seen INTEGER NOT NULL,
+                    PRIMARY KEY (app, version, build)
+                ) WITHOUT ROWID;
+                CREATE TABLE release_kinds (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    reports INTEGER NOT NULL DEFAULT 0,
+                    suspect_reports INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app, version, build, kind)
+                ) WITHOUT ROWID;
+                -- Which sessions of a release already have an (active) report: affected sessions.
+                CREATE TABLE release_affected_sessions (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    session_id TEXT NOT NULL,
+                    PRIMARY KEY (app, version, build, session_id)
+                ) WITHOUT ROWID;
+                -- Remote config: the current document per app, and every change.
+                CREATE TABLE config_documents (
+                    app TEXT PRIMARY KEY REFERENCES apps(id),
+                    version INTEGER NOT NULL,
+                    document TEXT NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    updated_by TEXT NOT NULL
+                );
+                CREATE TABLE config_changes (
+                    app TEXT NOT NULL REFERENCES apps(id),
+                    version INTEGER NOT NULL,
+                    changed_at INTEGER NOT NULL,
+                    changed_by TEXT NOT NULL,
+                    before TEXT,
+                    after TEXT NOT NULL,
+                    PRIMARY KEY (app, version)
+                );
+                """)
+        }
+        return migrator
+    }
+}

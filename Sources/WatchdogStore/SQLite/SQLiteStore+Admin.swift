@@ -1,0 +1,74 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    public func createApp(_ app: String, createdAtMilliseconds: Int64) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "INSERT INTO apps (id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING", arguments: [app, createdAtMilliseconds])
+            return db.changesCount == 1
+        }
+    }
+
+    public func appExists(_ app: String) throws -> Bool {
+        try pool.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [app]) != nil }
+    }
+
+    public func addCredential(_ credential: CredentialRecord) throws {
+        try pool.write { db in
+            if let app = credential.app {
+                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [app]) != nil else {
+                    throw StoreError.unknownApp(app)
+                }
+            }
+            try db.execute(
+                sql: "INSERT INTO credentials (id, role, app, name, secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [credential.id, credential.role.rawValue, credential.app, credential.name, Data(credential.secretHash), credential.createdAt]
+            )
+        }
+    }
+
+    public func credential(secretHash: [UInt8]) throws -> CredentialRecord? {
+        try pool.read { db in
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM credentials WHERE secret_hash = ? AND revoked_at IS NULL", arguments: [Data(secretHash)]
+            ) else { return nil }
+            guard let role = CredentialRole(rawValue: row["role"]) else { return nil }
+            let hash: Data = row["secret_hash"]
+            return CredentialRecord(id: row["id"], role: role, app: row["app"], name: row["name"], secretHash: Array(hash), createdAt: row["created_at"])
+        }
+    }
+
+    public func revokeIngestKey(app: String, keyID: String, atMilliseconds: Int64) throws -> Bool {
+        try pool.write { db in
+            try db.execute(
+                sql: "UPDATE credentials SET revoked_at = ? WHERE id = ? AND app = ? AND role = 'ingest' AND revoked_at IS NULL",
+                arguments: [atMilliseconds, keyID, app]
+            )
+            return db.changesCount == 1
+        }
+    }
+
+    public func configDocuments() throws -> [ConfigRecord] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM config_documents").map { row in
+                ConfigRecord(app: row["app"], version: row["version"], document: row["document"], updatedAt: row["updated_at"], updatedBy: row["updated_by"])
+            }
+        }
+    }
+
+    public func saveConfig(_ record: ConfigRecord, expectedVersion: Int, before: String?) throws {
+        try pool.write { db in
+            let current = try Int.fetchOne(db, sql: "SELECT version FROM config_documents WHERE app = ?", arguments: [record.app]) ?? 0
+            guard current == expectedVersion else { throw StoreError.conflict(currentVersion: current) }
+            try db.execute(sql: """
+                INSERT INTO config_documents (app, version, document, updated_at, updated_by) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (app) DO UPDATE SET version = excluded.version, document = excluded.document,
+                    updated_at = excluded.updated_at, updated_by = excluded.updated_by
+                """, arguments: [record.app, record.version, record.document, record.updatedAt, record.updatedBy])
+            try db.execute(
+                sql: "INSERT INTO config_changes (app, version, changed_at, changed_by, before, after) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [record.app, record.version, record.updatedAt, record.updatedBy, before, record.document]
+            )
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import WatchdogServer
+import WatchdogStore
+
+struct Apps: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Manage apps.", subcommands: [Add.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an app and print its ingest key alone on stdout.",
+            discussion: "Works while `serve` runs on the same data dir. The key is shown once; only its hash is stored."
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @Argument(help: "The app's bundle id, e.g. com.example.mail.")
+        var app: String
+
+        @Flag(help: "If the app exists, issue another ingest key for it instead of failing.")
+        var anotherKey = false
+
+        func run() throws {
+            do { try AppName.validate(app) } catch { throw ValidationError(error.message) }
+            let store = try common.openStore()
+            let now = WatchdogServer.systemClock()
+            let created = try store.createApp(app, createdAtMilliseconds: now)
+            if !created && !anotherKey {
+                throw CLIError("app \(app) already exists; pass --another-key to issue an additional ingest key")
+            }
+            let (record, token) = CredentialIssuer.issue(role: .ingest, app: app, name: "\(app) ingest key", nowMilliseconds: now)
+            try store.addCredential(record)
+            try store.close()
+            say(created ? "created app \(app) with ingest key \(record.id)" : "issued ingest key \(record.id) for \(app)")
+            emit(token)
+        }
+    }
+}
+
+struct Tokens: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Manage viewer and admin tokens.", subcommands: [Add.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a viewer or admin token and print it alone on stdout.",
+            discussion: "Works while `serve` runs on the same data dir. The token is shown once; only its hash is stored."
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @Option(help: "admin (change config, apps, keys) or viewer (read stats).")
+        var role: String
+
+        @Argument(help: "Who holds the token; recorded in the config audit log.")
+        var name: String
+
+        func validate() throws {
+            guard role == "admin" || role == "viewer" else { throw ValidationError("--role must be admin or viewer, got \(role)") }
+            guard !name.isEmpty, name.utf8.count <= 128 else { throw ValidationError("NAME must be 1–128 bytes") }
+        }
+
+        func run() throws {
+            let store = try common.openStore()
+            let (record, token) = CredentialIssuer.issue(role: role == "admin" ? .admin : .viewer, app: nil, name: name, nowMilliseconds: WatchdogServer.systemClock())
+            try store.addCredential(record)
+            try store.close()
+            say("created \(role) token \(record.id) for \(name)")
+            emit(token)
+        }
+    }
+}
+
+struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Create or upgrade the database schema, then exit.")
+
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        let store = try common.openStore()
+        say("database \(store.path) is at the current schema")
+        try store.close()
+    }
+}
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check the database's integrity and schema; exit 1 if anything is wrong.")
+
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        let store = try common.openStore()
+        let integrity = try store.integrityCheck()
+        let pending = try store.pendingMigrations()
+        try store.close()
+        guard integrity == ["ok"] else { throw CLIError("integrity check failed:\n" + integrity.joined(separator: "\n")) }
+        guard pending.isEmpty else { throw CLIError("migrations not applied: \(pending.joined(separator: ", "))") }
+        say("ok: \(store.path) passes integrity_check and has every migration")
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import WatchdogHTTP
+import WatchdogServer
+import WatchdogStore
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the HTTP server.",
+        discussion: "Prints 'listening on http://HOST:PORT' on stdout once it accepts connections (useful with port 0)."
+    )
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (env WATCHDOG_LISTEN, default 127.0.0.1:8080).")
+    var listen: String?
+
+    @Flag(help: "Create a demo app with two releases of data on first run, and print sign-in tokens (env WATCHDOG_DEMO=1).")
+    var demo = false
+
+    @Option(help: "SQLite synchronous mode: full (a 202 survives power loss) or normal (survives a crash of watchdogd) (env WATCHDOG_SYNCHRONOUS, default full).")
+    var synchronous: String?
+
+    @Option(help: "HTTP worker threads (env WATCHDOG_HTTP_THREADS, default 2).")
+    var httpThreads: Int?
+
+    @Option(help: "Open connections at most (env WATCHDOG_CONNECTION_LIMIT, default 4096).")
+    var connectionLimit: Int?
+
+    @Option(help: "Open connections per client IP at most (env WATCHDOG_PER_IP_CONNECTION_LIMIT, default 256).")
+    var perIpConnectionLimit: Int?
+
+    @Option(help: "Seconds before an idle connection is closed (env WATCHDOG_CONNECTION_TIMEOUT, default 30).")
+    var connectionTimeout: Int?
+
+    func run() throws {
+        let logger = common.makeLogger()
+        let settings = try resolveSettings()
+        let store = try common.openStore(synchronous: settings.synchronous)
+        if Environment.resolveFlag(demo, "DEMO") {
+            if try DemoData.install(into: store, nowMilliseconds: WatchdogServer.systemClock()) {
+                logger.info("created demo app \(DemoData.app) with two releases of data")
+            }
+        }
+
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGINT, SIG_IGN)
+        let stop = DispatchSemaphore(value: 0)
+        let sources = [SIGTERM, SIGINT].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            return source
+        }
+
+        let server: WatchdogServer
+        do {
+            server = try WatchdogServer(settings: settings, store: store, logger: logger)
+        } catch {
+            throw CLIError("\(error)")
+        }
+        let host = settings.listen.isIPv6 ? "[\(settings.listen.host)]" : settings.listen.host
+        let url = "http://\(host):\(server.port)"
+        logger.info("listening", metadata: ["url": "\(url)", "data_dir": "\(settings.dataDirectory)", "synchronous": "\(settings.synchronous.rawValue)"])
+        emit("listening on \(url)")
+        if Environment.resolveFlag(demo, "DEMO") { try printDemoCredentials(store: store, url: url) }
+
+        stop.wait()
+        logger.info("stopping: draining requests in flight and committing queued reports")
+        server.shutdown()
+        try store.close()
+        sources.forEach { $0.cancel() }
+        logger.info("stopped cleanly")
+    }
+
+    private func resolveSettings() throws -> ServerSettings {
+        let listenText = Environment.resolve(listen, "LISTEN") ?? "127.0.0.1:8080"
+        guard let address = ListenAddress(listenText) else {
+            throw ValidationError("--listen must be HOST:PORT with an IP address, e.g. 127.0.0.1:8080 or [::1]:8080, got \(listenText)")
+        }
+        var settings = ServerSettings(listen: address, dataDirectory: common.resolvedDataDir)
+        if let mode = Environment.resolve(synchronous, "SYNCHRONOUS") {
+            guard let parsed = SQLiteStore.Synchronous(rawValue: mode.uppercased()) else {
+                throw ValidationError("--synchronous must be full or normal, got \(mode)")
+            }
+            settings.synchronous = parsed
+        }
+        settings.httpThreads = try number(httpThreads, "HTTP_THREADS", "--http-threads", 1...64) ?? settings.httpThreads
+        settings.connectionLimit = try number(connectionLimit, "CONNECTION_LIMIT", "--connection-limit", 1...1_000_000) ?? settings.connectionLimit
+        settings.perAddressConnectionLimit = try number(perIpConnectionLimit, "PER_IP_CONNECTION_LIMIT", "--per-ip-connection-limit", 1...1_000_000) ?? settings.perAddressConnectionLimit
+        settings.connectionTimeoutSeconds = try number(connectionTimeout, "CONNECTION_TIMEOUT", "--connection-timeout", 1...86_400) ?? settings.connectionTimeoutSeconds
+        return settings
+    }
+
+    private func number(_ flag: Int?, _ env: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+        if let flag {
+            guard range.contains(flag) else { throw ValidationError("\(name) must be within \(range.lowerBound)…\(range.upperBound)") }
+            return flag
+        }
+        guard let text = Environment.resolve(nil, env) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw ValidationError("WATCHDOG_\(env) must be a whole number within \(range.lowerBound)…\(range.upperBound), got \(text)")
+        }
+        return value
+    }
+
+    private func printDemoCredentials(store: SQLiteStore, url: String) throws {
+        let now = WatchdogServer.systemClock()
+        var tokens: [String: String] = [:]
+        for (role, app, variable) in [(CredentialRole.ingest, DemoData.app as String?, "WATCHDOG_INGEST_KEY"), (.viewer, nil, "WATCHDOG_VIEWER_TOKEN"), (.admin, nil, "WATCHDOG_ADMIN_TOKEN")] {
+            let (record, token) = CredentialIssuer.issue(role: role, app: app, name: "demo \(role.rawValue)", nowMilliseconds: now)
+            try store.addCredential(record)
+            tokens[variable] = token
+        }
+        emit("""
+            demo app \(DemoData.app) is ready: open \(url)/ — and in a shell:
+            export WATCHDOG_URL=\(url)
+            export WATCHDOG_INGEST_KEY=\(tokens["WATCHDOG_INGEST_KEY"] ?? "")
+            export WATCHDOG_VIEWER_TOKEN=\(tokens["WATCHDOG_VIEWER_TOKEN"] ?? "")
+            export WATCHDOG_ADMIN_TOKEN=\(tokens["WATCHDOG_ADMIN_TOKEN"] ?? "")
+            """)
+    }
+}
