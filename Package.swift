@@ -54,8 +54,14 @@ let package = Package(
             dependencies: ["WatchdogWire"]
         ),
         .testTarget(
+            name: "WatchdogServerTests",
+            dependencies: ["WatchdogServer", "WatchdogHTTP"]
+        ),
+        // Starts the real `watchdogd` binary (built by `swift test` with every product) on
+        // port 0 with a temporary data dir and talks HTTP to it.
+        .testTarget(
             name: "WatchdogdTests",
-            dependencies: ["watchdogd", "Gzip", "WatchdogWire"]
+            dependencies: ["Gzip", "WatchdogWire", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -31,10 +31,14 @@ enum Callbacks {
             let count = uploadDataSize.pointee
             uploadDataSize.pointee = 0
             if state.answeredEarly { return .YES }
-            if state.body.count + count > context.configuration.maxBodyBytes {
-                state.answeredEarly = true
+            if state.bodyTooLarge || state.body.count + count > context.configuration.maxBodyBytes {
+                // libmicrohttpd 0.9.75 refuses MHD_queue_response while a body is still being
+                // received, so the excess is read and dropped, and 413 is sent on the final call.
+                // A client that keeps streaming far past the cap is cut off instead.
+                state.bodyTooLarge = true
                 state.body = []
-                return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)), on: connection)
+                state.droppedBytes += count
+                return state.droppedBytes > 8 * context.configuration.maxBodyBytes ? .NO : .YES
             }
             if let uploadData {
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
@@ -44,6 +48,10 @@ enum Callbacks {
             return .YES
         }
         if state.answeredEarly { return .YES }
+        if state.bodyTooLarge {
+            state.answeredEarly = true
+            return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)), on: connection)
+        }
 
         if let responder = state.responder {
             // Called again after `MHD_resume_connection`: the response is ready.

@@ -12,6 +12,9 @@ final class RequestState {
     var body: [UInt8] = []
     /// A response was queued early (too large a body); further chunks are dropped.
     var answeredEarly = false
+    /// The body passed the cap while streaming; the rest is dropped and 413 sent at the end.
+    var bodyTooLarge = false
+    var droppedBytes = 0
     var responder: HTTPResponder?
 
     init(method: String, path: String, headers: HTTPHeaders) {

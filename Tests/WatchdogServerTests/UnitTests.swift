@@ -1,0 +1,38 @@
+import Testing
+@testable import WatchdogServer
+import WatchdogStore
+
+@Suite struct SHA256Tests {
+    @Test func matchesTheFIPSVectors() {
+        #expect(SHA256.hash(Array("abc".utf8)).hexString == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hash([]).hexString == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)).hexString
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(SHA256.hash([UInt8](repeating: 0x61, count: 1_000_000)).hexString
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    @Test func constantTimeEqualsComparesWholeArrays() {
+        #expect(constantTimeEquals([1, 2, 3], [1, 2, 3]))
+        #expect(!constantTimeEquals([1, 2, 3], [1, 2, 4]))
+        #expect(!constantTimeEquals([1, 2], [1, 2, 3]))
+    }
+}
+
+@Suite struct ReleaseOrderTests {
+    @Test func ordersBySemanticVersionThenBuild() {
+        let releases = [("14.10.0", "1"), ("14.9.1", "2"), ("14.2.0", "31245"), ("14.2.0", "9999"), ("14.2.0-beta.2", "1"), ("14.2.0-beta.10", "1"), ("14.2", "5")]
+            .map { ReleaseID(version: $0.0, build: $0.1) }
+        let sorted = releases.sorted(by: ReleaseOrder.isOlder).map { "\($0.version) (\($0.build))" }
+        #expect(sorted == ["14.2.0-beta.2 (1)", "14.2.0-beta.10 (1)", "14.2 (5)", "14.2.0 (9999)", "14.2.0 (31245)", "14.9.1 (2)", "14.10.0 (1)"])
+    }
+}
+
+@Suite struct MergePatchTests {
+    @Test func followsRFC7396() {
+        let target: JSONValue = .object(["a": .string("b"), "c": .object(["d": .string("e"), "f": .string("g")])])
+        let patch: JSONValue = .object(["a": .string("z"), "c": .object(["f": .null])])
+        #expect(MergePatch.apply(patch, to: target) == .object(["a": .string("z"), "c": .object(["d": .string("e")])]))
+        #expect(MergePatch.apply(.array([.number(1)]), to: target) == .array([.number(1)]))
+    }
+}

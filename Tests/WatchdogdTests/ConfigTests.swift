@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+@Suite struct ConfigTests {
+    @Test func configHasAnETagAndAnswers304UntilAPatchChangesIt() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let admin = try daemon.addToken(role: "admin", name: "alice")
+        let path = "/v1/config?app=com.example.mail&version=14.2.0&build=31245&channel=beta&install_id=I-1"
+
+        let first = try daemon.client.request("GET", path, token: key)
+        #expect(first.status == 200)
+        #expect(first.json["test_crash"] as? Bool == false)
+        #expect(first.json["enabled"] as? Bool == true)
+        #expect(first.json["watchdog_interval_s"] as? Double == 1)
+        #expect(first.json["lock_threshold_s"] as? Double == 10)
+        #expect(first.json["test_crash_budget"] as? Int == 1)
+        let etag = try #require(first.headers["etag"])
+
+        let cached = try daemon.client.request("GET", path, token: key, headers: ["If-None-Match": etag])
+        #expect(cached.status == 304)
+        #expect(cached.body.isEmpty)
+        #expect(cached.headers["etag"] == etag)
+
+        let patch = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"test_crash": true}"#.utf8))
+        #expect(patch.status == 200)
+        #expect(patch.json["version"] as? Int == 1)
+        #expect(patch.json["updated_by"] as? String == "alice")
+        #expect((patch.json["defaults"] as? [String: Any])?["test_crash"] as? Bool == true)
+
+        let changed = try daemon.client.request("GET", path, token: key, headers: ["If-None-Match": etag])
+        #expect(changed.status == 200)
+        #expect(changed.json["test_crash"] as? Bool == true)
+        #expect(changed.json["version"] as? Int == 1)
+        #expect(changed.headers["etag"] != etag)
+    }
+
+    @Test func wrongTypesAndUnknownKeysGet400NamingTheKey() throws {
+        let daemon = try Daemon()
+        _ = try daemon.addApp("com.example.mail")
+        let admin = try daemon.addToken(role: "admin")
+        let cases: [(String, String, String)] = [
+            (#"{"test_crash": "yes"}"#, "invalid_config_value", "test_crash must be true or false"),
+            (#"{"report_sample_rate": 1.5}"#, "invalid_config_value", "report_sample_rate must be a number from 0 to 1"),
+            (#"{"test_crash_budget": 1.5}"#, "invalid_config_value", "test_crash_budget must be a whole number"),
+            (#"{"test_crash_expires_at": "soon"}"#, "invalid_config_value", "test_crash_expires_at must be an RFC 3339 time"),
+            (#"{"crash_everything": true}"#, "unknown_config_key", "crash_everything is not a config key"),
+            (#"{"defaults": {"autofix": true}}"#, "unknown_config_key", "defaults.autofix is not a config key"),
+            (#"{"version": 9}"#, "invalid_config_value", "version is assigned by the server"),
+            (#"[1, 2]"#, "invalid_shape", "the body must be a JSON object"),
+            (#"{"test_crash": tru"#, "invalid_json", "the body must be a JSON merge patch"),
+        ]
+        for (body, code, message) in cases {
+            let response = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(body.utf8))
+            #expect(response.status == 400, "\(body)")
+            #expect(response.errorCode == code, "\(body)")
+            #expect(response.errorMessage?.hasPrefix(message) == true, "\(body): \(response.errorMessage ?? "")")
+        }
+        let document = try daemon.client.request("GET", "/v1/admin/apps/com.example.mail/config", token: admin)
+        #expect(document.json["version"] as? Int == 0)
+    }
+
+    @Test func staleIfMatchGets409AndChangesNothing() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let admin = try daemon.addToken(role: "admin")
+        let first = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"auto_fix": true}"#.utf8))
+        let etag = try #require(first.headers["etag"])
+        let second = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
+                                               headers: ["If-Match": etag], body: Array(#"{"frame_tolerance_pt": 2}"#.utf8))
+        #expect(second.status == 200)
+        let stale = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
+                                              headers: ["If-Match": etag], body: Array(#"{"test_crash": true}"#.utf8))
+        #expect(stale.status == 409)
+        #expect(stale.errorCode == "stale_config")
+        let effective = try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: key)
+        #expect(effective.json["test_crash"] as? Bool == false)
+        #expect(effective.json["auto_fix"] as? Bool == true)
+        #expect(effective.json["frame_tolerance_pt"] as? Double == 2)
+        #expect(effective.json["version"] as? Int == 2)
+        let history = try daemon.query { try Int.fetchOne($0, sql: "SELECT count(*) FROM config_changes") }
+        #expect(history == 2)
+    }
+
+    @Test func nullRestoresTheDefaultAndExpiredTestCrashIsOff() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let admin = try daemon.addToken(role: "admin")
+        let patch = #"{"test_crash": true, "test_crash_expires_at": "2020-01-01T00:00:00Z", "auto_fix": true}"#
+        #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(patch.utf8)).status == 200)
+        let expired = try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: key)
+        #expect(expired.json["test_crash"] as? Bool == false)
+        #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"auto_fix": null}"#.utf8)).status == 200)
+        #expect(try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: key).json["auto_fix"] as? Bool == false)
+    }
+
+    @Test func configRequiresTheAppParameter() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let response = try daemon.client.request("GET", "/v1/config", token: key)
+        #expect(response.status == 400)
+        #expect(response.errorCode == "missing_parameter")
+    }
+}

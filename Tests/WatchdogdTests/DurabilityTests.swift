@@ -1,0 +1,111 @@
+import Foundation
+import GRDB
+import Testing
+
+@Suite struct DurabilityTests {
+    @Test func restartKeepsReportsSessionsConfigAndCredentials() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let admin = try daemon.addToken(role: "admin")
+        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: try Fixtures.json("reports/valid-batch.json")).status == 202)
+        #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": [Fixtures.session()]]).status == 202)
+        #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"auto_fix": true}"#.utf8)).status == 200)
+        let before = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: admin).json
+        let etag = try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: key).headers["etag"]
+
+        #expect(daemon.stop() == 0)
+        try daemon.restart()
+
+        let after = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: admin).json
+        #expect(NSDictionary(dictionary: before) == NSDictionary(dictionary: after))
+        let config = try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: key)
+        #expect(config.json["auto_fix"] as? Bool == true)
+        #expect(config.headers["etag"] == etag)
+        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: try Fixtures.json("reports/valid-batch.json")).json["duplicates"] as? Int == 50)
+    }
+
+    @Test func sigtermDrainsAndExitsZero() throws {
+        let daemon = try Daemon()
+        #expect(try daemon.client.request("GET", "/readyz").status == 200)
+        #expect(daemon.stop() == 0)
+        let check = try daemon.runCommand(["check"])
+        #expect(check.status == 0)
+    }
+
+    /// Posts from several clients, kills the daemon with SIGKILL mid-stream, restarts it, and
+    /// checks that every report acknowledged with 202 is stored, and that clients retrying
+    /// everything (acknowledged or not) leaves each report stored and counted exactly once.
+    @Test func killNineLosesNoAcknowledgedReportAndRetriesAreNotCountedTwice() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        let clients = 6
+        let batchesPerClient = 150
+        let batchSize = 4
+        var plans: [[[[String: Any]]]] = []
+        for _ in 0..<clients {
+            plans.append(try (0..<batchesPerClient).map { _ in try (0..<batchSize).map { _ in try Fixtures.freshReport() } })
+        }
+        let acknowledged = Locked<Set<String>>([])
+        let group = DispatchGroup()
+        let port = daemon.port
+        for client in 0..<clients {
+            let batches: [(body: [UInt8], ids: [String])] = try plans[client].map { batch in
+                (Array(try JSONSerialization.data(withJSONObject: ["reports": batch])), batch.compactMap { $0["id"] as? String })
+            }
+            DispatchQueue.global().async(group: group) {
+                let http = HTTPClient(port: port, timeoutSeconds: 10)
+                for batch in batches {
+                    guard let response = try? http.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: batch.body),
+                          response.status == 202 else { return }
+                    acknowledged.update { $0.formUnion(batch.ids) }
+                }
+            }
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while acknowledged.value.count < 400, Date() < deadline { usleep(2_000) }
+        daemon.killHard()
+        group.wait()
+        let acked = acknowledged.value
+        let total = clients * batchesPerClient * batchSize
+        #expect(acked.count >= 400)
+        #expect(acked.count < total, "the kill came too late to interrupt anything")
+
+        try daemon.restart()
+        let stored = try daemon.query { db in Set(try String.fetchAll(db, sql: "SELECT id FROM reports")) }
+        #expect(acked.isSubset(of: stored), "\(acked.subtracting(stored).count) acknowledged reports were lost")
+
+        // Every client retries every batch.
+        var duplicates = 0
+        var accepted = 0
+        for batch in plans.joined() {
+            let response = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": batch])
+            #expect(response.status == 202)
+            duplicates += response.json["duplicates"] as? Int ?? 0
+            accepted += response.json["accepted"] as? Int ?? 0
+        }
+        #expect(duplicates == stored.count)
+        #expect(accepted + duplicates == total)
+        #expect(try daemon.storedReportCount() == total)
+        let release = try #require((try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json["releases"] as? [[String: Any]])?.first)
+        #expect(release["reports"] as? Int == total)
+        let rollupMatchesRows = try daemon.query { db in
+            try Int.fetchOne(db, sql: "SELECT sum(reports) FROM release_kinds") == Int.fetchOne(db, sql: "SELECT count(*) FROM reports")
+        }
+        #expect(rollupMatchesRows)
+    }
+}
+
+/// A value shared between threads.
+final class Locked<Value>: @unchecked Sendable {
+    private var stored: Value
+    private let lock = NSLock()
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value { lock.withLock { stored } }
+
+    func update(_ body: (inout Value) -> Void) {
+        lock.withLock { body(&stored) }
+    }
+}
