@@ -22,7 +22,7 @@ public enum BatchDecoder {
     public static func decode<Item: Decodable & Sendable>(
         _ type: Item.Type, key: String, from body: [UInt8], limit: Int = Limits.itemsPerBatch
     ) throws(ErrorDetail) -> DecodedBatch<Item> {
-        guard !transcode(body.makeIterator(), from: UTF8.self, to: UTF32.self, stopOnError: true, into: { _ in }) else {
+        guard !transcode(body.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true, into: { _ in }) else {
             throw ErrorDetail(code: "invalid_json", message: "the body is not valid UTF-8; JSON must be UTF-8 (RFC 8259 §8.1)")
         }
         let decoder = JSONDecoder()
