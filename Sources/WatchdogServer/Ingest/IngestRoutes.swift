@@ -16,8 +16,6 @@ struct IngestRoutes: Sendable {
         do { batch = try BatchDecoder.decode(Report.self, key: "reports", from: request.body) } catch { throw .from(error) }
         let now = clock()
         let validator = ReportValidator(nowMilliseconds: now)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
         var records: [ReportRecord] = []
         var rejected: [RejectedItem] = []
         var wrongApp = 0
@@ -25,19 +23,17 @@ struct IngestRoutes: Sendable {
             switch item {
             case .undecodable(let id, let error):
                 rejected.append(RejectedItem(index: index, id: id, error: error))
-            case .decoded(let report):
-                do {
+            case .decoded(let report, let json):
+                do throws(ErrorDetail) {
                     let valid = try validator.validate(report)
                     guard valid.report.app == app else {
                         wrongApp += 1
                         rejected.append(RejectedItem(index: index, id: valid.report.id, error: Self.wrongAppError(valid.report.app, keyApp: app)))
                         continue
                     }
-                    records.append(try record(for: valid, encoder: encoder))
-                } catch let detail as ErrorDetail {
-                    rejected.append(RejectedItem(index: index, id: String(report.id.prefix(Limits.idLength)), error: detail))
+                    records.append(record(for: valid, json: json))
                 } catch {
-                    rejected.append(RejectedItem(index: index, id: report.id, error: ErrorDetail(code: "invalid_field", message: "the report could not be stored: \(error)")))
+                    rejected.append(RejectedItem(index: index, id: String(report.id.prefix(Limits.idLength)), error: error))
                 }
             }
         }
@@ -51,8 +47,6 @@ struct IngestRoutes: Sendable {
         do { batch = try BatchDecoder.decode(SessionStart.self, key: "sessions", from: request.body) } catch { throw .from(error) }
         let now = clock()
         let validator = ReportValidator(nowMilliseconds: now)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
         var records: [SessionRecord] = []
         var rejected: [RejectedItem] = []
         var wrongApp = 0
@@ -60,28 +54,26 @@ struct IngestRoutes: Sendable {
             switch item {
             case .undecodable(let id, let error):
                 rejected.append(RejectedItem(index: index, id: id, error: error))
-            case .decoded(let session):
-                do {
+            case .decoded(let session, let json):
+                do throws(ErrorDetail) {
                     let valid = try validator.validate(session)
                     guard valid.session.app == app else {
                         wrongApp += 1
                         rejected.append(RejectedItem(index: index, id: valid.session.id, error: Self.wrongAppError(valid.session.app, keyApp: app)))
                         continue
                     }
-                    let body = String(decoding: try encoder.encode(valid.session), as: UTF8.self)
                     let s = valid.session
-                    records.append(SessionRecord(id: s.id, app: s.app, version: s.release.version, build: s.release.build, channel: s.release.channel, installID: s.installId, startedAt: valid.startedAtMilliseconds, body: body))
-                } catch let detail as ErrorDetail {
-                    rejected.append(RejectedItem(index: index, id: String(session.id.prefix(Limits.idLength)), error: detail))
+                    records.append(SessionRecord(id: s.id, app: s.app, version: s.release.version, build: s.release.build, channel: s.release.channel, installID: s.installId, startedAt: valid.startedAtMilliseconds, body: String(decoding: json, as: UTF8.self)))
                 } catch {
-                    rejected.append(RejectedItem(index: index, id: session.id, error: ErrorDetail(code: "invalid_field", message: "the session could not be stored: \(error)")))
+                    rejected.append(RejectedItem(index: index, id: String(session.id.prefix(Limits.idLength)), error: error))
                 }
             }
         }
         try store(.sessions(records, receivedAt: now), total: batch.items.count, wrongApp: wrongApp, rejected: rejected, app: app, responder: responder)
     }
 
-    private func record(for valid: ValidatedReport, encoder: JSONEncoder) throws -> ReportRecord {
+    /// The stored body is the item exactly as the client sent it (already validated by decoding).
+    private func record(for valid: ValidatedReport, json: ArraySlice<UInt8>) -> ReportRecord {
         let report = valid.report
         return ReportRecord(
             id: report.id, app: report.app, version: report.release.version, build: report.release.build,
@@ -89,7 +81,7 @@ struct IngestRoutes: Sendable {
             sessionID: report.sessionId, installID: report.installId, isSuspect: report.appState != "active",
             screen: report.screen, autoFixed: report.action?.autoFixed ?? false,
             testCrash: report.action?.testCrash ?? false,
-            body: String(decoding: try encoder.encode(report), as: UTF8.self)
+            body: String(decoding: json, as: UTF8.self)
         )
     }
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Benchmark of watchdogd beside the bare-library limits, in one run.
+#
+#   Tests/Benchmarks/run.sh            # DURATION=5 seconds per load by default
+#
+# Builds release, starts watchdogd on a temp data dir, then for each load prints the bare
+# limit (libmicrohttpd answering a constant, raw SQLite inserts: ../shared/bench/limits.sh),
+# watchdogd's figure, and the ratio. Ingest loads give every report a fresh id, so every
+# request really stores rows; every 202 means committed (synchronous=FULL unless SYNC=normal).
+# Needs: wrk, libmicrohttpd-dev, libsqlite3-dev, bc (deploy/setup.sh --bench installs them).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+shared=${WATCHDOG_SHARED_BENCH:-$repo/../shared/bench}
+duration=${DURATION:-5}
+sync=${SYNC:-full}
+work=$(mktemp -d)
+trap 'kill "${daemon_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+
+[ -f "$shared/limits.sh" ] || { echo "no $shared/limits.sh: set WATCHDOG_SHARED_BENCH to the shared bench folder" >&2; exit 1; }
+swift build -c release --package-path "$repo" --product watchdogd >&2
+bin=$(swift build -c release --package-path "$repo" --show-bin-path)/watchdogd
+
+key=$("$bin" apps add com.example.mail --data-dir "$work/data" 2>/dev/null)
+"$bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" --synchronous "$sync" --log-level warning > "$work/out" &
+daemon_pid=$!
+for _ in $(seq 100); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$work/out")
+echo "watchdogd $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?') on port $port, synchronous=$sync, ${duration}s per load, wrk -t2 -c32"
+echo
+
+rps() { wrk -t2 -c32 -d"${duration}s" "$@" | awk '/Requests\/sec/ {print $2}'; }
+# The bare limits (and watchdogd on the shared payloads, whose fixed ids make every ingest
+# after the first a duplicate).
+echo "== ../shared/bench/limits.sh (fixed-id payloads) =="
+DURATION=$duration bash "$shared/limits.sh" "$port" "$key"
+echo
+
+echo "== watchdogd with a fresh id per report (rows really stored) =="
+count_before=$(sqlite3 "$work/data/watchdog.sqlite3" "SELECT count(*) FROM reports")
+for load in report1:1 batch100:100; do
+  name=${load%%:*}; per=${load##*:}
+  start=$(date +%s.%N)
+  req=$(BODY_FILE="$shared/$name.json" INGEST_KEY=$key rps -s "$here/unique-ids.lua" "http://127.0.0.1:$port/v1/reports")
+  end=$(date +%s.%N)
+  count_after=$(sqlite3 "$work/data/watchdog.sqlite3" "SELECT count(*) FROM reports")
+  stored=$((count_after - count_before)); count_before=$count_after
+  printf '%-28s %10.0f req/s  %10.0f reports/s acknowledged  %10.0f rows/s stored\n' "POST $per report(s), unique" "$req" "$(echo "$req * $per" | bc -l)" "$(echo "$stored / ($end - $start)" | bc -l)"
+done
+cat > "$work/get304.lua" <<LUA
+wrk.headers["Authorization"] = "Bearer $key"
+wrk.headers["If-None-Match"] = '$(curl -s -D - -o /dev/null -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/config?app=com.example.mail" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')'
+LUA
+printf '%-28s %10.0f req/s\n' "GET config 304" "$(rps -s "$work/get304.lua" "http://127.0.0.1:$port/v1/config?app=com.example.mail&version=14.2.0&build=31245")"
+echo
+echo "data dir: $(du -sh "$work/data" | cut -f1) for $(sqlite3 "$work/data/watchdog.sqlite3" "SELECT count(*) FROM reports") reports; peak RSS of watchdogd: $(awk '/VmHWM/ {print $2 " " $3}' /proc/$daemon_pid/status)"

@@ -1,0 +1,55 @@
+import Testing
+@testable import WatchdogWire
+
+@Suite struct JSONReaderTests {
+    func parse(_ text: String) throws(JSONReader.Failure) -> JSONNode {
+        try JSONReader.parse(Array(text.utf8))
+    }
+
+    @Test func readsEveryKindOfValue() throws {
+        let node = try parse(#" {"a": [1, -2.5, 3e2, true, false, null], "b": "x\"\\\/\n\u00e9\ud83d\ude00", "c": {}} "#)
+        #expect(node["a"] == .array([.number(1), .number(-2.5), .number(300), .bool(true), .bool(false), .null]))
+        #expect(node["b"] == .string("x\"\\/\né😀"))
+        #expect(node["c"] == .object([]))
+    }
+
+    @Test func refusesWhatRFC8259Refuses() {
+        let bad = ["", "{", "[1,]", "{\"a\":1,}", "01", "1.", "-", "1e", "1e999", "-1e999", "NaN", "Infinity", "'a'", "{a:1}",
+                   "\"\\x\"", "\"\\ud800\"", "\"tab\there\"", "[1] [2]", "tru", "// c\n1", "{\"a\":1,\"a\":2}"]
+        for text in bad {
+            #expect(throws: JSONReader.Failure.self, "\(text)") { try parse(text) }
+        }
+    }
+
+    @Test func refusesDuplicateKeysInLargeObjectsToo() {
+        let members = (0..<40).map { "\"k\($0)\": \($0)" } + ["\"k7\": 0"]
+        #expect(throws: JSONReader.Failure.self) { try parse("{" + members.joined(separator: ",") + "}") }
+    }
+
+    @Test func boundsNesting() throws {
+        _ = try parse(String(repeating: "[", count: 64) + String(repeating: "]", count: 64))
+        #expect(throws: JSONReader.Failure.self) { try parse(String(repeating: "[", count: 65) + String(repeating: "]", count: 65)) }
+        #expect(throws: JSONReader.Failure.self) { try parse(String(repeating: "[", count: 1_000_000)) }
+    }
+}
+
+@Suite struct JSONBatchSplitterTests {
+    @Test func findsEachElementOfTheArrayExactly() throws {
+        let body = Array(#"{"meta": {"x": [1, "]"]}, "reports": [ {"id": "a,]"} , [], "s", 12 ], "z": null}"#.utf8)
+        let ranges = try JSONBatchSplitter.elements(of: "reports", in: body)
+        #expect(ranges.map { String(decoding: body[$0], as: UTF8.self) } == [#"{"id": "a,]"}"#, "[]", "\"s\"", "12"])
+    }
+
+    @Test func tellsShapeFromSyntaxErrors() {
+        let cases: [(String, Bool)] = [(#"{"reports": {}}"#, true), (#"{"other": []}"#, true), ("[]", true), (#"{"reports": [], "reports": []}"#, true),
+                                       (#"{"reports": [1,]}"#, false), (#"{"reports": [1] "#, false), (#"{"reports": []} x"#, false)]
+        for (text, isShape) in cases {
+            do {
+                _ = try JSONBatchSplitter.elements(of: "reports", in: Array(text.utf8))
+                Issue.record("\(text) was split")
+            } catch {
+                if case .shape = error { #expect(isShape, "\(text)") } else { #expect(!isShape, "\(text)") }
+            }
+        }
+    }
+}
