@@ -14,6 +14,8 @@ public struct ServerSettings: Sendable {
     public var ingestQueueCapacity: Int = 100_000
     /// How long shutdown waits for requests in flight.
     public var drainSeconds: Double = 10
+    /// Where `openapi.yaml` (and later the dashboard) are read from.
+    public var resourcesDirectory: String?
 
     public init(listen: ListenAddress, dataDirectory: String) {
         self.listen = listen

@@ -33,6 +33,7 @@ public final class WatchdogServer: Sendable {
             admin: AdminRoutes(store: store, config: config, authenticator: authenticator, clock: clock),
             store: store,
             queue: queue,
+            resources: StaticResources(directory: settings.resourcesDirectory),
             logger: logger
         )
         var configuration = HTTPServerConfiguration(address: settings.listen) { APIError.from($0).response }

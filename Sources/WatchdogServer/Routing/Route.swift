@@ -1,6 +1,7 @@
 /// Every endpoint watchdogd serves, matched from method and path.
 enum Route: Equatable {
     case index
+    case openAPI
     case healthz
     case readyz
     case postReports
@@ -18,6 +19,7 @@ enum Route: Equatable {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         switch segments {
         case [""]: return (["GET"], .index)
+        case ["openapi.yaml"]: return (["GET"], .openAPI)
         case ["healthz"]: return (["GET"], .healthz)
         case ["readyz"]: return (["GET"], .readyz)
         case ["v1", "reports"]: return (["POST"], .postReports)

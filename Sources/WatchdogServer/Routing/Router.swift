@@ -10,6 +10,7 @@ struct Router: Sendable {
     let admin: AdminRoutes
     let store: any TelemetryStore
     let queue: IngestQueue
+    let resources: StaticResources
     let logger: Logger
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
@@ -31,6 +32,7 @@ struct Router: Sendable {
 
         switch route {
         case .index: return IndexPage.response
+        case .openAPI: return try resources.openAPI()
         case .healthz: return JSONBody.response(["status": "ok"])
         case .readyz: return try readiness()
         default: break
@@ -53,7 +55,7 @@ struct Router: Sendable {
         case .adminApps: return try admin.createApp(request, principal: principal)
         case .adminKeys(let app): return try admin.createKey(request, app: app, principal: principal)
         case .adminKey(let app, let keyID): return try admin.revokeKey(app: app, keyID: keyID, principal: principal)
-        case .index, .healthz, .readyz: return nil
+        case .index, .openAPI, .healthz, .readyz: return nil
         }
     }
 

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@testable import WatchdogServer
+
+/// `Resources/openapi.yaml` and the router describe the same endpoints.
+@Suite struct OpenAPISyncTests {
+    /// `path → methods` as written in openapi.yaml (paths at two spaces, methods at four).
+    func documentedEndpoints() throws -> [String: Set<String>] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Resources/openapi.yaml")
+        let lines = try String(contentsOf: url, encoding: .utf8).components(separatedBy: "\n")
+        var endpoints: [String: Set<String>] = [:]
+        var current: String?
+        var inPaths = false
+        for line in lines {
+            if line == "paths:" { inPaths = true; continue }
+            if inPaths, !line.hasPrefix(" "), !line.isEmpty { inPaths = false }
+            guard inPaths else { continue }
+            if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
+                current = String(line.dropFirst(2).dropLast())
+                endpoints[current!] = []
+            } else if let path = current, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                let method = line.trimmingCharacters(in: .whitespaces).dropLast().uppercased()
+                if ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(method) { endpoints[path]?.insert(method) }
+            }
+        }
+        return endpoints
+    }
+
+    @Test func everyDocumentedEndpointIsRoutedWithTheSameMethods() throws {
+        let endpoints = try documentedEndpoints()
+        #expect(endpoints.count >= 12)
+        for (path, methods) in endpoints {
+            let concrete = path.replacingOccurrences(of: "{app}", with: "com.example.mail").replacingOccurrences(of: "{key_id}", with: "k1")
+            let match = Route.match(path: concrete)
+            #expect(match != nil, "\(path) is documented but not routed")
+            #expect(Set(match?.methods ?? []) == methods, "\(path)")
+        }
+    }
+
+    @Test func everyRouteIsDocumented() throws {
+        let documented = Set(try documentedEndpoints().keys)
+        let routed = ["/", "/openapi.yaml", "/healthz", "/readyz", "/v1/reports", "/v1/sessions", "/v1/config", "/v1/apps",
+                      "/v1/apps/{app}/releases", "/v1/admin/apps", "/v1/admin/apps/{app}/config", "/v1/admin/apps/{app}/keys",
+                      "/v1/admin/apps/{app}/keys/{key_id}"]
+        #expect(Set(routed) == documented)
+    }
+}

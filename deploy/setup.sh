@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages watchdogd builds and runs with. Idempotent.
+#   ./deploy/setup.sh            # build and run
+#   ./deploy/setup.sh --bench    # also what Tests/Benchmarks/run.sh needs
+set -euo pipefail
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev)
+[ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 bc curl)
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+echo "system packages ready: ${packages[*]}" >&2
