@@ -1,6 +1,7 @@
 import Logging
 import WatchdogHTTP
 import WatchdogStore
+import WatchdogWire
 
 /// Dispatches a request to its route, checks credentials, renders every thrown `APIError`.
 struct Router: Sendable {
@@ -40,10 +41,10 @@ struct Router: Sendable {
         let principal = try authenticator.principal(for: request)
         switch route {
         case .postReports:
-            try ingest.postReports(request, principal: principal, responder: responder)
+            try ingest.post(Report.self, request, principal: principal, responder: responder)
             return nil
         case .postSessions:
-            try ingest.postSessions(request, principal: principal, responder: responder)
+            try ingest.post(SessionStart.self, request, principal: principal, responder: responder)
             return nil
         case .config: return try reads.effectiveConfig(request, principal: principal)
         case .apps: return try reads.apps(principal: principal)
