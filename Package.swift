@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "watchdogd", targets: ["watchdogd"]),
         .library(name: "WatchdogWire", targets: ["WatchdogWire"]),
+        .library(name: "WatchdogKit", targets: ["WatchdogKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,6 +27,9 @@ let package = Package(
         ),
         .target(name: "Gzip", dependencies: ["CZlib"]),
         .target(name: "WatchdogWire"),
+        // The client library apps link: plain Swift on the wire model, Foundation and the
+        // system zlib (gzip uploads); UIKit glue behind `#if canImport(UIKit)`.
+        .target(name: "WatchdogKit", dependencies: ["WatchdogWire", "Gzip"]),
         .target(
             name: "WatchdogHTTP",
             dependencies: ["CMicroHTTPD", "Gzip", .product(name: "Logging", package: "swift-log")]
@@ -52,6 +56,10 @@ let package = Package(
         .testTarget(
             name: "WatchdogWireTests",
             dependencies: ["WatchdogWire"]
+        ),
+        .testTarget(
+            name: "WatchdogKitTests",
+            dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP"]
         ),
         .testTarget(
             name: "WatchdogServerTests",

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Fetches the effective config from watchdogd: conditional requests (`If-None-Match`), at
+/// most once per `minimumInterval`, the last good config cached on disk, defaults when the
+/// server was never reached.
+public final class RemoteConfigClient: Sendable {
+    private struct Cached: Codable {
+        var etag: String?
+        var config: WatchdogConfig
+    }
+
+    private struct State {
+        var cached: Cached
+        var lastAttempt: Double = -.infinity
+    }
+
+    private let url: URL
+    private let ingestKey: String
+    private let transport: any HTTPTransport
+    private let cacheFile: URL
+    private let clock: @Sendable () -> Double
+    public let minimumInterval: Double
+    private let logger: TaggedLogger
+    private let state: Locked<State>
+
+    public init(endpoint: URL, app: String, version: String, build: String, channel: String?, installID: String, ingestKey: String,
+                cacheFile: URL, transport: any HTTPTransport = URLSessionTransport(), clock: @escaping @Sendable () -> Double,
+                minimumInterval: Double = 300, logger: TaggedLogger) {
+        var components = URLComponents(url: endpoint.appendingPathComponent("v1").appendingPathComponent("config"), resolvingAgainstBaseURL: false)
+        components?.queryItems = [
+            URLQueryItem(name: "app", value: app), URLQueryItem(name: "version", value: version), URLQueryItem(name: "build", value: build),
+            URLQueryItem(name: "channel", value: channel), URLQueryItem(name: "install_id", value: installID),
+        ].filter { $0.value != nil }
+        self.url = components?.url ?? endpoint
+        self.ingestKey = ingestKey
+        self.transport = transport
+        self.cacheFile = cacheFile
+        self.clock = clock
+        self.minimumInterval = minimumInterval
+        self.logger = logger.child("config")
+        let cached = (try? Data(contentsOf: cacheFile)).flatMap { try? JSONDecoder().decode(Cached.self, from: $0) }
+        state = Locked(State(cached: cached ?? Cached(etag: nil, config: WatchdogConfig())))
+    }
+
+    /// The config in force: the last one fetched, or the defaults.
+    public var current: WatchdogConfig { state.withLock { $0.cached.config } }
+
+    /// Fetches if `minimumInterval` has passed since the last attempt; returns whether the
+    /// config changed.
+    @discardableResult
+    public func refreshIfDue() async -> Bool {
+        let etag: String?? = state.withLock { state in
+            guard clock() - state.lastAttempt >= minimumInterval else { return .none }
+            state.lastAttempt = clock()
+            return .some(state.cached.etag)
+        }
+        guard let etag else { return false }
+        var headers = ["Authorization": "Bearer \(ingestKey)"]
+        if let etag { headers["If-None-Match"] = etag }
+        do {
+            let response = try await transport.send(TransportRequest(method: "GET", url: url, headers: headers))
+            switch response.status {
+            case 304:
+                return false
+            case 200:
+                let config = try JSONDecoder().decode(WatchdogConfig.self, from: response.body)
+                let cached = Cached(etag: response.headers["etag"], config: config)
+                let changed: Bool = state.withLock { state in
+                    let changed = state.cached.config != config
+                    state.cached = cached
+                    return changed
+                }
+                try? JSONEncoder().encode(cached).write(to: cacheFile, options: .atomic)
+                if changed { logger.log("config version \(config.version): test_crash=\(config.testCrash) auto_fix=\(config.autoFix) enabled=\(config.enabled)") }
+                return changed
+            default:
+                logger.log("config fetch got \(response.status); keeping version \(current.version)")
+                return false
+            }
+        } catch {
+            logger.log("config fetch failed (\(error)); keeping version \(current.version)")
+            return false
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// The remote switches and tunables the watchdog reads (SPEC §4), with their defaults.
+public struct WatchdogConfig: Codable, Sendable, Equatable {
+    public var version: Int = 0
+    /// Kill switch: `false` stops checks, reports and uploads.
+    public var enabled: Bool = true
+    /// Crash on purpose after a glitch is reported and flushed.
+    public var testCrash: Bool = false
+    /// Put the view back where it belongs.
+    public var autoFix: Bool = false
+    public var watchdogIntervalS: Double = 1.0
+    public var frameTolerancePt: Double = 1.0
+    public var lockThresholdS: Double = 10
+    public var reportSampleRate: Double = 1.0
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case version, enabled
+        case testCrash = "test_crash"
+        case autoFix = "auto_fix"
+        case watchdogIntervalS = "watchdog_interval_s"
+        case frameTolerancePt = "frame_tolerance_pt"
+        case lockThresholdS = "lock_threshold_s"
+        case reportSampleRate = "report_sample_rate"
+    }
+
+    /// Missing keys keep their defaults, so a newer or older server never breaks the client.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = WatchdogConfig()
+        version = try container.decodeIfPresent(Int.self, forKey: .version) ?? defaults.version
+        enabled = try container.decodeIfPresent(Bool.self, forKey: .enabled) ?? defaults.enabled
+        testCrash = try container.decodeIfPresent(Bool.self, forKey: .testCrash) ?? defaults.testCrash
+        autoFix = try container.decodeIfPresent(Bool.self, forKey: .autoFix) ?? defaults.autoFix
+        watchdogIntervalS = try container.decodeIfPresent(Double.self, forKey: .watchdogIntervalS) ?? defaults.watchdogIntervalS
+        frameTolerancePt = try container.decodeIfPresent(Double.self, forKey: .frameTolerancePt) ?? defaults.frameTolerancePt
+        lockThresholdS = try container.decodeIfPresent(Double.self, forKey: .lockThresholdS) ?? defaults.lockThresholdS
+        reportSampleRate = try container.decodeIfPresent(Double.self, forKey: .reportSampleRate) ?? defaults.reportSampleRate
+    }
+}

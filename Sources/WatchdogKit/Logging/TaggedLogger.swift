@@ -1,0 +1,77 @@
+/// Log lines tagged by component, `[keyboard][tracker] keyboardWillChangeFrame: calculated height - 252.0`,
+/// kept in a ring buffer so every report carries the lines that led to it.
+///
+/// ```swift
+/// let log = TaggedLogger(tag: "keyboard")
+/// let tracker = log.child("tracker")
+/// tracker.log("keyboardWillShow: height 216.0")
+/// report.logs = log.recentLines()
+/// ```
+public struct TaggedLogger: Sendable {
+    private let tags: [String]
+    private let buffer: LogBuffer
+
+    /// A root logger with its own buffer of the last `capacity` lines.
+    public init(tag: String, capacity: Int = 50, echo: (@Sendable (String) -> Void)? = nil) {
+        tags = [tag]
+        buffer = LogBuffer(capacity: capacity, echo: echo)
+    }
+
+    private init(tags: [String], buffer: LogBuffer) {
+        self.tags = tags
+        self.buffer = buffer
+    }
+
+    /// A logger that adds `tag` after this one's tags and shares its buffer.
+    public func child(_ tag: String) -> TaggedLogger {
+        TaggedLogger(tags: tags + [tag], buffer: buffer)
+    }
+
+    public func log(_ message: String) {
+        buffer.append(tags.map { "[\($0)]" }.joined() + " " + message)
+    }
+
+    /// The buffered lines, oldest first.
+    public func recentLines() -> [String] {
+        buffer.lines()
+    }
+}
+
+/// The shared ring buffer behind a logger and its children.
+final class LogBuffer: Sendable {
+    private struct Ring {
+        var lines: [String] = []
+        var next = 0
+    }
+
+    private let capacity: Int
+    private let ring = Locked(Ring())
+    private let echo: (@Sendable (String) -> Void)?
+
+    init(capacity: Int, echo: (@Sendable (String) -> Void)?) {
+        self.capacity = max(1, min(capacity, 200))
+        self.echo = echo
+    }
+
+    func append(_ line: String) {
+        // The server accepts lines up to 1 KiB: cut longer ones at a character boundary.
+        var text = line
+        while text.utf8.count > 1024 { text.removeLast() }
+        let stored = text
+        ring.withLock { ring in
+            if ring.lines.count < capacity {
+                ring.lines.append(stored)
+            } else {
+                ring.lines[ring.next] = stored
+            }
+            ring.next = (ring.next + 1) % capacity
+        }
+        echo?(stored)
+    }
+
+    func lines() -> [String] {
+        ring.withLock { ring in
+            ring.lines.count < capacity ? ring.lines : Array(ring.lines[ring.next...] + ring.lines[..<ring.next])
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import WatchdogWire
+
+/// Watches for user interaction left blocked, as a navigation controller does while a push or
+/// pop runs (`beginIgnoringInteractionEvents`). A lock held longer than `lock_threshold_s` is
+/// reported once, with its flags and duration, and the recovery hook is called.
+///
+/// Not thread-safe: drive it from one thread.
+public final class InteractionLockWatchdog {
+    public var config = WatchdogConfig()
+    public var appState: AppState = .active
+    public var context: ReportContext
+    public var screen: String?
+    /// Called when a lock passes the threshold, e.g. to re-enable interaction.
+    public var recover: (([String: Bool]) -> Void)?
+
+    private var lockedSince: Double?
+    private var flags: [String: Bool] = [:]
+    private var reported = false
+    private let sink: ReportSink
+    private let logger: TaggedLogger
+    private let clock: () -> Double
+    private let wallClock: () -> Date
+
+    public init(context: ReportContext, sink: ReportSink, logger: TaggedLogger, clock: @escaping () -> Double, wallClock: @escaping () -> Date = Date.init) {
+        self.context = context
+        self.sink = sink
+        self.logger = logger.child("lock")
+        self.clock = clock
+        self.wallClock = wallClock
+    }
+
+    /// Interaction became blocked (or its flags changed while blocked).
+    public func begin(flags: [String: Bool]) {
+        if lockedSince == nil {
+            lockedSince = clock()
+            reported = false
+            logger.log("blockAllInteraction: begin ignoring interaction events")
+        }
+        self.flags.merge(flags) { _, new in new }
+    }
+
+    /// Interaction is possible again.
+    public func end() {
+        guard let since = lockedSince else { return }
+        logger.log(String(format: "restoreAllInteraction: unblocked after %.1f s", clock() - since))
+        check()
+        lockedSince = nil
+        flags = [:]
+    }
+
+    public var isLocked: Bool { lockedSince != nil }
+
+    /// One check; call it with the layout watchdog's tick.
+    public func tick() {
+        check()
+    }
+
+    private func check() {
+        guard config.enabled, let since = lockedSince, !reported else { return }
+        let duration = clock() - since
+        guard duration > config.lockThresholdS else { return }
+        reported = true
+        logger.log(String(format: "interaction blocked for %.1f s", duration))
+        var report = Report(
+            id: UUID().uuidString.lowercased(), kind: "interaction_lock", occurredAt: rfc3339(wallClock()), app: context.app,
+            release: context.release, device: context.device, sessionId: context.sessionID, installId: context.installID,
+            appState: appState.rawValue, screen: screen
+        )
+        report.lock = InteractionLock(durationS: duration, flags: flags)
+        report.logs = logger.recentLines()
+        do {
+            try sink.persist(report)
+        } catch {
+            logger.log("could not save report \(report.id): \(error)")
+        }
+        recover?(flags)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import WatchdogWire
+
+/// Who is reporting: the app, its release and device, the install and the current session.
+public struct ReportContext: Sendable, Equatable {
+    public var app: String
+    public var release: Release
+    public var device: Device
+    /// Anonymous, stable per install.
+    public var installID: String
+    /// Changes with each session start.
+    public var sessionID: String
+
+    public init(app: String, release: Release, device: Device, installID: String, sessionID: String = UUID().uuidString.lowercased()) {
+        self.app = app
+        self.release = release
+        self.device = device
+        self.installID = installID
+        self.sessionID = sessionID
+    }
+}
+
+/// The app's lifecycle state, as `UIApplication.State`.
+public enum AppState: String, Sendable, Equatable {
+    case active, inactive, background
+}
+
+/// Where reports go before upload: `persist` returns once the report is on disk.
+public protocol ReportSink: AnyObject {
+    func persist(_ report: Report) throws
+}
+
+/// Wall-clock time as RFC 3339, for `occurred_at`.
+func rfc3339(_ date: Date) -> String {
+    Timestamp.format(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import WatchdogKit
+import WatchdogWire
+
+/// Replays the recorded keyboard-notification traces in `Tests/Fixtures/keyboard-traces`.
+@Suite struct KeyboardTraceTests {
+    struct Trace {
+        var name: String
+        var idiom: DeviceIdiom
+        var window: Frame
+        var events: [(event: KeyboardEvent, appState: String, height: Double, mode: String?, shouldCheck: Bool)]
+    }
+
+    static func frame(_ value: Any?) -> Frame {
+        let dictionary = value as? [String: Double] ?? [:]
+        return Frame(x: dictionary["x"] ?? 0, y: dictionary["y"] ?? 0, width: dictionary["width"] ?? 0, height: dictionary["height"] ?? 0)
+    }
+
+    static func traces() throws -> [Trace] {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/keyboard-traces")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        return try names.map { name in
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent(name))) as? [String: Any] ?? [:]
+            let device = json["device"] as? [String: String] ?? [:]
+            let events = (json["events"] as? [[String: Any]] ?? []).map { event in
+                (event: KeyboardEvent(kind: KeyboardEvent.Kind(rawValue: event["notification"] as? String ?? "")!,
+                                      frameBegin: frame(event["frame_begin"]), frameEnd: frame(event["frame_end"]),
+                                      animationDuration: event["duration"] as? Double ?? 0, animationCurve: event["curve"] as? Int ?? 0),
+                 appState: event["app_state"] as? String ?? "active",
+                 height: event["expected_height"] as? Double ?? -1,
+                 mode: event["expected_mode"] as? String,
+                 shouldCheck: event["watchdog_should_check"] as? Bool ?? true)
+            }
+            return Trace(name: name, idiom: DeviceIdiom(rawValue: device["idiom"] ?? "phone") ?? .phone, window: frame(json["window"]), events: events)
+        }
+    }
+
+    @Test func everyEventOfEveryTraceGivesTheExpectedHeightAndMode() throws {
+        let traces = try Self.traces()
+        #expect(traces.count == 3)
+        var checked = 0
+        for trace in traces {
+            var tracker = KeyboardTracker(idiom: trace.idiom)
+            for (index, step) in trace.events.enumerated() {
+                let geometry = tracker.handle(step.event, window: trace.window)
+                #expect(geometry.height == step.height, "\(trace.name) event \(index): height \(geometry.height), expected \(step.height)")
+                if let mode = step.mode {
+                    #expect(geometry.mode.rawValue == mode, "\(trace.name) event \(index): mode \(geometry.mode), expected \(mode)")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked == 17)
+    }
+
+    @Test func theAppSwitchTraceGivesNoGlitchWhileInactiveOrInBackground() throws {
+        let trace = try #require(try Self.traces().first { $0.name.hasPrefix("app-switch") })
+        let outbox = try Outbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("wk-\(UUID())"))
+        var now = 0.0
+        let context = ReportContext(app: "com.example.mail", release: Release(version: "14.2.0", build: "1"), device: Device(idiom: "phone"), installID: "I-1")
+        let watchdog = LayoutWatchdog(context: context, window: trace.window, idiom: trace.idiom, sink: outbox, logger: TaggedLogger(tag: "keyboard"),
+                                      clock: { now }, crashHandler: { Issue.record("crashed") })
+        // The view follows the keyboard of *this* app: it ignores notifications while inactive.
+        var followedHeight = 0.0
+        watchdog.watch(WatchedView(name: "toolbar", expectedFrame: { Frame(x: 0, y: trace.window.height - watchdog.keyboard.current!.height - 44, width: 390, height: 44) },
+                                   actualFrame: { Frame(x: 0, y: trace.window.height - followedHeight - 44, width: 390, height: 44) }))
+        for step in trace.events {
+            watchdog.appState = AppState(rawValue: step.appState)!
+            watchdog.keyboardEvent(step.event)
+            if step.appState == "active" { followedHeight = watchdog.keyboard.current!.height }
+            for _ in 0..<5 {
+                now += 1
+                watchdog.tick()
+            }
+        }
+        #expect(outbox.count(.reports) == 0)
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+import WatchdogKit
+import WatchdogWire
+
+/// The layout and interaction-lock watchdogs, driven by a fake clock.
+@Suite struct LayoutWatchdogTests {
+    final class Harness {
+        var now = 0.0
+        var actualY = 500.0
+        var fixes = 0
+        var crashes: [Bool] = []
+        let outbox: Outbox
+        let watchdog: LayoutWatchdog
+        let window = Frame(x: 0, y: 0, width: 390, height: 844)
+
+        init(config: WatchdogConfig = WatchdogConfig()) throws {
+            outbox = try Outbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("wk-\(UUID())"))
+            let context = ReportContext(app: "com.example.mail", release: Release(version: "14.2.0", build: "31245"), device: Device(model: "iPhone15,2", idiom: "phone"), installID: "I-1")
+            var clockNow: () -> Double = { 0 }
+            var crash: () -> Void = {}
+            watchdog = LayoutWatchdog(context: context, window: window, idiom: .phone, sink: outbox, logger: TaggedLogger(tag: "keyboard"),
+                                      clock: { clockNow() }, crashHandler: { crash() })
+            clockNow = { [unowned self] in now }
+            crash = { [unowned self] in crashes.append(outbox.count(.reports) > 0) }
+            watchdog.config = config
+            watchdog.watch(WatchedView(name: "composeToolbar", screen: "ComposeViewController",
+                                       expectedFrame: { [unowned self] in Frame(x: 0, y: window.height - (watchdog.keyboard.current?.height ?? 0) - 44, width: 390, height: 44) },
+                                       actualFrame: { [unowned self] in Frame(x: 0, y: actualY, width: 390, height: 44) },
+                                       autoFix: { [unowned self] in fixes += 1; actualY = window.height - (watchdog.keyboard.current?.height ?? 0) - 44 }))
+        }
+
+        func showKeyboard(height: Double, duration: Double = 0.25) {
+            watchdog.keyboardEvent(KeyboardEvent(kind: .willShow, frameBegin: Frame(x: 0, y: 844, width: 390, height: height),
+                                                 frameEnd: Frame(x: 0, y: 844 - height, width: 390, height: height), animationDuration: duration, animationCurve: 7))
+        }
+
+        func tick(after seconds: Double = 1) {
+            now += seconds
+            watchdog.tick()
+        }
+
+        func reports() throws -> [Report] {
+            try outbox.pending(.reports, limit: 500, maxBytes: 1 << 30).map { try JSONDecoder().decode(Report.self, from: $0.json) }
+        }
+    }
+
+    @Test func aMismatchDuringTheKeyboardAnimationIsNotReported() throws {
+        let harness = try Harness()
+        harness.actualY = 800 - 216 - 44  // where it belongs once the keyboard is up
+        harness.showKeyboard(height: 336, duration: 5)  // a long animation: frames are in flux
+        harness.actualY = 500
+        harness.tick(after: 1)
+        harness.tick(after: 1)
+        harness.tick(after: 1)
+        #expect(try harness.reports().isEmpty)
+        harness.actualY = 844 - 336 - 44  // the animation ends with the view in place
+        harness.tick(after: 3)
+        harness.tick(after: 1)
+        #expect(try harness.reports().isEmpty)
+    }
+
+    @Test func aPersistingMismatchIsReportedOncePerEpisode() throws {
+        let harness = try Harness()
+        harness.showKeyboard(height: 252)
+        harness.actualY = 844 - 216 - 44  // still placed for the English keyboard
+        harness.tick()
+        #expect(try harness.reports().isEmpty, "one tick is not a glitch yet")
+        for _ in 0..<5 { harness.tick() }
+        let reports = try harness.reports()
+        #expect(reports.count == 1)
+        let report = try #require(reports.first)
+        #expect(report.kind == "view_frame_mismatch")
+        #expect(report.view?.name == "composeToolbar")
+        #expect(report.view?.expected.y == 548.0)
+        #expect(report.view?.actual.y == 584.0)
+        #expect(report.keyboard?.height == 252)
+        #expect(report.keyboard?.mode == "docked")
+        #expect(report.screen == "ComposeViewController")
+        #expect(report.logs?.contains { $0.hasPrefix("[keyboard][watchdog][tracker] keyboardWillShow: calculated height - 252.0") } == true)
+        #expect(report.action == ClientAction(autoFixed: false, testCrash: false))
+        #expect(try ReportValidator(nowMilliseconds: Int64(Date().timeIntervalSince1970 * 1000)).validate(report).report.id == report.id)
+
+        harness.actualY = 844 - 252 - 44  // fixed: the episode ends
+        harness.tick()
+        harness.actualY = 100  // a new episode
+        harness.tick()
+        harness.tick()
+        #expect(try harness.reports().count == 2)
+    }
+
+    @Test func autoFixIsCalledAndRecorded() throws {
+        var config = WatchdogConfig()
+        config.autoFix = true
+        let harness = try Harness(config: config)
+        harness.showKeyboard(height: 216)
+        harness.tick()
+        harness.tick()
+        #expect(harness.fixes == 1)
+        #expect(try harness.reports().first?.action?.autoFixed == true)
+        harness.tick()
+        harness.tick()
+        #expect(harness.fixes == 1, "fixed: no new episode")
+    }
+
+    @Test func testCrashRunsOnlyAfterTheReportIsOnDisk() throws {
+        var config = WatchdogConfig()
+        config.testCrash = true
+        let harness = try Harness(config: config)
+        harness.showKeyboard(height: 216)
+        harness.tick()
+        #expect(harness.crashes.isEmpty)
+        harness.tick()
+        #expect(harness.crashes == [true], "the crash handler ran, and the report file existed when it did")
+        #expect(try harness.reports().first?.action?.testCrash == true)
+    }
+
+    @Test func sampleRateZeroReportsNothingAndDisabledChecksNothing() throws {
+        var config = WatchdogConfig()
+        config.reportSampleRate = 0
+        config.testCrash = true
+        let harness = try Harness(config: config)
+        harness.showKeyboard(height: 216)
+        for _ in 0..<4 { harness.tick() }
+        #expect(try harness.reports().isEmpty)
+        #expect(harness.crashes.isEmpty, "no crash without a report")
+
+        var off = WatchdogConfig()
+        off.enabled = false
+        let disabled = try Harness(config: off)
+        disabled.showKeyboard(height: 216)
+        for _ in 0..<4 { disabled.tick() }
+        #expect(try disabled.reports().isEmpty)
+    }
+
+    @Test func inputCoveredAndKeyboardWithoutInputAreDetected() throws {
+        let harness = try Harness()
+        harness.actualY = 844 - 216 - 44
+        var responder = FirstResponder.input(Frame(x: 0, y: 700, width: 390, height: 40))
+        harness.watchdog.firstResponder = { responder }
+        harness.showKeyboard(height: 216)
+        harness.tick()
+        harness.tick()
+        #expect(try harness.reports().map(\.kind) == ["input_covered_by_keyboard"])
+        responder = .none
+        harness.tick()
+        harness.tick()
+        #expect(try harness.reports().map(\.kind).sorted() == ["input_covered_by_keyboard", "keyboard_without_input"])
+    }
+
+    @Test func aLongInteractionLockIsReportedOnceWithFlagsAndRecovered() throws {
+        let outbox = try Outbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("wk-\(UUID())"))
+        var now = 0.0
+        var recovered: [[String: Bool]] = []
+        let context = ReportContext(app: "com.example.mail", release: Release(version: "14.2.0", build: "1"), device: Device(idiom: "phone"), installID: "I-1")
+        let lock = InteractionLockWatchdog(context: context, sink: outbox, logger: TaggedLogger(tag: "navigation"), clock: { now })
+        lock.recover = { recovered.append($0) }
+        lock.begin(flags: ["is_bar_pop_processing": true])
+        now = 5
+        lock.tick()
+        #expect(outbox.count(.reports) == 0)
+        now = 10.5
+        lock.tick()
+        now = 12
+        lock.tick()
+        lock.end()
+        #expect(outbox.count(.reports) == 1)
+        #expect(recovered == [["is_bar_pop_processing": true]])
+        let report = try JSONDecoder().decode(Report.self, from: try #require(outbox.pending(.reports, limit: 1, maxBytes: 1 << 20).first).json)
+        #expect(report.lock?.durationS == 10.5)
+        #expect(report.lock?.flags == ["is_bar_pop_processing": true])
+
+        lock.begin(flags: [:])  // a short lock: nothing
+        now = 14
+        lock.end()
+        #expect(outbox.count(.reports) == 1)
+    }
+
+    @Test func theTaggedLoggerKeepsTheLastLinesWithTheirTags() {
+        let root = TaggedLogger(tag: "keyboard", capacity: 3)
+        let tracker = root.child("tracker")
+        for index in 0..<5 { tracker.log("line \(index)") }
+        root.log("root")
+        #expect(root.recentLines() == ["[keyboard][tracker] line 3", "[keyboard][tracker] line 4", "[keyboard] root"])
+        tracker.log(String(repeating: "é", count: 2000))
+        #expect(root.recentLines().last!.utf8.count <= 1024)
+    }
+}
