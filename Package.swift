@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "watchdogd", targets: ["watchdogd"]),
         .library(name: "WatchdogWire", targets: ["WatchdogWire"]),
         .library(name: "WatchdogKit", targets: ["WatchdogKit"]),
+        .executable(name: "watchdog-simulator", targets: ["watchdog-simulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,6 +31,11 @@ let package = Package(
         // The client library apps link: plain Swift on the wire model, Foundation and the
         // system zlib (gzip uploads); UIKit glue behind `#if canImport(UIKit)`.
         .target(name: "WatchdogKit", dependencies: ["WatchdogWire", "Gzip"]),
+        .target(name: "WatchdogSimulation", dependencies: ["WatchdogKit", "WatchdogWire"]),
+        .executableTarget(
+            name: "watchdog-simulator",
+            dependencies: ["WatchdogSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .target(
             name: "WatchdogHTTP",
             dependencies: ["CMicroHTTPD", "Gzip", .product(name: "Logging", package: "swift-log")]
@@ -69,7 +75,7 @@ let package = Package(
         // port 0 with a temporary data dir and talks HTTP to it.
         .testTarget(
             name: "WatchdogdTests",
-            dependencies: ["Gzip", "WatchdogWire", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Gzip", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

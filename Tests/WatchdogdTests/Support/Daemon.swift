@@ -48,11 +48,12 @@ final class Daemon {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[3]
     }
 
-    private func start(demo: Bool, extraArguments: [String]) throws {
+    private func start(demo: Bool, extraArguments: [String], port: UInt16 = 0) throws {
         process = Process()
         stdoutPipe = Pipe()
+        self.port = 0
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir.path, "--log-level", "warning"]
+        process.arguments = ["serve", "--listen", "127.0.0.1:\(port)", "--data-dir", dataDir.path, "--log-level", "warning"]
             + (demo ? ["--demo"] : []) + extraArguments
         process.standardOutput = stdoutPipe
         process.standardError = FileHandle.standardError
@@ -74,13 +75,14 @@ final class Daemon {
             let pair = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)
             if pair.count == 2 { exports[String(pair[0])] = String(pair[1]) }
         }
-        guard port != 0 else { throw HTTPClientError(description: "watchdogd did not start: \(text)") }
+        guard self.port != 0 else { throw HTTPClientError(description: "watchdogd did not start: \(text)") }
     }
 
-    /// Restarts on the same data dir.
-    func restart(demo: Bool = false) throws {
+    /// Restarts on the same data dir (and, with `samePort`, the same port, so clients keep their URL).
+    func restart(demo: Bool = false, samePort: Bool = false) throws {
+        let previousPort = port
         stop()
-        try start(demo: demo, extraArguments: [])
+        try start(demo: demo, extraArguments: [], port: samePort ? previousPort : 0)
     }
 
     /// SIGTERM, and the exit status.

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Runs a fleet of simulated devices against a watchdogd URL, concurrently, and reports what
+/// they produced — for demos, as a load generator, and for end-to-end tests.
+public enum Fleet {
+    /// Runs the plan; outboxes live under `workDirectory` (removed afterwards).
+    public static func run(_ plan: FleetPlan, endpoint: URL, ingestKey: String, workDirectory: URL, deadline: Date = .distantFuture) async throws -> FleetResult {
+        let devices = max(1, plan.devices)
+        let perDevice = (0..<devices).map { plan.sessions / devices + ($0 < plan.sessions % devices ? 1 : 0) }
+        var simulated: [(SimulatedDevice, Int)] = []
+        for index in 0..<devices {
+            let device = try SimulatedDevice(index: index, plan: plan, endpoint: endpoint, ingestKey: ingestKey,
+                                             directory: workDirectory.appendingPathComponent("device-\(index)"))
+            simulated.append((device, perDevice[index]))
+        }
+        let runs = simulated.map { UncheckedDevice(device: $0.0, sessions: $0.1) }
+        let result = await withTaskGroup(of: FleetResult.self) { group in
+            for run in runs {
+                group.addTask { await run.device.run(sessions: run.sessions, deadline: deadline) }
+            }
+            var total = FleetResult()
+            for await partial in group { total.merge(partial) }
+            return total
+        }
+        try? FileManager.default.removeItem(at: workDirectory)
+        return result
+    }
+}
+
+/// A device handed to exactly one task, which alone uses it.
+private struct UncheckedDevice: @unchecked Sendable {
+    let device: SimulatedDevice
+    let sessions: Int
+}

@@ -1,0 +1,71 @@
+import Foundation
+import WatchdogWire
+
+/// What a simulated fleet does: which releases, how often each glitches, how many sessions.
+public struct FleetPlan: Sendable {
+    public struct ReleasePlan: Sendable {
+        public var release: Release
+        /// Chance that a session's keyboard-dependent view ends up misplaced.
+        public var glitchProbability: Double
+
+        public init(release: Release, glitchProbability: Double) {
+            self.release = release
+            self.glitchProbability = glitchProbability
+        }
+    }
+
+    public var app: String
+    public var releases: [ReleasePlan]
+    /// Simulated devices (installs) running at once.
+    public var devices: Int
+    /// Sessions in all, spread over the devices.
+    public var sessions: Int
+    /// Chance a session includes a switch to another app (foreign keyboard notifications).
+    public var appSwitchProbability: Double = 0.2
+    /// Chance a session includes a navigation lock longer than the threshold.
+    public var lockProbability: Double = 0.05
+    public var seed: UInt64 = 1
+    /// Longest backoff between upload attempts, seconds (small for tests and demos).
+    public var maximumBackoff: Double = 2
+    /// Upload after every this many sessions (and at the end).
+    public var uploadEvery: Int = 5
+    /// Seconds each device waits between sessions (0: as fast as possible).
+    public var sessionPause: Double = 0
+
+    public init(app: String, releases: [ReleasePlan], devices: Int, sessions: Int) {
+        self.app = app
+        self.releases = releases
+        self.devices = devices
+        self.sessions = sessions
+    }
+
+    /// Two releases of a mail app, the older with four times the glitches of the newer.
+    public static func twoReleases(app: String, devices: Int, sessions: Int) -> FleetPlan {
+        FleetPlan(app: app, releases: [
+            ReleasePlan(release: Release(version: "14.1.0", build: "31102", channel: "beta"), glitchProbability: 0.4),
+            ReleasePlan(release: Release(version: "14.2.0", build: "31245", channel: "beta"), glitchProbability: 0.1),
+        ], devices: devices, sessions: sessions)
+    }
+}
+
+/// What a fleet produced, to compare with what the server counted.
+public struct FleetResult: Sendable, Equatable {
+    /// Session starts per release (`version (build)`).
+    public var sessions: [String: Int] = [:]
+    /// Reports the watchdogs produced (saved to their outboxes), per release.
+    public var reports: [String: Int] = [:]
+    /// Items still waiting in outboxes when the run ended (0 when everything was delivered).
+    public var undelivered = 0
+    /// Test crashes the devices went through.
+    public var testCrashes = 0
+
+    public var totalSessions: Int { sessions.values.reduce(0, +) }
+    public var totalReports: Int { reports.values.reduce(0, +) }
+
+    mutating func merge(_ other: FleetResult) {
+        sessions.merge(other.sessions, uniquingKeysWith: +)
+        reports.merge(other.reports, uniquingKeysWith: +)
+        undelivered += other.undelivered
+        testCrashes += other.testCrashes
+    }
+}

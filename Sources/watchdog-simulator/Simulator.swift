@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import WatchdogSimulation
+
+@main
+struct Simulator: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watchdog-simulator",
+        abstract: "A fleet of simulated devices running WatchdogKit against a watchdogd.",
+        discussion: """
+            Two releases of an app (14.1.0 glitches four times as often as 14.2.0), keyboard
+            notifications, app switches and navigation locks, through WatchdogKit's real watchdog,
+            outbox, uploader and config client. Prints what the devices produced as JSON.
+            """
+    )
+
+    @Option(help: "watchdogd's base URL (env WATCHDOG_URL).")
+    var url: String?
+
+    @Option(help: "The app's ingest key (env WATCHDOG_INGEST_KEY).")
+    var ingestKey: String?
+
+    @Option(help: "The app's bundle id.")
+    var app = "com.example.mail"
+
+    @Option(help: "Simulated devices running at once.")
+    var devices = 20
+
+    @Option(help: "Sessions in all.")
+    var sessions = 1000
+
+    @Option(help: "Seed for a reproducible fleet.")
+    var seed: UInt64 = 1
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let base = url ?? environment["WATCHDOG_URL"], let endpoint = URL(string: base) else {
+            throw ValidationError("give --url or WATCHDOG_URL")
+        }
+        guard let key = ingestKey ?? environment["WATCHDOG_INGEST_KEY"] else {
+            throw ValidationError("give --ingest-key or WATCHDOG_INGEST_KEY")
+        }
+        var plan = FleetPlan.twoReleases(app: app, devices: devices, sessions: sessions)
+        plan.seed = seed
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("watchdog-simulator-\(UUID().uuidString)")
+        let started = Date()
+        let result = try await Fleet.run(plan, endpoint: endpoint, ingestKey: key, workDirectory: work, deadline: Date().addingTimeInterval(600))
+        let summary: [String: Any] = [
+            "sessions": result.sessions, "reports": result.reports, "undelivered": result.undelivered,
+            "test_crashes": result.testCrashes, "seconds": (Date().timeIntervalSince(started) * 10).rounded() / 10,
+        ]
+        let json = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys, .prettyPrinted])
+        print(String(decoding: json, as: UTF8.self))
+        if result.undelivered > 0 { throw ExitCode(1) }
+    }
+}
