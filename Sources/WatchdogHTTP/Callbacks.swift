@@ -19,9 +19,13 @@ enum Callbacks {
         guard let slot = requestSlot.pointee else {
             let state = begin(connection: connection, url: url, method: method, context: context)
             requestSlot.pointee = Unmanaged.passRetained(state).toOpaque()
+            if context.draining.load(ordering: .relaxed) {
+                state.answeredEarly = true
+                return queue(context.configuration.renderError(.shuttingDown), on: connection, context: context)
+            }
             if let length = state.headers["content-length"].flatMap(Int.init), length > context.configuration.maxBodyBytes {
                 state.answeredEarly = true
-                return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)), on: connection)
+                return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)), on: connection, context: context)
             }
             return .YES
         }
@@ -40,7 +44,18 @@ enum Callbacks {
                 state.droppedBytes += count
                 return state.droppedBytes > 8 * context.configuration.maxBodyBytes ? .NO : .YES
             }
+            if state.overBudget { return .YES }
+            let total = context.bufferedBodyBytes.add(count, ordering: .relaxed).newValue
+            state.budgetedBytes += count
+            if total > context.configuration.maxBufferedBodyBytes {
+                state.overBudget = true
+                state.body = []
+                return .YES
+            }
             if let uploadData {
+                if state.body.isEmpty, let length = state.headers["content-length"].flatMap(Int.init), length <= context.configuration.maxBodyBytes {
+                    state.body.reserveCapacity(length)
+                }
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
                     state.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: count))
                 }
@@ -48,36 +63,38 @@ enum Callbacks {
             return .YES
         }
         if state.answeredEarly { return .YES }
-        if state.bodyTooLarge {
+        if state.bodyTooLarge || state.overBudget {
             state.answeredEarly = true
-            return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)), on: connection)
+            let error: HTTPLayerError = state.bodyTooLarge ? .payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false) : .bodyMemoryExhausted
+            return queue(context.configuration.renderError(error), on: connection, context: context)
         }
 
         if let responder = state.responder {
             // Called again after `MHD_resume_connection`: the response is ready.
             guard let response = responder.takeResponseOrSuspend() else { return .YES }
-            return queue(response, on: connection)
+            return queue(response, on: connection, context: context)
         }
 
         let request: HTTPRequest
         switch decodedRequest(state, context: context) {
         case .success(let decoded): request = decoded
-        case .failure(let error): return queue(context.configuration.renderError(error), on: connection)
+        case .failure(let error): return queue(context.configuration.renderError(error), on: connection, context: context)
         }
         state.body = []
-        let responder = HTTPResponder(connection: ConnectionHandle(pointer: connection))
+        let responder = HTTPResponder(connection: ConnectionHandle(pointer: connection), registry: context.suspended)
         state.responder = responder
         context.handler(request, responder)
         guard let response = responder.takeResponseOrSuspend() else { return .YES }
-        return queue(response, on: connection)
+        return queue(response, on: connection, context: context)
     }
 
     /// `MHD_RequestCompletedCallback`: releases the per-request state.
     static let completed: MHD_RequestCompletedCallback = { cls, _, requestSlot, _ in
         guard let cls, let requestSlot, let slot = requestSlot.pointee else { return }
-        Unmanaged<RequestState>.fromOpaque(slot).release()
+        let state = Unmanaged<RequestState>.fromOpaque(slot).takeRetainedValue()
         requestSlot.pointee = nil
         let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        if state.budgetedBytes > 0 { context.bufferedBodyBytes.subtract(state.budgetedBytes, ordering: .relaxed) }
         context.requestsInFlight.subtract(1, ordering: .relaxed)
     }
 
@@ -137,7 +154,7 @@ enum Callbacks {
         return .success(HTTPRequest(method: state.method, path: state.path, query: state.query, headers: state.headers, body: body, clientAddress: state.clientAddress))
     }
 
-    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: ServerContext) -> MHD_Result {
         let created: OpaquePointer? = response.body.withUnsafeBytes { bytes in
             // MUST_COPY: libmicrohttpd keeps its own copy, so the Swift array may go away.
             var empty: UInt8 = 0
@@ -149,6 +166,10 @@ enum Callbacks {
         guard let created else { return .NO }
         for header in response.headers {
             MHD_add_response_header(created, header.name, header.value)
+        }
+        if context.draining.load(ordering: .relaxed) {
+            // Shutting down: no more requests on this connection.
+            MHD_add_response_header(created, "Connection", "close")
         }
         let result = MHD_queue_response(connection, UInt32(response.status), created)
         MHD_destroy_response(created)

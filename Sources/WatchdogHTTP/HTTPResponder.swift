@@ -16,10 +16,12 @@ public final class HTTPResponder: Sendable {
     }
 
     private let connection: ConnectionHandle
+    private let registry: SuspendedConnections
     private let phase = Mutex<Phase>(.waiting)
 
-    init(connection: ConnectionHandle) {
+    init(connection: ConnectionHandle, registry: SuspendedConnections) {
         self.connection = connection
+        self.registry = registry
     }
 
     /// Answers the request. Only the first call counts.
@@ -38,7 +40,10 @@ public final class HTTPResponder: Sendable {
         }
         // libmicrohttpd: "Calling this function on a connection that was not previously
         // suspended will result in undefined behavior" — hence the phase check under the lock.
-        if mustResume { MHD_resume_connection(connection.pointer) }
+        if mustResume {
+            registry.remove(self)
+            MHD_resume_connection(connection.pointer)
+        }
     }
 
     /// Called on libmicrohttpd's thread after the handler returned: the response if there is
@@ -51,6 +56,7 @@ public final class HTTPResponder: Sendable {
                 return response
             case .waiting:
                 // Suspending under the lock orders it before any resume from `respond`.
+                registry.insert(self)
                 MHD_suspend_connection(connection.pointer)
                 phase = .suspended
                 return nil

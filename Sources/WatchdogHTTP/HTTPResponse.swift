@@ -20,4 +20,8 @@ public enum HTTPLayerError: Error, Sendable, Equatable {
     case unsupportedContentEncoding(String)
     /// The body does not decode with its `Content-Encoding`.
     case malformedContentEncoding(String)
+    /// The server is stopping and takes no new requests.
+    case shuttingDown
+    /// Bodies being received hold more memory than the server allows in all.
+    case bodyMemoryExhausted
 }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Logging
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -25,6 +26,7 @@ public final class HTTPServer: Sendable {
     private let daemon: DaemonHandle
     private let contextPointer: ContextPointer
     private let context: ServerContext
+    private let listeningSocket = Atomic<Int32>(-1)
     /// The port actually bound (useful with port 0).
     public let port: UInt16
 
@@ -68,17 +70,47 @@ public final class HTTPServer: Sendable {
     /// Requests received and not yet completed.
     public var requestsInFlight: Int { context.requestsInFlight.load(ordering: .relaxed) }
 
-    /// Stops accepting connections, waits up to `drainSeconds` for requests in flight to be
-    /// answered, then closes every connection and frees the server.
-    public func shutdown(drainSeconds: Double) {
+    /// Stops accepting connections; requests already received are still answered, new ones on
+    /// open connections get 503, and every response closes its connection. The listening
+    /// socket stays open (unpolled) until `stop`, as libmicrohttpd requires with internal threads.
+    public func stopAccepting() {
+        guard !context.draining.exchange(true, ordering: .relaxed) else { return }
         let listener = MHD_quiesce_daemon(daemon.pointer)
-        if listener >= 0 { close(listener) }
-        let deadline = monotonicSeconds() + drainSeconds
-        while requestsInFlight > 0, monotonicSeconds() < deadline {
-            usleep(5_000)
+        listeningSocket.store(listener, ordering: .relaxed)
+    }
+
+    /// Waits until no request is in flight or `seconds` pass; returns whether none is left.
+    @discardableResult
+    public func waitForRequests(upTo seconds: Double) -> Bool {
+        let deadline = monotonicSeconds() + seconds
+        while requestsInFlight > 0 {
+            if monotonicSeconds() >= deadline { return false }
+            usleep(2_000)
         }
+        return true
+    }
+
+    /// Answers every request still waiting with 503, closes all connections and frees the
+    /// server. libmicrohttpd aborts the process if `MHD_stop_daemon` finds a suspended
+    /// connection, so none is left suspended first.
+    public func stop() {
+        stopAccepting()
+        for responder in context.suspended.all {
+            responder.respond(context.configuration.renderError(.shuttingDown))
+        }
+        waitForRequests(upTo: 2)
         MHD_stop_daemon(daemon.pointer)
+        let listener = listeningSocket.load(ordering: .relaxed)
+        if listener >= 0 { close(listener) }
         Unmanaged<ServerContext>.fromOpaque(contextPointer.pointer).release()
+    }
+
+    /// `stopAccepting`, wait up to `drainSeconds`, `stop`: for servers whose handlers answer
+    /// without outside help.
+    public func shutdown(drainSeconds: Double) {
+        stopAccepting()
+        waitForRequests(upTo: drainSeconds)
+        stop()
     }
 }
 

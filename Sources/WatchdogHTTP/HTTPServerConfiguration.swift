@@ -15,6 +15,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int = 1 << 20
     /// Largest body accepted after `Content-Encoding: gzip` is undone.
     public var maxDecodedBodyBytes: Int = 1 << 20
+    /// Memory all bodies being received may hold together; past it requests get 503, so slow
+    /// clients trickling bodies cannot pin unbounded memory.
+    public var maxBufferedBodyBytes: Int = 256 << 20
     /// Turns a failure of the HTTP layer into the application's error response.
     public var renderError: @Sendable (HTTPLayerError) -> HTTPResponse
 

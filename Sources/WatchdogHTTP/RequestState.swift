@@ -15,6 +15,10 @@ final class RequestState {
     /// The body passed the cap while streaming; the rest is dropped and 413 sent at the end.
     var bodyTooLarge = false
     var droppedBytes = 0
+    /// Bytes counted in the server-wide body budget, given back on completion.
+    var budgetedBytes = 0
+    /// The server-wide body budget ran out while this body arrived: 503 at the end.
+    var overBudget = false
     var responder: HTTPResponder?
 
     init(method: String, path: String, headers: HTTPHeaders) {

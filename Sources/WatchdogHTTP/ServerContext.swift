@@ -9,10 +9,32 @@ final class ServerContext: Sendable {
     let logger: Logger
     /// Requests begun and not yet completed, including suspended ones.
     let requestsInFlight = Atomic<Int>(0)
+    /// Set when shutdown begins: new requests get 503, responses close their connection.
+    let draining = Atomic<Bool>(false)
+    /// Body bytes held by requests in flight.
+    let bufferedBodyBytes = Atomic<Int>(0)
+    /// Responders whose connection is suspended, so shutdown can answer them all before
+    /// `MHD_stop_daemon` (which aborts the process if any connection is still suspended).
+    let suspended = SuspendedConnections()
 
     init(configuration: HTTPServerConfiguration, handler: @escaping @Sendable (HTTPRequest, HTTPResponder) -> Void, logger: Logger) {
         self.configuration = configuration
         self.handler = handler
         self.logger = logger
     }
+}
+
+/// The set of responders waiting with a suspended connection.
+final class SuspendedConnections: Sendable {
+    private let responders = Mutex<[ObjectIdentifier: HTTPResponder]>([:])
+
+    func insert(_ responder: HTTPResponder) {
+        responders.withLock { $0[ObjectIdentifier(responder)] = responder }
+    }
+
+    func remove(_ responder: HTTPResponder) {
+        _ = responders.withLock { $0.removeValue(forKey: ObjectIdentifier(responder)) }
+    }
+
+    var all: [HTTPResponder] { responders.withLock { Array($0.values) } }
 }

@@ -57,10 +57,18 @@ public final class WatchdogServer: Sendable {
         self.settings = settings
     }
 
-    /// Stops accepting, answers requests in flight, commits every queued batch.
+    /// Stops accepting, answers requests in flight, commits every queued batch, then frees the
+    /// HTTP server. The writer is stopped before libmicrohttpd, because the requests it still
+    /// has to answer hold suspended connections.
     public func shutdown() {
-        http.shutdown(drainSeconds: settings.drainSeconds)
+        http.stopAccepting()
+        http.waitForRequests(upTo: settings.drainSeconds)
         queue.stop()
+        http.waitForRequests(upTo: 5)
+        http.stop()
+        if let sqlite = store as? SQLiteStore {
+            do { try sqlite.checkpoint() } catch { logger.warning("final WAL checkpoint failed: \(error)") }
+        }
     }
 
     /// Milliseconds since the epoch, from the system clock.

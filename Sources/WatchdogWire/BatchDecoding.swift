@@ -42,6 +42,9 @@ public enum BatchDecoder {
         }
         let items = ranges.map { range -> DecodedItem<Item> in
             let json = body[range]
+            guard json.count <= Limits.itemBytes else {
+                return .undecodable(id: nil, error: ErrorDetail(code: "item_too_large", message: "the item is \(json.count) bytes; one item may be at most \(Limits.itemBytes) bytes"))
+            }
             let node: JSONNode
             do throws(JSONReader.Failure) {
                 node = try JSONReader.parse(json)

@@ -27,6 +27,18 @@ public struct RejectedItem: Codable, Hashable, Sendable {
         self.id = id
         self.error = error
     }
+
+    enum CodingKeys: String, CodingKey {
+        case index, id, error
+    }
+
+    /// `id` is always present, `null` when the item had no readable id.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(index, forKey: .index)
+        try container.encode(id, forKey: .id)
+        try container.encode(error, forKey: .error)
+    }
 }
 
 /// `{"code": "...", "message": "..."}`: the shape of every error (SPEC §3).

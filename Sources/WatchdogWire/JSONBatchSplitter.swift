@@ -67,7 +67,14 @@ struct JSONBatchSplitter {
                     }
                     found = try splitArray()
                 } else {
+                    // Other members are ignored, but must still be JSON.
+                    let start = position
                     try skipValue(depth: 1)
+                    do throws(JSONReader.Failure) {
+                        _ = try JSONReader.parse(UnsafeBufferPointer(rebasing: bytes[start..<position]))
+                    } catch {
+                        throw .malformed(error.reason, offset: start + error.offset)
+                    }
                 }
                 skipWhitespace()
                 guard let next = peek() else { throw .malformed("unexpected end of the body", offset: position) }

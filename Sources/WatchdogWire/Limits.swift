@@ -3,6 +3,8 @@
 public enum Limits {
     public static let itemsPerBatch = 500
     public static let bodyBytes = 1 << 20
+    /// One item's JSON at most: a full report (200 log lines of 1 KiB, 32 attributes) fits.
+    public static let itemBytes = 256 << 10
     public static let idLength = 64
     public static let appLength = 255
     public static let versionLength = 64

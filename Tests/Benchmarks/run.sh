@@ -33,8 +33,11 @@ rps() { wrk -t2 -c32 -d"${duration}s" "$@" | awk '/Requests\/sec/ {print $2}'; }
 # The bare limits (and watchdogd on the shared payloads, whose fixed ids make every ingest
 # after the first a duplicate).
 echo "== ../shared/bench/limits.sh (fixed-id payloads) =="
-DURATION=$duration bash "$shared/limits.sh" "$port" "$key"
+DURATION=$duration bash "$shared/limits.sh" "$port" "$key" | tee "$work/limits.txt"
 echo
+limit_get=$(awk '/^GET config/ {print $4}' "$work/limits.txt")
+sqlite_1=$(awk -F'rows_per_s=' '/batch=1 / {print $2}' "$work/limits.txt")
+sqlite_100=$(awk -F'rows_per_s=' '/batch=100 / {print $2}' "$work/limits.txt")
 
 echo "== watchdogd with a fresh id per report (rows really stored) =="
 count_before=$(sqlite3 "$work/data/watchdog.sqlite3" "SELECT count(*) FROM reports")
@@ -45,12 +48,15 @@ for load in report1:1 batch100:100; do
   end=$(date +%s.%N)
   count_after=$(sqlite3 "$work/data/watchdog.sqlite3" "SELECT count(*) FROM reports")
   stored=$((count_after - count_before)); count_before=$count_after
-  printf '%-28s %10.0f req/s  %10.0f reports/s acknowledged  %10.0f rows/s stored\n' "POST $per report(s), unique" "$req" "$(echo "$req * $per" | bc -l)" "$(echo "$stored / ($end - $start)" | bc -l)"
+  limit=$([ "$per" = 1 ] && echo "$sqlite_1" || echo "$sqlite_100")
+  printf '%-28s %10.0f req/s  %10.0f reports/s acknowledged  %10.0f rows/s stored  ratio %.2f to raw SQLite at %s row(s)/transaction\n' \
+    "POST $per report(s), unique" "$req" "$(echo "$req * $per" | bc -l)" "$(echo "$stored / ($end - $start)" | bc -l)" "$(echo "$req * $per / $limit" | bc -l)" "$per"
 done
 cat > "$work/get304.lua" <<LUA
 wrk.headers["Authorization"] = "Bearer $key"
 wrk.headers["If-None-Match"] = '$(curl -s -D - -o /dev/null -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/config?app=com.example.mail" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')'
 LUA
-printf '%-28s %10.0f req/s\n' "GET config 304" "$(rps -s "$work/get304.lua" "http://127.0.0.1:$port/v1/config?app=com.example.mail&version=14.2.0&build=31245")"
+r304=$(rps -s "$work/get304.lua" "http://127.0.0.1:$port/v1/config?app=com.example.mail&version=14.2.0&build=31245")
+printf '%-28s %10.0f req/s  ratio %.2f to the bare GET limit\n' "GET config 304" "$r304" "$(echo "$r304 / $limit_get" | bc -l)"
 echo
 echo "data dir: $(du -sh "$work/data" | cut -f1) for $(sqlite3 "$work/data/watchdog.sqlite3" "SELECT count(*) FROM reports") reports; peak RSS of watchdogd: $(awk '/VmHWM/ {print $2 " " $3}' /proc/$daemon_pid/status)"

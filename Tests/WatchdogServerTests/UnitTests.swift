@@ -27,12 +27,3 @@ import WatchdogStore
         #expect(sorted == ["14.2.0-beta.2 (1)", "14.2.0-beta.10 (1)", "14.2 (5)", "14.2.0 (9999)", "14.2.0 (31245)", "14.9.1 (2)", "14.10.0 (1)"])
     }
 }
-
-@Suite struct MergePatchTests {
-    @Test func followsRFC7396() {
-        let target: JSONValue = .object(["a": .string("b"), "c": .object(["d": .string("e"), "f": .string("g")])])
-        let patch: JSONValue = .object(["a": .string("z"), "c": .object(["f": .null])])
-        #expect(MergePatch.apply(patch, to: target) == .object(["a": .string("z"), "c": .object(["d": .string("e")])]))
-        #expect(MergePatch.apply(.array([.number(1)]), to: target) == .array([.number(1)]))
-    }
-}

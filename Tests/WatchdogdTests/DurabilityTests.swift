@@ -24,12 +24,41 @@ import Testing
         #expect(try daemon.client.postJSON("/v1/reports", token: key, json: try Fixtures.json("reports/valid-batch.json")).json["duplicates"] as? Int == 50)
     }
 
-    @Test func sigtermDrainsAndExitsZero() throws {
+    /// SIGTERM while keep-alive clients post continuously: the daemon answers or closes every
+    /// connection, commits what it acknowledged, and exits 0.
+    @Test func sigtermUnderKeepAliveLoadDrainsAndExitsZero() throws {
         let daemon = try Daemon()
-        #expect(try daemon.client.request("GET", "/readyz").status == 200)
+        let key = try daemon.addApp("com.example.mail")
+        let acknowledged = Locked<Set<String>>([])
+        let answered = Locked(0)
+        let group = DispatchGroup()
+        let port = daemon.port
+        for _ in 0..<8 {
+            let batches: [(body: [UInt8], ids: [String])] = try (0..<400).map { _ in
+                let reports = try (0..<3).map { _ in try Fixtures.freshReport() }
+                return (Array(try JSONSerialization.data(withJSONObject: ["reports": reports])), reports.compactMap { $0["id"] as? String })
+            }
+            DispatchQueue.global().async(group: group) {
+                guard let connection = try? KeepAliveConnection(port: port) else { return }
+                for batch in batches {
+                    guard (try? connection.write(KeepAliveConnection.post("/v1/reports", token: key, body: batch.body))) != nil,
+                          let response = try? connection.readResponse() else { return }
+                    answered.update { $0 += 1 }
+                    if response.status == 202 { acknowledged.update { $0.formUnion(batch.ids) } }
+                    if response.headers["connection"]?.lowercased() == "close" { return }
+                }
+            }
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while answered.value < 200, Date() < deadline { usleep(1_000) }
         #expect(daemon.stop() == 0)
-        let check = try daemon.runCommand(["check"])
-        #expect(check.status == 0)
+        group.wait()
+        let acked = acknowledged.value
+        #expect(acked.count >= 200 * 3 / 2)
+        try daemon.restart()
+        let stored = try daemon.query { db in Set(try String.fetchAll(db, sql: "SELECT id FROM reports")) }
+        #expect(acked.isSubset(of: stored), "\(acked.subtracting(stored).count) acknowledged reports missing")
+        #expect(try daemon.runCommand(["check"]).status == 0)
     }
 
     /// Posts from several clients, kills the daemon with SIGKILL mid-stream, restarts it, and

@@ -20,26 +20,39 @@ import Testing
         #expect(encoding.headers["content-type"]?.hasPrefix("application/json") == true)
     }
 
-    @Test func malformedBodiesGet400AndTheDaemonKeepsServing() throws {
+    @Test func malformedBodiesGetTheirDocumentedStatusAndTheDaemonKeepsServing() throws {
         let daemon = try Daemon()
         let key = try daemon.addApp("com.example.mail")
         let nested = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        let bodies: [String] = [
-            "", "{", "null", "[]", "{\"reports\": {}}", "{\"reports\": [1, \"x\", null]}", nested,
-            "{\"reports\": [{\"id\": 1e999}]}", "\u{FEFF}{\"reports\": []}", "{\"reports\": [\(String(repeating: "{},", count: 600))]}",
+        let cases: [(body: String, status: Int, code: String?)] = [
+            ("", 400, "invalid_json"), ("{", 400, "invalid_json"), ("null", 400, "invalid_shape"), ("[]", 400, "invalid_shape"),
+            ("{\"reports\": {}}", 400, "invalid_shape"), (nested, 400, "invalid_json"), ("\u{FEFF}{\"reports\": []}", 400, "invalid_json"),
+            ("{\"reports\": [], \"x\": nope}", 400, "invalid_json"), ("{\"reports\": [], \"reports\": []}", 400, "invalid_shape"),
+            ("{\"reports\": [\(String(repeating: "{},", count: 600)){}]}", 400, "too_many_items"),
         ]
-        for body in bodies {
+        for (body, status, code) in cases {
             let response = try daemon.client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: Array(body.utf8))
-            #expect([202, 400].contains(response.status), "\(body.prefix(40)) → \(response.status)")
-            #expect(response.json["error"] != nil || response.json["accepted"] != nil)
+            #expect(response.status == status, "\(body.prefix(40)) → \(response.status) \(response.text.prefix(200))")
+            #expect(response.errorCode == code, "\(body.prefix(40))")
         }
+        // Bad items in a good envelope: each rejected on its own, with null ids where unreadable.
+        let items = try daemon.client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"],
+                                              body: Array(#"{"reports": [1, "x", null, {"id": 1e999}, {"id": "a", "id": "b"}]}"#.utf8))
+        #expect(items.status == 202)
+        let rejected = items.json["rejected"] as? [[String: Any]] ?? []
+        #expect(rejected.count == 5)
+        #expect(rejected.allSatisfy { $0["id"] is NSNull })
+        #expect(rejected.compactMap { ($0["error"] as? [String: Any])?["code"] as? String } == ["invalid_type", "invalid_type", "invalid_type", "invalid_json", "invalid_json"])
+
         let badUTF8: [UInt8] = Array("{\"reports\": [{\"id\": \"".utf8) + [0xff, 0xfe] + Array("\"}]}".utf8)
-        #expect(try daemon.client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: badUTF8).status == 400)
+        #expect(try daemon.client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: badUTF8).errorCode == "invalid_json")
         let garbage = try daemon.client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: [1, 2, 3, 4])
         #expect(garbage.status == 400)
         #expect(garbage.errorCode == "invalid_gzip")
-        let tooMany = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": Array(repeating: [String: String](), count: 501)])
-        #expect(tooMany.errorCode == "too_many_items")
+        var huge = try Fixtures.freshReport()
+        huge["padding"] = String(repeating: "p", count: 300_000)
+        let tooBig = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [huge]])
+        #expect(((tooBig.json["rejected"] as? [[String: Any]])?.first?["error"] as? [String: Any])?["code"] as? String == "item_too_large")
         #expect(try daemon.client.request("GET", "/healthz").status == 200)
         #expect(try daemon.storedReportCount() == 0)
     }
@@ -61,15 +74,25 @@ import Testing
         #expect(messages == ["view.expected.width must be a number", "release.build is required"])
     }
 
-    @Test func keepAliveConnectionServesManyRequests() throws {
+    @Test func oneKeepAliveConnectionCarriesPipelinedPostsAndGets() throws {
         let daemon = try Daemon()
         let key = try daemon.addApp("com.example.mail")
-        var raw = ""
-        for _ in 0..<3 { raw += "GET /v1/config?app=com.example.mail HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\n\r\n" }
-        raw += "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        let response = try daemon.client.exchange(Array(raw.utf8))
-        #expect(response.status == 200)
-        #expect(response.headers["connection"]?.lowercased() != "close")
+        let connection = try KeepAliveConnection(port: daemon.port)
+        var pipeline: [UInt8] = []
+        for _ in 0..<3 {
+            let body = Array(try JSONSerialization.data(withJSONObject: ["reports": [try Fixtures.freshReport()]]))
+            pipeline += KeepAliveConnection.post("/v1/reports", token: key, body: body)
+        }
+        pipeline += Array("GET /v1/config?app=com.example.mail HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\n\r\n".utf8)
+        try connection.write(pipeline)
+        var statuses: [Int] = []
+        for _ in 0..<4 {
+            let response = try #require(try connection.readResponse())
+            statuses.append(response.status)
+            #expect(response.headers["connection"]?.lowercased() != "close")
+        }
+        #expect(statuses == [202, 202, 202, 200])
+        #expect(try daemon.storedReportCount() == 3)
     }
 
     @Test func administrativeCommandsWorkWhileServing() throws {

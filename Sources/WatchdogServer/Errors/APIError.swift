@@ -77,6 +77,10 @@ public struct APIError: Error, Sendable {
                      message: "Content-Encoding \(encoding) is not accepted; use gzip or none")
         case .malformedContentEncoding(let reason):
             APIError(status: 400, code: "invalid_gzip", message: "the body is not valid gzip: \(reason)")
+        case .shuttingDown:
+            APIError(status: 503, code: "shutting_down", message: "the server is shutting down; retry shortly", headers: [("Retry-After", "2")])
+        case .bodyMemoryExhausted:
+            APIError.overloaded("the server is receiving too many bodies at once; retry after a second")
         }
     }
 }

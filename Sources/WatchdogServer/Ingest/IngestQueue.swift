@@ -22,6 +22,7 @@ final class IngestQueue: Sendable {
         var jobs: [Job] = []
         var pendingItems = 0
         var stopping = false
+        var lastFailure: String?
     }
 
     /// Why a batch was not queued.
@@ -108,16 +109,18 @@ final class IngestQueue: Sendable {
     private func commit(_ jobs: [Job]) {
         do {
             let counts = try store.ingest(jobs.map(\.batch))
+            state.withLock { $0.lastFailure = nil }
             for (job, count) in zip(jobs, counts) { job.completion(.success(count)) }
         } catch {
-            guard jobs.count > 1 else {
-                logger.error("ingest commit failed: \(error)")
-                jobs[0].completion(.failure(error))
-                return
-            }
-            // One request's data should not fail the others that shared its transaction.
-            logger.warning("group commit of \(jobs.count) requests failed (\(error)); committing them one by one")
-            for job in jobs { commit([job]) }
+            // Items are validated and inserted with ON CONFLICT DO NOTHING, so a failure comes
+            // from the environment (disk full, I/O error, locked file), not from one request's
+            // data: every request of the group gets 503 and retries; ingest is idempotent.
+            logger.error("group commit of \(jobs.count) requests failed: \(error)")
+            state.withLock { $0.lastFailure = "\(error)" }
+            for job in jobs { job.completion(.failure(error)) }
         }
     }
+
+    /// Why the last commit failed, or `nil` when it succeeded.
+    var lastFailure: String? { state.withLock { $0.lastFailure } }
 }

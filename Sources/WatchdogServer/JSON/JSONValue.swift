@@ -1,4 +1,5 @@
 import Foundation
+import WatchdogWire
 
 /// Any JSON value, for documents whose keys are checked by hand (config, merge patches).
 enum JSONValue: Codable, Equatable, Sendable {
@@ -39,9 +40,22 @@ enum JSONValue: Codable, Equatable, Sendable {
         }
     }
 
-    /// Parses JSON bytes; `nil` when they are not JSON.
+    /// Parses JSON bytes with the same strict reader as ingest (duplicate keys, `1e999` and
+    /// trailing garbage refused); `nil` when they are not JSON.
     static func parse(_ bytes: [UInt8]) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        guard let node = try? JSONReader.parse(bytes) else { return nil }
+        return JSONValue(node)
+    }
+
+    init(_ node: JSONNode) {
+        switch node {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .number(let value): self = .number(value)
+        case .string(let value): self = .string(value)
+        case .array(let elements): self = .array(elements.map(JSONValue.init))
+        case .object(let members): self = .object(Dictionary(members.map { ($0.0, JSONValue($0.1)) }, uniquingKeysWith: { first, _ in first }))
+        }
     }
 
     /// A short text form for error messages.
@@ -65,22 +79,5 @@ enum JSONValue: Codable, Equatable, Sendable {
         case .array: "an array"
         case .object: "an object"
         }
-    }
-}
-
-/// JSON Merge Patch (RFC 7396): objects merge key by key, `null` removes, anything else replaces.
-enum MergePatch {
-    static func apply(_ patch: JSONValue, to target: JSONValue) -> JSONValue {
-        guard case .object(let patchFields) = patch else { return patch }
-        var result: [String: JSONValue]
-        if case .object(let targetFields) = target { result = targetFields } else { result = [:] }
-        for (key, value) in patchFields {
-            if value == .null {
-                result.removeValue(forKey: key)
-            } else {
-                result[key] = apply(value, to: result[key] ?? .null)
-            }
-        }
-        return .object(result)
     }
 }

@@ -14,34 +14,46 @@ enum Route: Equatable {
     case adminKeys(app: String)
     case adminKey(app: String, keyID: String)
 
+    /// One path template (`{name}` segments are parameters), its methods and its route.
+    struct Template: Sendable {
+        var path: String
+        var methods: [String]
+        var make: @Sendable ([String: String]) -> Route
+    }
+
+    /// The routing table; `Resources/openapi.yaml` documents exactly these (checked by a test).
+    static let templates: [Template] = [
+        Template(path: "/", methods: ["GET"]) { _ in .index },
+        Template(path: "/openapi.yaml", methods: ["GET"]) { _ in .openAPI },
+        Template(path: "/healthz", methods: ["GET"]) { _ in .healthz },
+        Template(path: "/readyz", methods: ["GET"]) { _ in .readyz },
+        Template(path: "/v1/reports", methods: ["POST"]) { _ in .postReports },
+        Template(path: "/v1/sessions", methods: ["POST"]) { _ in .postSessions },
+        Template(path: "/v1/config", methods: ["GET"]) { _ in .config },
+        Template(path: "/v1/apps", methods: ["GET"]) { _ in .apps },
+        Template(path: "/v1/apps/{app}/releases", methods: ["GET"]) { .releases(app: $0["app"] ?? "") },
+        Template(path: "/v1/admin/apps", methods: ["POST"]) { _ in .adminApps },
+        Template(path: "/v1/admin/apps/{app}/config", methods: ["GET", "PATCH"]) { .adminConfig(app: $0["app"] ?? "") },
+        Template(path: "/v1/admin/apps/{app}/keys", methods: ["POST"]) { .adminKeys(app: $0["app"] ?? "") },
+        Template(path: "/v1/admin/apps/{app}/keys/{key_id}", methods: ["DELETE"]) { .adminKey(app: $0["app"] ?? "", keyID: $0["key_id"] ?? "") },
+    ]
+
+    private static let splitTemplates: [([Substring], Template)] = templates.map { ($0.path.split(separator: "/", omittingEmptySubsequences: false), $0) }
+
     /// The route for a path and the methods it takes; `nil` when no route has this path.
     static func match(path: String) -> (methods: [String], route: Route)? {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        switch segments {
-        case [""]: return (["GET"], .index)
-        case ["openapi.yaml"]: return (["GET"], .openAPI)
-        case ["healthz"]: return (["GET"], .healthz)
-        case ["readyz"]: return (["GET"], .readyz)
-        case ["v1", "reports"]: return (["POST"], .postReports)
-        case ["v1", "sessions"]: return (["POST"], .postSessions)
-        case ["v1", "config"]: return (["GET"], .config)
-        case ["v1", "apps"]: return (["GET"], .apps)
-        case ["v1", "admin", "apps"]: return (["POST"], .adminApps)
-        default: break
-        }
-        if segments.count == 4, segments[0] == "v1", segments[1] == "apps", segments[3] == "releases", !segments[2].isEmpty {
-            return (["GET"], .releases(app: segments[2]))
-        }
-        if segments.count == 5, segments[0] == "v1", segments[1] == "admin", segments[2] == "apps", !segments[3].isEmpty {
-            switch segments[4] {
-            case "config": return (["GET", "PATCH"], .adminConfig(app: segments[3]))
-            case "keys": return (["POST"], .adminKeys(app: segments[3]))
-            default: return nil
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        candidates: for (pattern, template) in splitTemplates where pattern.count == segments.count {
+            var parameters: [String: String] = [:]
+            for (expected, actual) in zip(pattern, segments) {
+                if expected.hasPrefix("{") {
+                    guard !actual.isEmpty else { continue candidates }
+                    parameters[String(expected.dropFirst().dropLast())] = String(actual)
+                } else if expected != actual {
+                    continue candidates
+                }
             }
-        }
-        if segments.count == 6, segments[0] == "v1", segments[1] == "admin", segments[2] == "apps", segments[4] == "keys",
-           !segments[3].isEmpty, !segments[5].isEmpty {
-            return (["DELETE"], .adminKey(app: segments[3], keyID: segments[5]))
+            return (template.methods, template.make(parameters))
         }
         return nil
     }

@@ -56,15 +56,29 @@ struct Router: Sendable {
         case .adminApps: return try admin.createApp(request, principal: principal)
         case .adminKeys(let app): return try admin.createKey(request, app: app, principal: principal)
         case .adminKey(let app, let keyID): return try admin.revokeKey(app: app, keyID: keyID, principal: principal)
-        case .index, .openAPI, .healthz, .readyz: return nil
+        case .index, .openAPI, .healthz, .readyz:
+            // Answered before authentication above; reaching here is a routing bug.
+            throw .internalError
         }
     }
 
-    /// Ready: the store takes writes and the ingest queue has room.
+    /// Ready: the store's files are writable, the last commit succeeded, the ingest queue has room.
     private func readiness() throws(APIError) -> HTTPResponse {
         do { try store.checkWritable() } catch { throw .unavailable("the store is not writable: \(error)") }
+        if let failure = queue.lastFailure { throw .unavailable("the last commit failed: \(failure)") }
         let depth = queue.depth
         guard depth < queue.capacity * 9 / 10 else { throw .overloaded("the ingest queue is nearly full (\(depth) items)") }
-        return JSONBody.response(["status": "ready", "ingest_queue_depth": "\(depth)"])
+        return JSONBody.response(Readiness(status: "ready", ingestQueueDepth: depth))
+    }
+}
+
+/// `GET /readyz`.
+struct Readiness: Encodable {
+    var status: String
+    var ingestQueueDepth: Int
+
+    enum CodingKeys: String, CodingKey {
+        case status
+        case ingestQueueDepth = "ingest_queue_depth"
     }
 }

@@ -49,14 +49,24 @@ public final class SQLiteStore: TelemetryStore {
         try pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
     }
 
+    /// Cheap enough for every readiness probe: no write transaction (that would queue behind
+    /// the ingest writer), only whether SQLite could write the files.
     public func checkWritable() throws {
-        try pool.write { db in try db.execute(sql: "PRAGMA user_version = 0") }
+        let directory = (path as NSString).deletingLastPathComponent
+        for file in [path, directory] where access(file, W_OK) != 0 {
+            throw DatabaseError(resultCode: .SQLITE_READONLY, message: "\(file) is not writable (errno \(errno))")
+        }
     }
 
-    public func close() throws {
+    /// Moves the WAL into the database file and truncates it; `serve` does this at shutdown.
+    /// Administrative commands must not: it would wait for, and block, the running server.
+    public func checkpoint() throws {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
+    }
+
+    public func close() throws {
         try pool.close()
     }
 }

@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One persistent HTTP/1.1 connection: requests written as they come (pipelining allowed),
+/// responses read one by one by their Content-Length.
+final class KeepAliveConnection {
+    private let socket: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: UInt16, timeoutSeconds: Int = 10) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(socket)
+            throw HTTPClientError(description: "connect failed")
+        }
+    }
+
+    deinit { close(socket) }
+
+    static func post(_ path: String, token: String, body: [UInt8]) -> [UInt8] {
+        Array("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { throw HTTPClientError(description: "send failed") }
+            offset += sent
+        }
+    }
+
+    /// The next response, or `nil` when the server closed the connection.
+    func readResponse() throws -> Response? {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        while true {
+            if let end = (0..<max(0, buffer.count - 3)).first(where: { buffer[$0...].starts(with: separator) }) {
+                let head = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+                var headers: [String: String] = [:]
+                for line in head.dropFirst() {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                let length = headers["content-length"].flatMap(Int.init) ?? 0
+                while buffer.count < end + 4 + length { guard try fill() else { return nil } }
+                let status = Int(head[0].split(separator: " ")[1]) ?? 0
+                let body = Array(buffer[(end + 4)..<(end + 4 + length)])
+                buffer.removeFirst(end + 4 + length)
+                return Response(status: status, headers: headers, body: body)
+            }
+            guard try fill() else { return nil }
+        }
+    }
+
+    private func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = recv(socket, &chunk, chunk.count, 0)
+        if count == 0 { return false }
+        if count < 0 { return false }
+        buffer += chunk[0..<count]
+        return true
+    }
+}
