@@ -1,0 +1,160 @@
+import Foundation
+import WatchdogWire
+
+/// Everything an app needs, wired together: the keyboard tracker and layout watchdog, the
+/// interaction-lock watchdog, the tagged logger, the on-disk outbox, the uploader and the
+/// remote-config client. The UIKit glue (`WatchdogUIKitDriver`) feeds it notifications and
+/// ticks; on other platforms, or in tests, call the same methods yourself.
+///
+/// ```swift
+/// let agent = try WatchdogAgent(settings: WatchdogSettings(
+///     endpoint: URL(string: "https://watchdog.example.com")!, ingestKey: "wdi_…",
+///     app: "com.example.mail", release: Release(version: "14.2.0", build: "31245", channel: "beta"),
+///     device: Device(model: "iPhone15,2", os: "iOS", osVersion: "18.1", idiom: "phone"), idiom: .phone,
+///     storageDirectory: applicationSupport.appendingPathComponent("Watchdog")), window: windowFrame)
+/// agent.startSession()
+/// ```
+///
+/// Drive it from one thread (the main thread in an app).
+public final class WatchdogAgent {
+    public let settings: WatchdogSettings
+    public let logger: TaggedLogger
+    public let layout: LayoutWatchdog
+    public let locks: InteractionLockWatchdog
+    public let outbox: Outbox
+    public let uploader: Uploader
+    public let config: RemoteConfigClient
+    private let syncing = Locked(false)
+
+    /// - Parameters:
+    ///   - window: the key window's frame in screen coordinates.
+    ///   - clock: monotonic seconds.
+    ///   - crashHandler: what `test_crash` does; by default a deliberate crash, so the crash
+    ///     reporter collects the logs.
+    public init(settings: WatchdogSettings, window: Frame, clock: @escaping @Sendable () -> Double = WatchdogAgent.monotonicSeconds,
+                transport: any HTTPTransport = URLSessionTransport(),
+                crashHandler: @escaping () -> Void = { fatalError("Watchdog test_crash: a keyboard glitch was reported; see the logs") }) throws {
+        self.settings = settings
+        try FileManager.default.createDirectory(at: settings.storageDirectory, withIntermediateDirectories: true)
+        let installID = try settings.installID ?? Self.installID(in: settings.storageDirectory)
+        let context = ReportContext(app: settings.app, release: settings.release, device: settings.device, installID: installID)
+        logger = TaggedLogger(tag: "keyboard", capacity: settings.logLines)
+        outbox = try Outbox(directory: settings.storageDirectory.appendingPathComponent("outbox"))
+        uploader = Uploader(outbox: outbox, endpoint: settings.endpoint, ingestKey: settings.ingestKey, transport: transport, clock: clock, logger: logger)
+        config = RemoteConfigClient(endpoint: settings.endpoint, app: settings.app, version: settings.release.version, build: settings.release.build,
+                                    channel: settings.release.channel, installID: installID, ingestKey: settings.ingestKey,
+                                    cacheFile: settings.storageDirectory.appendingPathComponent("config.json"), transport: transport,
+                                    clock: clock, minimumInterval: settings.configRefreshInterval, logger: logger)
+        layout = LayoutWatchdog(context: context, window: window, idiom: settings.idiom, sink: outbox, logger: logger, clock: clock, crashHandler: crashHandler)
+        locks = InteractionLockWatchdog(context: context, sink: outbox, logger: logger.child("navigation"), clock: clock)
+        applyConfig()
+    }
+
+    /// Starts a session (the denominator of the server's rates): a new session id on every
+    /// report from now on, and a session start saved for upload.
+    public func startSession() {
+        applyConfig()
+        guard config.current.enabled else { return }
+        var context = layout.context
+        context.sessionID = UUID().uuidString.lowercased()
+        layout.context = context
+        locks.context = context
+        let session = SessionStart(id: context.sessionID, installId: context.installID,
+                                   startedAt: Timestamp.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)),
+                                   app: context.app, release: context.release, device: context.device)
+        do { try outbox.persist(session) } catch { logger.log("could not save the session start: \(error)") }
+        sync()
+    }
+
+    public func setAppState(_ state: AppState) {
+        layout.appState = state
+        locks.appState = state
+    }
+
+    public func keyboardEvent(_ event: KeyboardEvent) {
+        layout.keyboardEvent(event)
+    }
+
+    /// One watchdog check; call it every `config.current.watchdogIntervalS` seconds. Also
+    /// starts a config refresh and an upload in the background when they are due.
+    public func tick() {
+        applyConfig()
+        layout.tick()
+        locks.tick()
+        sync()
+    }
+
+    /// Starts a config refresh and an upload in the background unless one is running; the
+    /// new config takes effect at the next tick.
+    public func sync() {
+        let start = syncing.withLock { busy -> Bool in
+            if busy { return false }
+            busy = true
+            return true
+        }
+        guard start else { return }
+        let config = config, uploader = uploader, syncing = syncing
+        Task.detached {
+            await config.refreshIfDue()
+            await uploader.drain()
+            syncing.withLock { $0 = false }
+        }
+    }
+
+    /// Refreshes the config and uploads, waiting for both (tests; background tasks).
+    public func syncNow() async {
+        // Let a background pass finish first, so this one really runs.
+        while syncing.withLock({ $0 }) { try? await Task.sleep(nanoseconds: 5_000_000) }
+        await config.refreshIfDue()
+        applyConfig()
+        await uploader.drain()
+    }
+
+    private func applyConfig() {
+        let current = config.current
+        layout.config = current
+        locks.config = current
+        uploader.setEnabled(current.enabled)
+    }
+
+    /// The install id kept in the storage directory, created on first use.
+    static func installID(in directory: URL) throws -> String {
+        let file = directory.appendingPathComponent("install-id")
+        if let existing = try? String(contentsOf: file, encoding: .utf8), !existing.isEmpty { return existing }
+        let id = UUID().uuidString.lowercased()
+        try id.write(to: file, atomically: true, encoding: .utf8)
+        return id
+    }
+
+    /// Seconds from a monotonic clock.
+    public static let monotonicSeconds: @Sendable () -> Double = {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+}
+
+/// Where and who the agent reports as.
+public struct WatchdogSettings: Sendable {
+    public var endpoint: URL
+    public var ingestKey: String
+    public var app: String
+    public var release: Release
+    public var device: Device
+    public var idiom: DeviceIdiom
+    /// Outbox, cached config and install id live here (Application Support in an app).
+    public var storageDirectory: URL
+    /// `nil`: a random id kept in `storageDirectory`.
+    public var installID: String?
+    public var configRefreshInterval: Double = 300
+    public var logLines: Int = 50
+
+    public init(endpoint: URL, ingestKey: String, app: String, release: Release, device: Device, idiom: DeviceIdiom, storageDirectory: URL, installID: String? = nil) {
+        self.endpoint = endpoint
+        self.ingestKey = ingestKey
+        self.app = app
+        self.release = release
+        self.device = device
+        self.idiom = idiom
+        self.storageDirectory = storageDirectory
+        self.installID = installID
+    }
+}
