@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Watchdog",
-    platforms: [.macOS(.v14), .iOS(.v13)],
+    platforms: [.macOS(.v15), .iOS(.v13)],
     products: [
         .executable(name: "watchdogd", targets: ["watchdogd"]),
         .library(name: "WatchdogWire", targets: ["WatchdogWire"]),
