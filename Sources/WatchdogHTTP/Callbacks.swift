@@ -155,13 +155,13 @@ enum Callbacks {
     }
 
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: ServerContext) -> MHD_Result {
-        let created: OpaquePointer? = response.body.withUnsafeBytes { bytes in
-            // MUST_COPY: libmicrohttpd keeps its own copy, so the Swift array may go away.
-            var empty: UInt8 = 0
-            let base = bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }
-            return withUnsafeMutablePointer(to: &empty) { emptyPointer in
-                MHD_create_response_from_buffer(bytes.count, base ?? UnsafeMutableRawPointer(emptyPointer), .RESPMEM_MUST_COPY)
-            }
+        let created: OpaquePointer?
+        if let stream = response.stream {
+            let pump = Unmanaged.passRetained(StreamPump(stream: stream, context: context)).toOpaque()
+            created = MHD_create_response_from_callback(UInt64.max, 64 * 1024, StreamPump.read, pump, StreamPump.free)
+            if created == nil { Unmanaged<StreamPump>.fromOpaque(pump).release() }
+        } else {
+            created = makeBufferResponse(response)
         }
         guard let created else { return .NO }
         for header in response.headers {
@@ -174,6 +174,17 @@ enum Callbacks {
         let result = MHD_queue_response(connection, UInt32(response.status), created)
         MHD_destroy_response(created)
         return result
+    }
+
+    private static func makeBufferResponse(_ response: HTTPResponse) -> OpaquePointer? {
+        response.body.withUnsafeBytes { bytes in
+            // MUST_COPY: libmicrohttpd keeps its own copy, so the Swift array may go away.
+            var empty: UInt8 = 0
+            let base = bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }
+            return withUnsafeMutablePointer(to: &empty) { emptyPointer in
+                MHD_create_response_from_buffer(bytes.count, base ?? UnsafeMutableRawPointer(emptyPointer), .RESPMEM_MUST_COPY)
+            }
+        }
     }
 
     private static func clientAddress(of connection: OpaquePointer) -> String {
@@ -202,5 +213,47 @@ extension String {
         var text = self
         while text.hasSuffix("\n") { text.removeLast() }
         return text
+    }
+}
+
+/// Feeds an `HTTPBodyStream` to libmicrohttpd's content-reader callback, keeping the part of a
+/// chunk that did not fit in libmicrohttpd's buffer for the next call.
+final class StreamPump {
+    let stream: any HTTPBodyStream
+    let context: ServerContext
+    var pending: [UInt8] = []
+    var offset = 0
+
+    init(stream: any HTTPBodyStream, context: ServerContext) {
+        self.stream = stream
+        self.context = context
+    }
+
+    /// `MHD_ContentReaderCallback`: copy up to `max` bytes into `buffer`.
+    static let read: MHD_ContentReaderCallback = { cls, _, buffer, max in
+        guard let cls, let buffer else { return -2 }
+        let pump = Unmanaged<StreamPump>.fromOpaque(cls).takeUnretainedValue()
+        while pump.offset >= pump.pending.count {
+            do {
+                guard let next = try pump.stream.nextChunk() else { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
+                pump.pending = next
+                pump.offset = 0
+            } catch {
+                pump.context.logger.error("streamed response failed: \(error)")
+                return -2  // MHD_CONTENT_READER_END_WITH_ERROR: the connection is closed
+            }
+        }
+        let count = min(max, pump.pending.count - pump.offset)
+        pump.pending.withUnsafeBytes { bytes in
+            buffer.update(from: bytes.baseAddress!.advanced(by: pump.offset).assumingMemoryBound(to: CChar.self), count: count)
+        }
+        pump.offset += count
+        return count
+    }
+
+    /// `MHD_ContentReaderFreeCallback`.
+    static let free: MHD_ContentReaderFreeCallback = { cls in
+        guard let cls else { return }
+        Unmanaged<StreamPump>.fromOpaque(cls).release()
     }
 }

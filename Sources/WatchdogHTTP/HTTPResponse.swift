@@ -1,14 +1,31 @@
-/// What the server sends back.
+/// What the server sends back: a body in memory, or a stream sent in chunks as the client
+/// reads it (constant memory for large exports).
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// When set, the body is this stream (chunked transfer encoding) and `body` is ignored.
+    public var stream: (any HTTPBodyStream)?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], stream: any HTTPBodyStream) {
+        self.status = status
+        self.headers = headers
+        self.body = []
+        self.stream = stream
+    }
+}
+
+/// A body produced piece by piece, pulled by libmicrohttpd as the socket drains.
+/// `nextChunk` is called on one of libmicrohttpd's threads, one call at a time.
+public protocol HTTPBodyStream: AnyObject, Sendable {
+    /// The next bytes; an empty array is allowed; `nil` at the end.
+    func nextChunk() throws -> [UInt8]?
 }
 
 /// Failures the HTTP layer detects before a request reaches the application; the application

@@ -26,11 +26,15 @@ public final class WatchdogServer: Sendable {
         let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity)
         let authenticator = Authenticator(store: store)
         let config = try ConfigService(store: store, clock: clock)
+        let compare = CompareRoutes(store: store)
         let router = Router(
             authenticator: authenticator,
             ingest: IngestRoutes(queue: queue, clock: clock),
             reads: ReadRoutes(store: store, config: config),
             admin: AdminRoutes(store: store, config: config, authenticator: authenticator, clock: clock),
+            compare: compare,
+            series: SeriesRoutes(compare: compare, clock: clock),
+            drillDown: ReportRoutes(compare: compare),
             store: store,
             queue: queue,
             resources: StaticResources(directory: settings.resourcesDirectory),

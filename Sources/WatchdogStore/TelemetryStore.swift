@@ -17,6 +17,20 @@ public protocol TelemetryStore: Sendable {
     func apps() throws -> [AppSummary]
     /// Every release of an app with its roll-up, or `nil` when the app does not exist.
     func releases(app: String) throws -> [ReleaseStats]?
+    /// One release with its breakdowns, or `nil` when it has no data.
+    func releaseDetail(app: String, release: ReleaseID) throws -> ReleaseDetail?
+    /// The issues (fingerprints) of one release.
+    func issues(app: String, release: ReleaseID) throws -> [IssueRow]
+    /// Every release's row of the given fingerprints (for first release and trends).
+    func issueHistory(app: String, fingerprints: [String]) throws -> [IssueRow]
+    /// Hourly counts, per kind, between two hours (inclusive); all releases when `release` is nil.
+    func hourly(app: String, release: ReleaseID?, kind: String?, fromHour: Int64, toHour: Int64) throws -> [HourlyRow]
+    /// The keyboard-height histogram; all releases when `release` is nil.
+    func keyboardHeights(app: String, release: ReleaseID?) throws -> [HeightRow]
+    /// Reports newest first (by `sequence`), those with a sequence below `before` when given.
+    func reports(app: String, filter: ReportFilter, before: Int64?, limit: Int) throws -> [StoredReport]
+    /// One report by id.
+    func report(id: String) throws -> StoredReport?
 
     // MARK: Apps and credentials
 

@@ -2,123 +2,186 @@ import Foundation
 import WatchdogStore
 import WatchdogWire
 
-/// A realistic demo app for `serve --demo`: two releases of a mail app, the older one with
-/// about four times more keyboard glitches per session, written through the store's ingest
-/// path (the same roll-ups as real traffic).
+/// Realistic data written through the store's bulk ingest path (the same roll-ups as real
+/// traffic, no HTTP): the two-release demo of `serve --demo`, and data sets of any size for
+/// benchmarks (`watchdogd demo --reports 10000000`).
 public enum DemoData {
     public static let app = "com.example.mail"
 
-    struct ReleasePlan {
-        var release: Release
-        var sessions: Int
-        /// Mean keyboard-glitch reports per session.
-        var glitchesPerSession: Double
-        var daysAgo: ClosedRange<Double>
+    /// One release to generate.
+    public struct ReleasePlan: Sendable {
+        public var release: Release
+        public var sessions: Int
+        /// Mean reports per session.
+        public var reportsPerSession: Double
+        /// How many days before now the release's traffic spans.
+        public var daysAgo: ClosedRange<Double>
+
+        public init(release: Release, sessions: Int, reportsPerSession: Double, daysAgo: ClosedRange<Double>) {
+            self.release = release
+            self.sessions = sessions
+            self.reportsPerSession = reportsPerSession
+            self.daysAgo = daysAgo
+        }
     }
 
-    static let plans = [
-        ReleasePlan(release: Release(version: "14.1.0", build: "31102", channel: "beta"), sessions: 1_200, glitchesPerSession: 0.40, daysAgo: 8...21),
-        ReleasePlan(release: Release(version: "14.2.0", build: "31245", channel: "beta"), sessions: 1_500, glitchesPerSession: 0.10, daysAgo: 0...7),
-    ]
-
-    static let screens = ["ComposeViewController", "MessageListViewController", "SearchViewController", "ReplyViewController"]
-    static let devices = [
-        (Device(model: "iPhone15,2", os: "iOS", osVersion: "18.1", idiom: "phone", locale: "ja_JP"), Frame(x: 0, y: 0, width: 393, height: 852)),
-        (Device(model: "iPhone12,1", os: "iOS", osVersion: "17.6", idiom: "phone", locale: "en_US"), Frame(x: 0, y: 0, width: 414, height: 896)),
-        (Device(model: "iPad8,1", os: "iPadOS", osVersion: "17.4", idiom: "pad", locale: "en_GB"), Frame(x: 0, y: 0, width: 768, height: 1024)),
+    /// 14.1.0 with about four times the keyboard glitches per session of 14.2.0.
+    static let demoPlans = [
+        ReleasePlan(release: Release(version: "14.1.0", build: "31102", channel: "beta"), sessions: 1_200, reportsPerSession: 0.40, daysAgo: 8...21),
+        ReleasePlan(release: Release(version: "14.2.0", build: "31245", channel: "beta"), sessions: 1_500, reportsPerSession: 0.10, daysAgo: 0...7),
     ]
 
     /// Creates the demo app (if missing) and fills it. Returns `false` if it already existed.
     @discardableResult
     public static func install(into store: any TelemetryStore, nowMilliseconds: Int64) throws -> Bool {
         guard try store.createApp(app, createdAtMilliseconds: nowMilliseconds) else { return false }
-        var random = SplitMix64(seed: 20261121)
-        let encoder = JSONEncoder()
-        var batches: [IngestBatch] = []
+        _ = try generate(into: store, app: app, plans: demoPlans, nowMilliseconds: nowMilliseconds, seed: 20261121)
+        return true
+    }
+
+    /// Plans for about `reports` reports over `releases` releases (versions 13.0.0 upwards, each
+    /// with its own glitch rate), two reports per session on average.
+    public static func plans(reports: Int, releases: Int) -> [ReleasePlan] {
+        let count = max(1, releases)
+        return (0..<count).map { index in
+            let rate = 0.5 + Double((index * 7) % 11) / 4   // 0.5 … 3.0 reports per session
+            let share = Double(reports) / Double(count)
+            return ReleasePlan(release: Release(version: "13.\(index / 10).\(index % 10)", build: String(30_000 + index * 17), channel: index % 3 == 0 ? "production" : "beta"),
+                               sessions: max(1, Int(share / rate)), reportsPerSession: rate,
+                               daysAgo: Double(count - index - 1) * 2...Double(count - index) * 2 + 1)
+        }
+    }
+
+    /// Writes the plans' sessions and reports in transactions of about 20,000 rows; returns the
+    /// number of reports written. `progress` gets the running total.
+    public static func generate(into store: any TelemetryStore, app: String, plans: [ReleasePlan], nowMilliseconds: Int64, seed: UInt64,
+                                progress: (Int) -> Void = { _ in }) throws -> Int {
+        var random = SplitMix64(seed: seed)
+        var total = 0
         for plan in plans {
             var sessions: [SessionRecord] = []
             var reports: [ReportRecord] = []
             for index in 0..<plan.sessions {
-                let installID = "I-\(random.next() % 600)"
+                let installID = "I-\(random.next() % 5_000)"
                 let started = nowMilliseconds - Int64(random.uniform(plan.daysAgo) * 86_400_000)
                 let sessionID = uuid(&random)
-                let (device, window) = devices[Int(random.next() % UInt64(devices.count))]
-                let session = SessionStart(id: sessionID, installId: installID, startedAt: Timestamp.format(milliseconds: started), app: app, release: plan.release, device: device)
-                sessions.append(SessionRecord(id: sessionID, app: app, version: plan.release.version, build: plan.release.build, channel: plan.release.channel, installID: installID, startedAt: started, body: String(decoding: try encoder.encode(session), as: UTF8.self)))
-                // Poisson-ish: a few sessions have several glitches, most none.
-                var glitches = 0
-                while random.unit() < plan.glitchesPerSession / (1 + plan.glitchesPerSession) { glitches += 1 }
-                for glitch in 0..<glitches {
-                    let report = makeReport(&random, plan: plan, sessionID: sessionID, installID: installID, device: device, window: window, at: started + Int64(glitch + 1) * 45_000 + Int64(index % 7) * 1000)
-                    let occurred = Timestamp.parseMilliseconds(report.occurredAt) ?? started
-                    reports.append(ReportRecord(
-                        id: report.id, app: app, version: plan.release.version, build: plan.release.build, channel: plan.release.channel,
-                        kind: report.kind, occurredAt: occurred, sessionID: sessionID, installID: installID,
-                        isSuspect: report.appState != "active", screen: report.screen,
-                        autoFixed: report.action?.autoFixed ?? false, testCrash: report.action?.testCrash ?? false,
-                        body: String(decoding: try encoder.encode(report), as: UTF8.self)))
+                let device = devices[Int(random.next() % UInt64(devices.count))]
+                sessions.append(SessionRecord(
+                    id: sessionID, app: app, version: plan.release.version, build: plan.release.build, channel: plan.release.channel,
+                    installID: installID, startedAt: started, idiom: device.idiom,
+                    body: #"{"id":"\#(sessionID)","install_id":"\#(installID)","started_at":"\#(Timestamp.format(milliseconds: started))","app":"\#(app)","release":\#(releaseJSON(plan.release)),"device":\#(device.json)}"#))
+                // Geometric number of reports per session, mean `reportsPerSession`.
+                let p = plan.reportsPerSession / (1 + plan.reportsPerSession)
+                var glitch = 0
+                while random.unit() < p {
+                    glitch += 1
+                    let at = min(nowMilliseconds, started + Int64(glitch) * 45_000 + Int64(index % 7) * 1000)
+                    reports.append(makeReport(&random, app: app, release: plan.release, sessionID: sessionID, installID: installID, device: device, at: at))
+                }
+                if sessions.count + reports.count >= 20_000 {
+                    total += try flush(&sessions, &reports, store: store, now: nowMilliseconds)
+                    progress(total)
                 }
             }
-            batches.append(.sessions(sessions, receivedAt: nowMilliseconds))
-            batches.append(.reports(reports, receivedAt: nowMilliseconds))
+            total += try flush(&sessions, &reports, store: store, now: nowMilliseconds)
+            progress(total)
         }
-        _ = try store.ingest(batches)
-        return true
+        return total
     }
 
-    private static func makeReport(_ random: inout SplitMix64, plan: ReleasePlan, sessionID: String, installID: String, device: Device, window: Frame, at time: Int64) -> Report {
+    private static func flush(_ sessions: inout [SessionRecord], _ reports: inout [ReportRecord], store: any TelemetryStore, now: Int64) throws -> Int {
+        let written = reports.count
+        _ = try store.ingest([.sessions(sessions, receivedAt: now), .reports(reports, receivedAt: now)])
+        sessions.removeAll(keepingCapacity: true)
+        reports.removeAll(keepingCapacity: true)
+        return written
+    }
+
+    struct DemoDevice {
+        var model: String
+        var os: String
+        var osVersion: String
+        var idiom: String
+        var locale: String
+        var window: Frame
+
+        var json: String {
+            #"{"model":"\#(model)","os":"\#(os)","os_version":"\#(osVersion)","idiom":"\#(idiom)","locale":"\#(locale)"}"#
+        }
+    }
+
+    static let devices = [
+        DemoDevice(model: "iPhone15,2", os: "iOS", osVersion: "18.1", idiom: "phone", locale: "ja_JP", window: Frame(x: 0, y: 0, width: 393, height: 852)),
+        DemoDevice(model: "iPhone12,1", os: "iOS", osVersion: "17.6", idiom: "phone", locale: "en_US", window: Frame(x: 0, y: 0, width: 414, height: 896)),
+        DemoDevice(model: "iPhone14,5", os: "iOS", osVersion: "18.1", idiom: "phone", locale: "en_GB", window: Frame(x: 0, y: 0, width: 390, height: 844)),
+        DemoDevice(model: "iPad8,1", os: "iPadOS", osVersion: "17.4", idiom: "pad", locale: "en_GB", window: Frame(x: 0, y: 0, width: 768, height: 1024)),
+    ]
+    static let screens = ["ComposeViewController", "MessageListViewController", "SearchViewController", "ReplyViewController", "SettingsViewController"]
+
+    private static func releaseJSON(_ release: Release) -> String {
+        #"{"version":"\#(release.version)","build":"\#(release.build)","channel":"\#(release.channel ?? "beta")"}"#
+    }
+
+    private static func frameJSON(_ frame: Frame) -> String {
+        #"{"x":\#(number(frame.x)),"y":\#(number(frame.y)),"width":\#(number(frame.width)),"height":\#(number(frame.height))}"#
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value)
+    }
+
+    private static func makeReport(_ random: inout SplitMix64, app: String, release: Release, sessionID: String, installID: String, device: DemoDevice, at time: Int64) -> ReportRecord {
         let roll = random.unit()
         let kind = roll < 0.6 ? "view_frame_mismatch" : roll < 0.8 ? "input_covered_by_keyboard" : roll < 0.9 ? "keyboard_without_input" : "interaction_lock"
         let screen = screens[Int(random.next() % UInt64(screens.count))]
+        let window = device.window
         // Japanese input adds a candidate bar: 252 pt instead of 216 pt on the same phone.
         let japanese = device.locale == "ja_JP" && random.unit() < 0.7
         let isPad = device.idiom == "pad"
         let undocked = isPad && random.unit() < 0.3
-        let keyboardHeight: Double = undocked ? 0 : isPad ? 264 : japanese ? 252 : 216
-        let keyboardFrame = undocked ? Frame(x: 0, y: 402, width: window.width, height: 264)
-            : Frame(x: 0, y: window.height - keyboardHeight, width: window.width, height: keyboardHeight)
-        let expectedY = window.height - keyboardHeight - 44
-        let deltas: [Double] = [36, -36, keyboardHeight, 36]
+        // A few undocked iPads report the zero-frame bug: a height equal to the window's.
+        let zeroFrameBug = undocked && random.unit() < 0.1
+        let height: Double = zeroFrameBug ? window.height : undocked ? 0 : isPad ? 264 : japanese ? 252 : 216
+        let mode = undocked ? "undocked" : "docked"
+        let inputMode = japanese ? "ja-JP" : "en-US"
+        let keyboardFrame = undocked ? Frame(x: 0, y: 402, width: window.width, height: 264) : Frame(x: 0, y: window.height - height, width: window.width, height: height)
+        let expectedY = window.height - (undocked ? 0 : height) - 44
+        let deltas: [Double] = [36, -36, 252 - 216, 44]
         let delta = deltas[Int(random.next() % 4)]
         let suspect = random.unit() < 0.08
-        var report = Report(
-            id: uuid(&random), kind: kind, occurredAt: Timestamp.format(milliseconds: time), app: app, release: plan.release,
-            device: device, sessionId: sessionID, installId: installID, appState: suspect ? (random.unit() < 0.5 ? "inactive" : "background") : "active",
-            screen: screen, window: window,
-            keyboard: KeyboardState(visible: kind != "interaction_lock", frame: keyboardFrame, mode: undocked ? "undocked" : "docked", height: keyboardHeight,
-                                    animationDuration: 0.25, animationCurve: 7, inputMode: japanese ? "ja-JP" : "en-US", notification: "keyboardWillChangeFrame"),
-            action: ClientAction(autoFixed: random.unit() < 0.5, testCrash: random.unit() < 0.02),
-            logs: [
-                "[keyboard][tracker] keyboardWillChangeFrame: calculated height - \(keyboardHeight)",
-                "[keyboard][watchdog] woof: \(screen) expected y \(expectedY), actual y \(expectedY + delta)",
-            ]
-        )
-        switch kind {
-        case "interaction_lock":
-            report.keyboard = nil
-            report.lock = InteractionLock(durationS: 10 + random.unit() * 20, flags: ["is_bar_pop_processing": true, "is_transition_controller_processing": random.unit() < 0.5])
-            report.logs = ["[navigation][lock] blockAllInteraction: begin ignoring interaction events", "[navigation][lock] still blocked after 10.0 s"]
-        default:
-            report.view = ViewFrames(name: kind == "view_frame_mismatch" ? "composeToolbar" : "messageField",
-                                     expected: Frame(x: 0, y: expectedY, width: window.width, height: 44),
-                                     actual: Frame(x: 0, y: expectedY + delta, width: window.width, height: 44), tolerance: 1)
+        let state = suspect ? (random.unit() < 0.5 ? "inactive" : "background") : "active"
+        let autoFixed = random.unit() < 0.5
+        let testCrash = random.unit() < 0.02
+        let id = uuid(&random)
+        let viewName = kind == "view_frame_mismatch" ? "composeToolbar" : kind == "interaction_lock" ? nil : "messageField"
+        var body = #"{"id":"\#(id)","kind":"\#(kind)","occurred_at":"\#(Timestamp.format(milliseconds: time))","app":"\#(app)","release":\#(releaseJSON(release)),"device":\#(device.json),"session_id":"\#(sessionID)","install_id":"\#(installID)","app_state":"\#(state)","screen":"\#(screen)","window":\#(frameJSON(window)),"#
+        if kind == "interaction_lock" {
+            let duration = 10 + random.unit() * 20
+            body += #""lock":{"duration_s":\#(String(format: "%.1f", duration)),"flags":{"is_bar_pop_processing":true,"is_transition_controller_processing":\#(random.unit() < 0.5)}},"logs":["[navigation][lock] blockAllInteraction: begin ignoring interaction events","[navigation][lock] still blocked after 10.0 s"],"#
+        } else {
+            body += #""view":{"name":"\#(viewName ?? "")","expected":\#(frameJSON(Frame(x: 0, y: expectedY, width: window.width, height: 44))),"actual":\#(frameJSON(Frame(x: 0, y: expectedY + delta, width: window.width, height: 44))),"tolerance":1},"#
+            body += #""keyboard":{"visible":true,"frame":\#(frameJSON(keyboardFrame)),"mode":"\#(mode)","height":\#(number(height)),"animation_duration":0.25,"animation_curve":7,"input_mode":"\#(inputMode)","notification":"keyboardWillChangeFrame"},"#
+            body += #""logs":["[keyboard][tracker] keyboardWillChangeFrame: calculated height - \#(number(height))","[keyboard][watchdog] woof: \#(screen) expected y \#(number(expectedY)), actual y \#(number(expectedY + delta))"],"#
         }
-        return report
+        body += #""action":{"auto_fixed":\#(autoFixed),"test_crash":\#(testCrash)}}"#
+        let hasKeyboard = kind != "interaction_lock"
+        return ReportRecord(
+            id: id, app: app, version: release.version, build: release.build, channel: release.channel, kind: kind, occurredAt: time,
+            sessionID: sessionID, installID: installID, isSuspect: suspect, screen: screen, autoFixed: autoFixed, testCrash: testCrash,
+            fingerprint: Fingerprint.of(kind: kind, screen: screen, viewName: viewName, keyboardMode: hasKeyboard ? mode : nil),
+            viewName: viewName, keyboardMode: hasKeyboard ? mode : nil, keyboardHeight: hasKeyboard ? height : nil,
+            inputMode: hasKeyboard ? inputMode : nil, deviceModel: device.model, idiom: device.idiom, windowHeight: window.height, body: body)
     }
 
     private static func uuid(_ random: inout SplitMix64) -> String {
         let a = random.next(), b = random.next()
-        let hex = [UInt8](unsafeUninitializedCapacity: 16) { buffer, count in
-            for index in 0..<8 { buffer[index] = UInt8(truncatingIfNeeded: a >> UInt64(index * 8)) }
-            for index in 0..<8 { buffer[8 + index] = UInt8(truncatingIfNeeded: b >> UInt64(index * 8)) }
-            count = 16
-        }.hexString
-        let chars = Array(hex)
-        return "\(String(chars[0..<8]))-\(String(chars[8..<12]))-4\(String(chars[13..<16]))-a\(String(chars[17..<20]))-\(String(chars[20..<32]))"
+        let bytes = (0..<8).map { UInt8(truncatingIfNeeded: a >> UInt64($0 * 8)) } + (0..<8).map { UInt8(truncatingIfNeeded: b >> UInt64($0 * 8)) }
+        let hex = Array(bytes.hexString)
+        return "\(String(hex[0..<8]))-\(String(hex[8..<12]))-4\(String(hex[13..<16]))-a\(String(hex[17..<20]))-\(String(hex[20..<32]))"
     }
 }
 
-/// A small deterministic generator, so the demo looks the same on every machine.
+/// A small deterministic generator, so generated data is the same on every machine.
 struct SplitMix64 {
     var state: UInt64
 

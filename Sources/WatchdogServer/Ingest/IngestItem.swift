@@ -25,13 +25,18 @@ extension Report: IngestItem {
 
     func record(validator: ReportValidator, json: ArraySlice<UInt8>) throws(ErrorDetail) -> ReportRecord {
         let valid = try validator.validate(self)
-        let report = valid.report
-        return ReportRecord(
-            id: report.id, app: report.app, version: report.release.version, build: report.release.build,
-            channel: report.release.channel, kind: report.kind, occurredAt: valid.occurredAtMilliseconds,
-            sessionID: report.sessionId, installID: report.installId, isSuspect: report.appState != "active",
-            screen: report.screen, autoFixed: report.action?.autoFixed ?? false,
-            testCrash: report.action?.testCrash ?? false, body: String(decoding: json, as: UTF8.self)
+        return valid.report.storeRecord(occurredAt: valid.occurredAtMilliseconds, body: String(decoding: json, as: UTF8.self))
+    }
+
+    /// The flat record the store indexes and counts (`self` already validated).
+    func storeRecord(occurredAt: Int64, body: String) -> ReportRecord {
+        ReportRecord(
+            id: id, app: app, version: release.version, build: release.build, channel: release.channel, kind: kind,
+            occurredAt: occurredAt, sessionID: sessionId, installID: installId, isSuspect: appState != "active",
+            screen: screen, autoFixed: action?.autoFixed ?? false, testCrash: action?.testCrash ?? false,
+            fingerprint: Fingerprint.of(kind: kind, screen: screen, viewName: view?.name, keyboardMode: keyboard?.mode),
+            viewName: view?.name, keyboardMode: keyboard?.mode, keyboardHeight: keyboard?.height, inputMode: keyboard?.inputMode,
+            deviceModel: device?.model, idiom: device?.idiom, windowHeight: window?.height, body: body
         )
     }
 
@@ -49,7 +54,7 @@ extension SessionStart: IngestItem {
         return SessionRecord(
             id: session.id, app: session.app, version: session.release.version, build: session.release.build,
             channel: session.release.channel, installID: session.installId, startedAt: valid.startedAtMilliseconds,
-            body: String(decoding: json, as: UTF8.self)
+            idiom: session.device?.idiom, body: String(decoding: json, as: UTF8.self)
         )
     }
 

@@ -9,6 +9,13 @@ enum Route: Equatable {
     case config
     case apps
     case releases(app: String)
+    case compare(app: String)
+    case issues(app: String)
+    case timeseries(app: String)
+    case keyboard(app: String)
+    case reports(app: String)
+    case export(app: String)
+    case report(id: String)
     case adminConfig(app: String)
     case adminApps
     case adminKeys(app: String)
@@ -32,6 +39,13 @@ enum Route: Equatable {
         Template(path: "/v1/config", methods: ["GET"]) { _ in .config },
         Template(path: "/v1/apps", methods: ["GET"]) { _ in .apps },
         Template(path: "/v1/apps/{app}/releases", methods: ["GET"]) { .releases(app: $0["app"] ?? "") },
+        Template(path: "/v1/apps/{app}/compare", methods: ["GET"]) { .compare(app: $0["app"] ?? "") },
+        Template(path: "/v1/apps/{app}/issues", methods: ["GET"]) { .issues(app: $0["app"] ?? "") },
+        Template(path: "/v1/apps/{app}/timeseries", methods: ["GET"]) { .timeseries(app: $0["app"] ?? "") },
+        Template(path: "/v1/apps/{app}/keyboard", methods: ["GET"]) { .keyboard(app: $0["app"] ?? "") },
+        Template(path: "/v1/apps/{app}/reports", methods: ["GET"]) { .reports(app: $0["app"] ?? "") },
+        Template(path: "/v1/apps/{app}/reports.ndjson", methods: ["GET"]) { .export(app: $0["app"] ?? "") },
+        Template(path: "/v1/reports/{id}", methods: ["GET"]) { .report(id: $0["id"] ?? "") },
         Template(path: "/v1/admin/apps", methods: ["POST"]) { _ in .adminApps },
         Template(path: "/v1/admin/apps/{app}/config", methods: ["GET", "PATCH"]) { .adminConfig(app: $0["app"] ?? "") },
         Template(path: "/v1/admin/apps/{app}/keys", methods: ["POST"]) { .adminKeys(app: $0["app"] ?? "") },

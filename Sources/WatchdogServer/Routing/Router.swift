@@ -9,6 +9,9 @@ struct Router: Sendable {
     let ingest: IngestRoutes
     let reads: ReadRoutes
     let admin: AdminRoutes
+    let compare: CompareRoutes
+    let series: SeriesRoutes
+    let drillDown: ReportRoutes
     let store: any TelemetryStore
     let queue: IngestQueue
     let resources: StaticResources
@@ -49,6 +52,13 @@ struct Router: Sendable {
         case .config: return try reads.effectiveConfig(request, principal: principal)
         case .apps: return try reads.apps(principal: principal)
         case .releases(let app): return try reads.releases(app: app, principal: principal)
+        case .compare(let app): return try viewer(principal) { () throws(APIError) in try compare.compare(app: app, request: request) }
+        case .issues(let app): return try viewer(principal) { () throws(APIError) in try compare.issues(app: app, request: request) }
+        case .timeseries(let app): return try viewer(principal) { () throws(APIError) in try series.timeseries(app: app, request: request) }
+        case .keyboard(let app): return try viewer(principal) { () throws(APIError) in try series.keyboard(app: app, request: request) }
+        case .reports(let app): return try viewer(principal) { () throws(APIError) in try drillDown.list(app: app, request: request) }
+        case .export(let app): return try viewer(principal) { () throws(APIError) in try drillDown.export(app: app, request: request) }
+        case .report(let id): return try viewer(principal) { () throws(APIError) in try drillDown.get(id: id) }
         case .adminConfig(let app):
             return method == "PATCH"
                 ? try admin.patchConfig(request, app: app, principal: principal)
@@ -60,6 +70,14 @@ struct Router: Sendable {
             // Answered before authentication above; reaching here is a routing bug.
             throw .internalError
         }
+    }
+
+    /// Stats are for viewer and admin tokens, not ingest keys.
+    private func viewer(_ principal: Principal, _ body: () throws(APIError) -> HTTPResponse) throws(APIError) -> HTTPResponse {
+        guard principal.role == .viewer || principal.role == .admin else {
+            throw .forbidden("stats need a viewer or admin token, not an ingest key")
+        }
+        return try body()
     }
 
     /// Ready: the store's files are writable, the last commit succeeded, the ingest queue has room.

@@ -14,10 +14,21 @@ public struct ReportRecord: Sendable {
     public var screen: String?
     public var autoFixed: Bool
     public var testCrash: Bool
+    /// What groups reports into issues: kind + screen + view + keyboard mode.
+    public var fingerprint: String
+    public var viewName: String?
+    public var keyboardMode: String?
+    public var keyboardHeight: Double?
+    public var inputMode: String?
+    public var deviceModel: String?
+    public var idiom: String?
+    public var windowHeight: Double?
     /// The report as JSON.
     public var body: String
 
-    public init(id: String, app: String, version: String, build: String, channel: String?, kind: String, occurredAt: Int64, sessionID: String?, installID: String?, isSuspect: Bool, screen: String?, autoFixed: Bool, testCrash: Bool, body: String) {
+    public init(id: String, app: String, version: String, build: String, channel: String?, kind: String, occurredAt: Int64, sessionID: String?, installID: String?, isSuspect: Bool, screen: String?, autoFixed: Bool, testCrash: Bool,
+                fingerprint: String, viewName: String? = nil, keyboardMode: String? = nil, keyboardHeight: Double? = nil, inputMode: String? = nil,
+                deviceModel: String? = nil, idiom: String? = nil, windowHeight: Double? = nil, body: String) {
         self.id = id
         self.app = app
         self.version = version
@@ -31,6 +42,14 @@ public struct ReportRecord: Sendable {
         self.screen = screen
         self.autoFixed = autoFixed
         self.testCrash = testCrash
+        self.fingerprint = fingerprint
+        self.viewName = viewName
+        self.keyboardMode = keyboardMode
+        self.keyboardHeight = keyboardHeight
+        self.inputMode = inputMode
+        self.deviceModel = deviceModel
+        self.idiom = idiom
+        self.windowHeight = windowHeight
         self.body = body
     }
 }
@@ -44,9 +63,10 @@ public struct SessionRecord: Sendable {
     public var channel: String?
     public var installID: String?
     public var startedAt: Int64
+    public var idiom: String?
     public var body: String
 
-    public init(id: String, app: String, version: String, build: String, channel: String?, installID: String?, startedAt: Int64, body: String) {
+    public init(id: String, app: String, version: String, build: String, channel: String?, installID: String?, startedAt: Int64, idiom: String? = nil, body: String) {
         self.id = id
         self.app = app
         self.version = version
@@ -54,6 +74,7 @@ public struct SessionRecord: Sendable {
         self.channel = channel
         self.installID = installID
         self.startedAt = startedAt
+        self.idiom = idiom
         self.body = body
     }
 }

@@ -33,9 +33,13 @@ enum Migrations {
                     install_id TEXT,
                     suspect INTEGER NOT NULL,
                     screen TEXT,
+                    fingerprint TEXT NOT NULL,
                     body TEXT NOT NULL
                 );
-                CREATE INDEX reports_by_release ON reports (app, version, build, occurred_at);
+                -- Drill-down walks these newest first by rowid (every index ends with it).
+                CREATE INDEX reports_by_release ON reports (app, version, build);
+                CREATE INDEX reports_by_release_kind ON reports (app, version, build, kind);
+                CREATE INDEX reports_by_fingerprint ON reports (app, fingerprint);
                 CREATE TABLE sessions (
                     id TEXT PRIMARY KEY,
                     app TEXT NOT NULL,
@@ -48,6 +52,15 @@ enum Migrations {
                     body TEXT NOT NULL
                 );
                 CREATE INDEX sessions_by_release ON sessions (app, version, build, started_at);
+                -- Session starts per device idiom: the denominator of the per-idiom rates.
+                CREATE TABLE release_idiom_sessions (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    idiom TEXT NOT NULL,
+                    sessions INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app, version, build, idiom)
+                ) WITHOUT ROWID;
                 -- Roll-ups, written in the same transaction as the rows they count.
                 CREATE TABLE releases (
                     app TEXT NOT NULL,
@@ -69,6 +82,69 @@ enum Migrations {
                     reports INTEGER NOT NULL DEFAULT 0,
                     suspect_reports INTEGER NOT NULL DEFAULT 0,
                     PRIMARY KEY (app, version, build, kind)
+                ) WITHOUT ROWID;
+                -- Reports per release broken down by screen, keyboard mode and device idiom.
+                CREATE TABLE release_breakdown (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    dimension TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    reports INTEGER NOT NULL DEFAULT 0,
+                    suspect_reports INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app, version, build, dimension, value, kind)
+                ) WITHOUT ROWID;
+                -- Reports per release, kind and hour (UTC, of occurred_at).
+                CREATE TABLE release_hourly (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    hour INTEGER NOT NULL,
+                    reports INTEGER NOT NULL DEFAULT 0,
+                    suspect_reports INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app, version, build, kind, hour)
+                ) WITHOUT ROWID;
+                -- Issues: reports grouped by fingerprint (kind + screen + view + keyboard mode), per release.
+                CREATE TABLE issue_releases (
+                    app TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    screen TEXT,
+                    view_name TEXT,
+                    keyboard_mode TEXT,
+                    reports INTEGER NOT NULL DEFAULT 0,
+                    suspect_reports INTEGER NOT NULL DEFAULT 0,
+                    affected_sessions INTEGER NOT NULL DEFAULT 0,
+                    first_seen INTEGER NOT NULL,
+                    last_seen INTEGER NOT NULL,
+                    PRIMARY KEY (app, version, build, fingerprint)
+                ) WITHOUT ROWID;
+                CREATE INDEX issue_releases_by_fingerprint ON issue_releases (app, fingerprint);
+                CREATE TABLE issue_sessions (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    session_id TEXT NOT NULL,
+                    PRIMARY KEY (app, version, build, fingerprint, session_id)
+                ) WITHOUT ROWID;
+                -- Keyboard heights seen (active reports), as a histogram per whole point.
+                CREATE TABLE keyboard_heights (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    model TEXT NOT NULL,
+                    mode TEXT NOT NULL,
+                    input_mode TEXT NOT NULL,
+                    height INTEGER NOT NULL,
+                    reports INTEGER NOT NULL DEFAULT 0,
+                    -- of which the height was ≥ 90 % of the window's: the zero-frame bug.
+                    window_sized INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app, version, build, model, mode, input_mode, height)
                 ) WITHOUT ROWID;
                 -- Which sessions of a release already have an (active) report: affected sessions.
                 CREATE TABLE release_affected_sessions (

@@ -1,0 +1,259 @@
+import Foundation
+import Testing
+
+/// Release health against a known dataset posted through the API.
+@Suite struct HealthTests {
+    /// Base 14.1.0: 1,000 sessions; 400 view-frame glitches on Compose, 30 covered inputs on
+    /// Search, 50 keyboards without input. Target 14.2.0: 1,000 sessions; 100 view-frame
+    /// glitches, 90 covered inputs (tripled), none without input, 20 x-new_glitch on Settings.
+    static func dataset(_ daemon: Daemon, key: String) throws {
+        func post(_ reports: [[String: Any]]) throws {
+            for start in stride(from: 0, to: reports.count, by: 500) {
+                let response = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": Array(reports[start..<min(start + 500, reports.count)])])
+                #expect(response.status == 202 && response.json["accepted"] as? Int == min(500, reports.count - start))
+            }
+        }
+        for (version, build) in [("14.1.0", "31102"), ("14.2.0", "31245")] {
+            let sessions = (0..<1000).map { _ in Fixtures.session(version: version, build: build) }
+            for start in stride(from: 0, to: 1000, by: 500) {
+                #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<start + 500])]).status == 202)
+            }
+        }
+        func reports(_ count: Int, version: String, build: String, kind: String, screen: String) throws -> [[String: Any]] {
+            try (0..<count).map { _ in
+                var report = try Fixtures.freshReport(version: version, build: build, kind: kind)
+                report["screen"] = screen
+                if kind == "interaction_lock" { report["lock"] = ["duration_s": 12.0] }
+                return report
+            }
+        }
+        try post(try reports(400, version: "14.1.0", build: "31102", kind: "view_frame_mismatch", screen: "ComposeViewController")
+            + reports(30, version: "14.1.0", build: "31102", kind: "input_covered_by_keyboard", screen: "SearchViewController")
+            + reports(50, version: "14.1.0", build: "31102", kind: "keyboard_without_input", screen: "SearchViewController"))
+        try post(try reports(100, version: "14.2.0", build: "31245", kind: "view_frame_mismatch", screen: "ComposeViewController")
+            + reports(90, version: "14.2.0", build: "31245", kind: "input_covered_by_keyboard", screen: "SearchViewController")
+            + reports(20, version: "14.2.0", build: "31245", kind: "x-new_glitch", screen: "SettingsViewController"))
+    }
+
+    /// The log-method interval, computed here independently of the server.
+    static func interval(target: Double, targetSessions: Double, base: Double, baseSessions: Double) -> (Double, Double, Double) {
+        let ratio = (target / targetSessions) / (base / baseSessions)
+        let se = (1 / target + 1 / base).squareRoot()
+        return (ratio, ratio * exp(-1.959964 * se), ratio * exp(1.959964 * se))
+    }
+
+    static func rounded(_ value: Any?) -> Double? {
+        (value as? Double).map { ($0 * 1000).rounded() / 1000 }
+    }
+
+    @Test func compareGivesTheRateRatioWithItsIntervalAndVerdict() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        try Self.dataset(daemon, key: key)
+        let response = try daemon.client.request("GET", "/v1/apps/com.example.mail/compare?base=14.1.0&target=14.2.0%20(31245)", token: viewer)
+        #expect(response.status == 200, "\(response.text)")
+        let byKind = Dictionary(uniqueKeysWithValues: (response.json["by_kind"] as? [[String: Any]] ?? []).map { ($0["value"] as? String ?? "", $0) })
+
+        let frames = try #require(byKind["view_frame_mismatch"])
+        let (ratio, lower, upper) = Self.interval(target: 100, targetSessions: 1000, base: 400, baseSessions: 1000)
+        #expect(Self.rounded(frames["ratio"]) == (ratio * 1000).rounded() / 1000)
+        #expect(Self.rounded(frames["ratio"]) == 0.25)
+        let frameInterval = frames["interval"] as? [String: Any]
+        #expect(Self.rounded(frameInterval?["lower"]) == (lower * 1000).rounded() / 1000)
+        #expect(Self.rounded(frameInterval?["upper"]) == (upper * 1000).rounded() / 1000)
+        #expect(Self.rounded(frameInterval?["lower"]) == 0.201 && Self.rounded(frameInterval?["upper"]) == 0.311)
+        #expect(frames["verdict"] as? String == "improved")
+        #expect((frames["base"] as? [String: Any])?["reports_per_1k_sessions"] as? Double == 400)
+
+        // 50 → 0: corrected counts give a finite upper bound well below 1.
+        let vanished = try #require(byKind["keyboard_without_input"])
+        #expect(vanished["ratio"] as? Double == 0)
+        let (_, _, vanishedUpper) = Self.interval(target: 0.5, targetSessions: 1000, base: 50.5, baseSessions: 1000)
+        let vanishedInterval = try #require(vanished["interval"] as? [String: Any])
+        #expect(Self.rounded(vanishedInterval["upper"]) == (vanishedUpper * 1000).rounded() / 1000)
+        #expect((vanishedInterval["upper"] as? Double ?? 1) < 1)
+        #expect(vanished["verdict"] as? String == "improved")
+        #expect(vanished["correction"] is String)
+
+        // 0 → 20: no finite ratio, but a verdict from the corrected interval.
+        let appeared = try #require(byKind["x-new_glitch"])
+        #expect(appeared["ratio"] is NSNull)
+        #expect(appeared["verdict"] as? String == "regressed")
+
+        let tripled = try #require(byKind["input_covered_by_keyboard"])
+        #expect(Self.rounded(tripled["ratio"]) == 3)
+        #expect(tripled["verdict"] as? String == "regressed")
+
+        let overall = try #require(response.json["overall"] as? [String: Any])
+        #expect((overall["base"] as? [String: Any])?["reports"] as? Int == 480)
+        #expect((overall["target"] as? [String: Any])?["reports"] as? Int == 210)
+        let screens = (response.json["by_screen"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? String }
+        #expect(Set(screens) == ["ComposeViewController", "SearchViewController", "SettingsViewController"])
+        #expect((response.json["target"] as? [String: Any])?["glitch_free_session_rate"] is Double)
+    }
+
+    @Test func aReleaseWithoutSessionsHasNullRatesWithAReason() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": [Fixtures.session(version: "1.0", build: "1")]]).status == 202)
+        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [try Fixtures.freshReport(version: "1.0", build: "1"), try Fixtures.freshReport(version: "2.0", build: "2")]]).status == 202)
+        let response = try daemon.client.request("GET", "/v1/apps/com.example.mail/compare?base=1.0&target=2.0", token: viewer)
+        let overall = try #require(response.json["overall"] as? [String: Any])
+        #expect(overall["ratio"] is NSNull)
+        #expect(overall["verdict"] is NSNull)
+        #expect((overall["reason"] as? String)?.contains("target") == true)
+        #expect((overall["target"] as? [String: Any])?["reports_per_1k_sessions"] is NSNull)
+        #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/compare?base=9.9&target=2.0", token: viewer).status == 404)
+        #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/compare?base=1.0", token: viewer).status == 400)
+    }
+
+    @Test func issuesFlagNewAndRegressedFingerprints() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        try Self.dataset(daemon, key: key)
+        let response = try daemon.client.request("GET", "/v1/apps/com.example.mail/issues?release=14.2.0", token: viewer)
+        let issues = Dictionary(uniqueKeysWithValues: (response.json["issues"] as? [[String: Any]] ?? []).map { ($0["kind"] as? String ?? "", $0) })
+        #expect(issues.count == 3)
+        let new = try #require(issues["x-new_glitch"])
+        #expect(new["new"] as? Bool == true)
+        #expect(new["first_release"] as? String == "14.2.0 (31245)")
+        let tripled = try #require(issues["input_covered_by_keyboard"])
+        #expect(tripled["regressed"] as? Bool == true)
+        #expect(tripled["new"] as? Bool == false)
+        #expect(tripled["first_release"] as? String == "14.1.0 (31102)")
+        #expect(tripled["previous_release"] as? String == "14.1.0 (31102)")
+        let fewer = try #require(issues["view_frame_mismatch"])
+        #expect(fewer["regressed"] as? Bool == false)
+        #expect(fewer["reports"] as? Int == 100)
+        #expect(fewer["affected_sessions"] as? Int == 1, "all fixture reports share one session id")
+
+        // The fingerprint leads to its reports.
+        let fingerprint = try #require(tripled["fingerprint"] as? String)
+        let page = try daemon.client.request("GET", "/v1/apps/com.example.mail/reports?fingerprint=\(fingerprint)&limit=500", token: viewer)
+        let reports = page.json["reports"] as? [[String: Any]] ?? []
+        #expect(reports.count == 90 + 30)
+        #expect(reports.allSatisfy { $0["fingerprint"] as? String == fingerprint })
+    }
+
+    @Test func paginationWalksEveryReportOnceWhileAnotherClientPosts() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        var original = Set<String>()
+        for _ in 0..<20 {
+            let reports = try (0..<500).map { _ in try Fixtures.freshReport() }
+            original.formUnion(reports.compactMap { $0["id"] as? String })
+            #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": reports]).status == 202)
+        }
+        let stop = Locked(false)
+        let posted = Locked(0)
+        let port = daemon.port
+        let bodies = try (0..<200).map { _ in Array(try JSONSerialization.data(withJSONObject: ["reports": try (0..<5).map { _ in try Fixtures.freshReport() }])) }
+        let poster = Thread {
+            let client = HTTPClient(port: port)
+            for body in bodies where !stop.value {
+                if (try? client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: body))?.status == 202 {
+                    posted.update { $0 += 5 }
+                }
+            }
+        }
+        poster.start()
+        var seen: [String] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let path = "/v1/apps/com.example.mail/reports?limit=100" + (cursor.map { "&cursor=\($0)" } ?? "")
+            let page = try daemon.client.request("GET", path, token: viewer)
+            #expect(page.status == 200)
+            seen += (page.json["reports"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            cursor = page.json["next_cursor"] as? String
+            pages += 1
+        } while cursor != nil && pages < 1000
+        stop.update { $0 = true }
+        while poster.isExecuting { usleep(1000) }
+        #expect(posted.value > 0, "the other client did post meanwhile")
+        #expect(seen.count == Set(seen).count, "no report twice")
+        #expect(original.isSubset(of: Set(seen)), "no gap: \(original.subtracting(seen).count) missing")
+        #expect(seen.count < original.count + posted.value + 1)
+        #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/reports?cursor=garbage", token: viewer).errorCode == "invalid_cursor")
+    }
+
+    @Test func exportStreamsEveryReportAsOneJSONLineAndOneReportReadsInFull() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        var reports = try (0..<1500).map { _ in try Fixtures.freshReport() }
+        reports[0]["extra_client_field"] = "kept as sent"
+        for start in stride(from: 0, to: reports.count, by: 500) {
+            #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": Array(reports[start..<start + 500])]).status == 202)
+        }
+        let export = try daemon.client.request("GET", "/v1/apps/com.example.mail/reports.ndjson", token: viewer)
+        #expect(export.status == 200)
+        #expect(export.headers["content-disposition"]?.contains("attachment") == true)
+        #expect(export.headers["transfer-encoding"] == "chunked")
+        let body = Self.dechunk(export.body)
+        let lines = body.split(separator: UInt8(ascii: "\n"))
+        #expect(lines.count == 1500)
+        let ids = Set(lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] }.compactMap { $0["id"] as? String })
+        #expect(ids == Set(reports.compactMap { $0["id"] as? String }))
+
+        let id = try #require(reports[0]["id"] as? String)
+        let one = try daemon.client.request("GET", "/v1/reports/\(id)", token: viewer)
+        #expect(one.status == 200)
+        #expect((one.json["report"] as? [String: Any])?["extra_client_field"] as? String == "kept as sent")
+        #expect(one.json["received_at"] is String && (one.json["fingerprint"] as? String)?.hasPrefix("fp_") == true)
+        #expect(try daemon.client.request("GET", "/v1/reports/\(UUID().uuidString)", token: viewer).status == 404)
+        #expect(try daemon.client.request("GET", "/v1/reports/\(id)", token: key).status == 403)
+    }
+
+    @Test func timeseriesIsZeroFilledAndKeyboardHeightsFlagOutliers() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        func report(at time: String, model: String, inputMode: String, height: Double, windowHeight: Double = 844) throws -> [String: Any] {
+            var report = try Fixtures.freshReport()
+            report["occurred_at"] = time
+            report["device"] = ["model": model, "idiom": "phone"]
+            report["window"] = ["x": 0, "y": 0, "width": 390, "height": windowHeight]
+            report["keyboard"] = ["visible": true, "mode": "docked", "height": height, "input_mode": inputMode]
+            return report
+        }
+        let reports = [
+            try report(at: "2026-11-20T10:15:00Z", model: "iPhone15,2", inputMode: "en-US", height: 216),
+            try report(at: "2026-11-20T10:45:00Z", model: "iPhone15,2", inputMode: "en-US", height: 216),
+            try report(at: "2026-11-20T13:05:00Z", model: "iPhone15,2", inputMode: "ja-JP", height: 252),
+            try report(at: "2026-11-20T13:06:00Z", model: "iPad8,1", inputMode: "en-US", height: 1024, windowHeight: 1024),
+        ]
+        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": reports]).status == 202)
+        let series = try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?kind=view_frame_mismatch&bucket=hour&from=2026-11-20T09:00:00Z&to=2026-11-20T14:00:00Z", token: viewer)
+        #expect(series.json["buckets"] as? [String] == (9...14).map { String(format: "2026-11-20T%02d:00:00.000Z", $0) })
+        #expect((series.json["series"] as? [String: [Int]])?["view_frame_mismatch"] == [0, 2, 0, 0, 2, 0])
+        let days = try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=day&from=2026-11-19&to=2026-11-21", token: viewer)
+        #expect((days.json["series"] as? [String: [Int]])?["view_frame_mismatch"] == [0, 4, 0])
+        #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=minute", token: viewer).status == 400)
+
+        let keyboard = try daemon.client.request("GET", "/v1/apps/com.example.mail/keyboard", token: viewer)
+        let groups = keyboard.json["groups"] as? [[String: Any]] ?? []
+        let pad = try #require(groups.first { $0["model"] as? String == "iPad8,1" })
+        #expect(pad["outlier"] as? Bool == true)
+        let english = try #require(groups.first { $0["model"] as? String == "iPhone15,2" && $0["input_mode"] as? String == "en-US" })
+        #expect(english["median"] as? Int == 216 && english["reports"] as? Int == 2 && english["outlier"] as? Bool == false)
+        #expect(english["height_differs_by_input_mode"] as? [String] == ["ja-JP"])
+    }
+
+    static func dechunk(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            guard let lineEnd = (index..<bytes.count - 1).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 }),
+                  let size = Int(String(decoding: bytes[index..<lineEnd], as: UTF8.self), radix: 16) else { break }
+            if size == 0 { break }
+            output += bytes[(lineEnd + 2)..<(lineEnd + 2 + size)]
+            index = lineEnd + 2 + size + 2
+        }
+        return output
+    }
+}
