@@ -174,10 +174,19 @@ public enum DemoData {
     }
 
     private static func uuid(_ random: inout SplitMix64) -> String {
+        let digits = Array("0123456789abcdef".utf8)
         let a = random.next(), b = random.next()
-        let bytes = (0..<8).map { UInt8(truncatingIfNeeded: a >> UInt64($0 * 8)) } + (0..<8).map { UInt8(truncatingIfNeeded: b >> UInt64($0 * 8)) }
-        let hex = Array(bytes.hexString)
-        return "\(String(hex[0..<8]))-\(String(hex[8..<12]))-4\(String(hex[13..<16]))-a\(String(hex[17..<20]))-\(String(hex[20..<32]))"
+        var text = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
+        var position = 0
+        for index in 0..<32 {
+            if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
+            let word = index < 16 ? a : b
+            text[position] = digits[Int((word >> UInt64((index % 16) * 4)) & 0xF)]
+            position += 1
+        }
+        text[14] = UInt8(ascii: "4")  // version 4
+        text[19] = UInt8(ascii: "a")  // RFC 4122 variant
+        return String(decoding: text, as: UTF8.self)
     }
 }
 

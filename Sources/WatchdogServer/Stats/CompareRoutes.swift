@@ -65,11 +65,13 @@ struct CompareRoutes: Sendable {
             .prefix(limit)
         let history = try storeCall { try store.issueHistory(app: app, fingerprints: rows.map(\.fingerprint)) }
         let byFingerprint = Dictionary(grouping: history, by: \.fingerprint)
+        // Releases ranked once, oldest first, instead of comparing version strings per row.
+        let rank = Dictionary(uniqueKeysWithValues: releases.enumerated().map { ($1.release, $0) })
         let index = releases.firstIndex { $0.release == current.release } ?? releases.count - 1
         let previous = releases[..<index].last { $0.sessions > 0 }
         let issues = rows.map { row -> IssueView in
             let seen = byFingerprint[row.fingerprint] ?? [row]
-            let first = seen.min { ReleaseOrder.isOlder($0.release, $1.release) }?.release ?? row.release
+            let first = seen.min { (rank[$0.release] ?? .max) < (rank[$1.release] ?? .max) }?.release ?? row.release
             var trend: RateComparison?
             if let previous {
                 let before = seen.first { $0.release == previous.release }?.reports ?? 0
