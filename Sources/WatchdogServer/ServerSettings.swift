@@ -14,6 +14,9 @@ public struct ServerSettings: Sendable {
     public var ingestQueueCapacity: Int = 100_000
     /// How long shutdown waits for requests in flight.
     public var drainSeconds: Double = 10
+    /// `Cache-Control: max-age` of `GET /v1/config`: how long a fleet may reuse a config
+    /// before asking again (and so how fast a switch reaches everyone).
+    public var configMaxAgeSeconds: Int = 60
     /// Where `openapi.yaml` (and later the dashboard) are read from.
     public var resourcesDirectory: String?
 

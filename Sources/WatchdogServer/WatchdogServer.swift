@@ -29,8 +29,8 @@ public final class WatchdogServer: Sendable {
         let compare = CompareRoutes(store: store)
         let router = Router(
             authenticator: authenticator,
-            ingest: IngestRoutes(queue: queue, clock: clock),
-            reads: ReadRoutes(store: store, config: config),
+            ingest: IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.reload() }),
+            reads: ReadRoutes(store: store, config: config, configMaxAge: settings.configMaxAgeSeconds),
             admin: AdminRoutes(store: store, config: config, authenticator: authenticator, clock: clock),
             compare: compare,
             series: SeriesRoutes(compare: compare, clock: clock),

@@ -51,6 +51,14 @@ public protocol TelemetryStore: Sendable {
     /// version is still `expectedVersion` (0: none stored yet).
     /// - Throws: `StoreError.conflict` when another change came first.
     func saveConfig(_ record: ConfigRecord, expectedVersion: Int, before: String?) throws
+    /// Every change of an app's config, newest first.
+    func configHistory(app: String) throws -> [ConfigChange]
+    /// One change (version) of an app's config.
+    func configChange(app: String, version: Int) throws -> ConfigChange?
+    /// Test crashes reported per install on a UTC day (days since the epoch) — for every app.
+    func testCrashCounts(day: Int64) throws -> [TestCrashCount]
+    /// Distinct installs with a session start since a time, with their release, channel and idiom.
+    func recentInstalls(app: String, since: Int64, limit: Int) throws -> [RecentInstall]
 
     // MARK: Operations
 

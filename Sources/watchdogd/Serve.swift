@@ -35,6 +35,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds before an idle connection is closed (env WATCHDOG_CONNECTION_TIMEOUT, default 30).")
     var connectionTimeout: Int?
 
+    @Option(help: "Cache-Control max-age of GET /v1/config, seconds: how long clients reuse a config (env WATCHDOG_CONFIG_MAX_AGE, default 60).")
+    var configMaxAge: Int?
+
     @Option(help: "Directory with openapi.yaml and the dashboard (env WATCHDOG_RESOURCES_DIR, default ./Resources if present, else /usr/share/watchdogd).")
     var resourcesDir: String?
 
@@ -95,6 +98,7 @@ struct Serve: ParsableCommand {
         settings.connectionLimit = try number(connectionLimit, "CONNECTION_LIMIT", "--connection-limit", 1...1_000_000) ?? settings.connectionLimit
         settings.perAddressConnectionLimit = try number(perIpConnectionLimit, "PER_IP_CONNECTION_LIMIT", "--per-ip-connection-limit", 1...1_000_000) ?? settings.perAddressConnectionLimit
         settings.connectionTimeoutSeconds = try number(connectionTimeout, "CONNECTION_TIMEOUT", "--connection-timeout", 1...86_400) ?? settings.connectionTimeoutSeconds
+        settings.configMaxAgeSeconds = try number(configMaxAge, "CONFIG_MAX_AGE", "--config-max-age", 0...86_400) ?? settings.configMaxAgeSeconds
         settings.resourcesDirectory = Environment.resolve(resourcesDir, "RESOURCES_DIR")
             ?? (FileManager.default.fileExists(atPath: "Resources/openapi.yaml") ? "Resources" : "/usr/share/watchdogd")
         return settings

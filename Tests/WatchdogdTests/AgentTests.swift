@@ -70,7 +70,10 @@ import WatchdogWire
         settings.endpoint = URL(string: "http://127.0.0.1:1")!
         let offline = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now }, crashHandler: {})
         await offline.syncNow()
+        #expect(offline.config.current == agent.config.current)
         #expect(offline.config.current.enabled == false)
-        #expect(offline.config.current.testCrash == true)
+        #expect(offline.config.current.autoFix == true)
+        // The install used its daily test-crash budget (1) above, so the server turned it off.
+        #expect(offline.config.current.testCrash == false)
     }
 }

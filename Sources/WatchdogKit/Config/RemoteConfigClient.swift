@@ -63,7 +63,8 @@ public final class RemoteConfigClient: Sendable {
             case 304:
                 return false
             case 200:
-                let config = try JSONDecoder().decode(WatchdogConfig.self, from: response.body)
+                var config = try JSONDecoder().decode(WatchdogConfig.self, from: response.body)
+                if let version = response.headers["x-config-version"].flatMap(Int.init) { config.version = version }
                 let cached = Cached(etag: response.headers["etag"], config: config)
                 let changed: Bool = state.withLock { state in
                     let changed = state.cached.config != config

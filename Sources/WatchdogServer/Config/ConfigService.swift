@@ -5,146 +5,242 @@ import WatchdogWire
 
 /// Serves effective configs from memory and applies admin changes.
 ///
-/// The effective config of an app is computed once per change (and once when a
-/// `test_crash_expires_at` passes), kept as ready-to-send bytes with its ETag, so
-/// `GET /v1/config` costs a dictionary lookup.
+/// Per app the document is compiled once per change; results are cached by the set of rules
+/// a client matches (and whether its test-crash budget is used up), as ready-to-send bytes
+/// with their ETag. A request costs the rule checks (cheap field compares and one hash per
+/// percentage rule) and a dictionary lookup.
 final class ConfigService: Sendable {
     /// Ready-to-send effective config.
     struct Effective: Sendable {
         var body: [UInt8]
         var etag: String
-        /// When this computed result stops being right (a `test_crash_expires_at` passing).
-        var validUntil: Int64
+        var version: Int
     }
 
-    private struct State {
-        var documents: [String: ConfigDocument] = [:]
-        var effective: [String: Effective] = [:]
+    /// One app's compiled document and its result cache.
+    final class Compiled: Sendable {
+        struct ResultKey: Hashable {
+            var mask: UInt64
+            var budgetExceeded: Bool
+        }
+
+        let document: ConfigDocument
+        /// When a `test_crash_expires_at` passes and the cache must be rebuilt.
+        let validUntil: Int64
+        let results = Mutex<[ResultKey: Effective]>([:])
+        let evaluations = Mutex<[UInt64: ConfigEvaluation]>([:])
+
+        init(document: ConfigDocument, now: Int64) {
+            self.document = document
+            validUntil = ConfigEvaluation.nextExpiry(document, after: now)
+        }
     }
 
     private let store: any TelemetryStore
     private let clock: @Sendable () -> Int64
-    private let state = Mutex(State())
-    /// Serializes read-modify-write of documents so concurrent PATCHes don't conflict spuriously.
+    let budget: TestCrashBudget
+    private let compiled = Mutex<[String: Compiled]>([:])
+    private let documents = Mutex<[String: ConfigDocument]>([:])
+    /// Serializes read-modify-write of documents so concurrent changes don't conflict spuriously.
     private let changeLock = Mutex(())
 
     init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64) throws {
         self.store = store
         self.clock = clock
+        budget = TestCrashBudget(store: store, clock: clock)
         let records = try store.configDocuments()
-        state.withLock { state in
-            for record in records { state.documents[record.app] = ConfigDocument(record: record) }
+        documents.withLock { documents in
+            for record in records { documents[record.app] = ConfigDocument(record: record) }
         }
-    }
-
-    /// The effective config for a client of `app`, or `nil` for an unknown app.
-    func effective(app: String) throws -> Effective? {
-        let now = clock()
-        if let cached = state.withLock({ $0.effective[app] }), now < cached.validUntil { return cached }
-        let document: ConfigDocument
-        if let known = state.withLock({ $0.documents[app] }) {
-            document = known
-        } else {
-            guard try store.appExists(app) else { return nil }
-            document = .initial()
-        }
-        let computed = Self.compute(document, now: now)
-        state.withLock { state in
-            if state.documents[app] == nil || state.documents[app]?.version == document.version {
-                state.effective[app] = computed
-            }
-        }
-        return computed
     }
 
     /// The admin document of `app`, or `nil` for an unknown app.
     func document(app: String) throws -> ConfigDocument? {
-        if let known = state.withLock({ $0.documents[app] }) { return known }
+        if let known = documents.withLock({ $0[app] }) { return known }
         return try store.appExists(app) ? .initial() : nil
     }
 
-    /// Applies a merge patch (SPEC §4): top-level config keys change `defaults`; `defaults` and
-    /// `rules` address the document itself.
-    func patch(app: String, patch: JSONValue, ifMatch: String?, actor: String) throws -> ConfigDocument {
-        try changeLock.withLock { _ in
-            guard var document = try self.document(app: app) else {
-                throw APIError.notFound("no app \(app); create it with POST /v1/admin/apps")
-            }
-            if let ifMatch, !Self.matches(ifMatch, etag: document.etag) {
-                throw APIError(status: 409, code: "stale_config",
-                               message: "If-Match \(ifMatch) is not the current version \(document.etag); GET the config and apply your change again",
-                               headers: [("ETag", document.etag)])
-            }
+    // MARK: - The hot path
+
+    /// The effective config for a client of `app` (and, with `explain`, why each value is what
+    /// it is); `nil` for an unknown app.
+    func effective(app: String, client: ConfigClient, explain: Bool = false) throws -> (Effective, JSONValue?)? {
+        let now = clock()
+        guard let compiled = try compiled(app: app, now: now) else { return nil }
+        let mask = ConfigEvaluation.mask(compiled.document, client: client)
+        var evaluation: ConfigEvaluation
+        if let cached = compiled.evaluations.withLock({ $0[mask] }) {
+            evaluation = cached
+        } else {
+            evaluation = ConfigEvaluation.evaluate(compiled.document, mask: mask, now: now)
+            let computed = evaluation
+            compiled.evaluations.withLock { $0[mask] = computed }
+        }
+        if evaluation.testCrashOn, let install = client.installID {
+            evaluation.applyBudget(crashesToday: budget.crashesToday(app: app, installID: install))
+        }
+        let key = Compiled.ResultKey(mask: mask, budgetExceeded: evaluation.budgetExceeded)
+        let effective: Effective
+        if let cached = compiled.results.withLock({ $0[key] }) {
+            effective = cached
+        } else {
+            let body = evaluation.body
+            effective = Effective(body: body, etag: "\"\(Self.fnv1a(body))\"", version: compiled.document.version)
+            compiled.results.withLock { $0[key] = effective }
+        }
+        return (effective, explain ? evaluation.explanation(compiled.document) : nil)
+    }
+
+    private func compiled(app: String, now: Int64) throws -> Compiled? {
+        if let current = compiled.withLock({ $0[app] }), now < current.validUntil { return current }
+        guard let document = try document(app: app) else { return nil }
+        let fresh = Compiled(document: document, now: now)
+        compiled.withLock { compiled in
+            // A change saved meanwhile wins over this (older) compilation.
+            if compiled[app] == nil || compiled[app]!.document.version <= document.version { compiled[app] = fresh }
+        }
+        return fresh
+    }
+
+    // MARK: - Changes
+
+    /// The outcome of a change: the new document (not saved for a dry run) and, for dry runs,
+    /// what it would do to recent installs.
+    struct Change: Sendable {
+        var document: ConfigDocument
+        var saved: Bool
+        var impact: [ReleaseImpact]?
+    }
+
+    /// Applies a JSON merge patch (SPEC §4): top-level config keys change `defaults`; `defaults`
+    /// and `rules` address the document itself (RFC 7396: an array, like `rules`, is replaced whole).
+    func patch(app: String, patch: JSONValue, ifMatch: String?, actor: String, dryRun: Bool) throws -> Change {
+        try change(app: app, ifMatch: ifMatch, actor: actor, dryRun: dryRun) { current throws(APIError) in
             guard case .object(let fields) = patch else {
-                throw APIError.badRequest("invalid_shape", "the body must be a JSON object, e.g. {\"test_crash\": true}")
+                throw .badRequest("invalid_shape", "the body must be a JSON object, e.g. {\"test_crash\": true}")
             }
-            let before = document
-            var defaultsPatch: [String: JSONValue] = [:]
-            for (key, value) in fields {
+            guard case .object(var content) = current.content, case .object(var defaults)? = content["defaults"] else { return current }
+            for key in fields.keys.sorted() {
+                let value = fields[key]!
                 switch key {
                 case "defaults":
                     switch value {
-                    case .object(let inner): defaultsPatch.merge(inner) { _, new in new }
-                    case .null: document.defaults = [:]
-                    default: throw APIError.badRequest("invalid_config_value", "defaults must be an object of config keys, got \(value.typeName)")
+                    case .object(let inner): for (name, new) in inner { defaults[name] = new }
+                    case .null: defaults = [:]
+                    default: throw .badRequest("invalid_config_value", "defaults must be an object of config keys, got \(value.typeName)")
                     }
                 case "rules":
-                    guard case .array(let rules) = value else {
-                        throw APIError.badRequest("invalid_config_value", "rules must be an array, got \(value.typeName)")
-                    }
-                    guard rules.isEmpty else {
-                        throw APIError.badRequest("unsupported_config", "rules are not supported by this server yet; only [] is accepted (set keys in defaults)")
-                    }
-                    document.rules = []
-                case "version":
-                    throw APIError.badRequest("invalid_config_value", "version is assigned by the server; send If-Match with the document's ETag to guard against concurrent changes")
+                    content["rules"] = value == .null ? .array([]) : value
+                case "version", "updated_at", "updated_by":
+                    throw .badRequest("invalid_config_value", "\(key) is assigned by the server; send If-Match with the document's ETag to guard against concurrent changes")
                 default:
-                    defaultsPatch[key] = value
+                    if value != .null { try ConfigSchema.check(key, value, path: key) } else if !ConfigSchema.keyNames.contains(key) {
+                        try ConfigSchema.check(key, value, path: key)
+                    }
+                    defaults[key] = value
                 }
             }
-            for (key, value) in defaultsPatch {
-                let path = fields[key] != nil ? key : "defaults.\(key)"
-                if value == .null {
-                    guard ConfigSchema.keyNames.contains(key) else { try ConfigSchema.check(key, value, path: path); continue }
-                    document.defaults.removeValue(forKey: key)
-                } else {
-                    try ConfigSchema.check(key, value, path: path)
-                    document.defaults[key] = value
-                }
-            }
-            guard document.defaults != before.defaults || document.rules != before.rules else { return before }
-            document.version = before.version + 1
-            document.updatedAt = clock()
-            document.updatedBy = actor
-            do {
-                try store.saveConfig(
-                    ConfigRecord(app: app, version: document.version, document: document.storedJSON, updatedAt: document.updatedAt ?? 0, updatedBy: actor),
-                    expectedVersion: before.version, before: before.version == 0 ? nil : before.storedJSON
-                )
-            } catch StoreError.conflict(let current) {
-                throw APIError(status: 409, code: "stale_config", message: "the config changed meanwhile (now version \(current)); GET it and apply your change again")
-            }
-            let saved = document
-            state.withLock { state in
-                state.documents[app] = saved
-                state.effective[app] = Self.compute(saved, now: clock())
-            }
-            return saved
+            content["defaults"] = .object(defaults)
+            let (newDefaults, rules) = try ConfigDocumentReader.document(from: .object(content))
+            return ConfigDocument(version: current.version, defaults: newDefaults, rules: rules, updatedAt: current.updatedAt, updatedBy: current.updatedBy)
         }
     }
 
-    private static func compute(_ document: ConfigDocument, now: Int64) -> Effective {
-        var fields: [String: JSONValue] = ["version": .number(Double(document.version))]
-        for key in ConfigSchema.keys {
-            fields[key.name] = document.defaults[key.name] ?? key.defaultValue ?? .null
+    /// Replaces the whole document (`PUT`).
+    func replace(app: String, document value: JSONValue, ifMatch: String?, actor: String, dryRun: Bool) throws -> Change {
+        try change(app: app, ifMatch: ifMatch, actor: actor, dryRun: dryRun) { current throws(APIError) in
+            let (defaults, rules) = try ConfigDocumentReader.document(from: value)
+            return ConfigDocument(version: current.version, defaults: defaults, rules: rules, updatedAt: current.updatedAt, updatedBy: current.updatedBy)
         }
-        var validUntil = Int64.max
-        if case .string(let text) = fields["test_crash_expires_at"], let expiry = Timestamp.parseMilliseconds(text) {
-            if now >= expiry { fields["test_crash"] = .bool(false) } else { validUntil = expiry }
-        }
-        let body = (try? JSONBody.encode(JSONValue.object(fields))) ?? Array("{}".utf8)
-        return Effective(body: body, etag: "\"\(fnv1a(body))\"", validUntil: validUntil)
     }
+
+    /// Makes the content of an earlier version current again, as a new version.
+    func rollback(app: String, to version: Int, ifMatch: String?, actor: String, dryRun: Bool) throws -> Change {
+        guard let earlier = try store.configChange(app: app, version: version) else {
+            throw APIError.notFound("app \(app) has no config version \(version); see GET …/config/history")
+        }
+        return try change(app: app, ifMatch: ifMatch, actor: actor, dryRun: dryRun) { current throws(APIError) in
+            let restored = ConfigDocument(record: ConfigRecord(app: app, version: version, document: earlier.after, updatedAt: 0, updatedBy: ""))
+            return ConfigDocument(version: current.version, defaults: restored.defaults, rules: restored.rules, updatedAt: current.updatedAt, updatedBy: current.updatedBy)
+        }
+    }
+
+    private func change(app: String, ifMatch: String?, actor: String, dryRun: Bool,
+                        edit: (ConfigDocument) throws(APIError) -> ConfigDocument) throws -> Change {
+        try changeLock.withLock { _ in
+            guard let current = try document(app: app) else {
+                throw APIError.notFound("no app \(app); create it with POST /v1/admin/apps")
+            }
+            if let ifMatch, !Self.matches(ifMatch, etag: current.etag) {
+                throw APIError(status: 409, code: "stale_config",
+                               message: "If-Match \(ifMatch.prefix(40)) is not the current version \(current.etag); GET the config and apply your change again",
+                               headers: [("ETag", current.etag)])
+            }
+            var next = try edit(current)
+            let changed = next.content != current.content
+            if changed {
+                next.version = current.version + 1
+                next.updatedAt = clock()
+                next.updatedBy = actor
+            }
+            if dryRun {
+                return Change(document: next, saved: false, impact: try impact(app: app, before: current, after: next))
+            }
+            guard changed else { return Change(document: current, saved: false, impact: nil) }
+            do {
+                try store.saveConfig(
+                    ConfigRecord(app: app, version: next.version, document: next.storedJSON, updatedAt: next.updatedAt ?? 0, updatedBy: actor),
+                    expectedVersion: current.version, before: current.version == 0 ? nil : current.storedJSON
+                )
+            } catch StoreError.conflict(let stored) {
+                throw APIError(status: 409, code: "stale_config", message: "the config changed meanwhile (now version \(stored)); GET it and apply your change again")
+            }
+            let saved = next
+            documents.withLock { $0[app] = saved }
+            compiled.withLock { $0[app] = Compiled(document: saved, now: clock()) }
+            return Change(document: saved, saved: true, impact: nil)
+        }
+    }
+
+    // MARK: - Dry-run impact
+
+    /// How many installs seen in the last 7 days, per release, a document change would switch.
+    struct ReleaseImpact: Sendable, Encodable {
+        var release: String
+        var recentInstalls: Int
+        /// Installs whose effective config would differ.
+        var switched: Int
+        /// Per key, how many installs would see it change.
+        var keys: [String: Int]
+
+        enum CodingKeys: String, CodingKey {
+            case release, switched, keys
+            case recentInstalls = "recent_installs"
+        }
+    }
+
+    static let impactWindowMilliseconds: Int64 = 7 * 86_400_000
+
+    private func impact(app: String, before: ConfigDocument, after: ConfigDocument) throws -> [ReleaseImpact] {
+        let now = clock()
+        let installs = try store.recentInstalls(app: app, since: now - Self.impactWindowMilliseconds, limit: 200_000)
+        var byRelease: [ReleaseID: ReleaseImpact] = [:]
+        for install in installs {
+            let client = ConfigClient(version: install.release.version, build: install.release.build, channel: install.channel,
+                                      idiom: install.idiom, installID: install.installID)
+            let old = ConfigEvaluation.evaluate(before, mask: ConfigEvaluation.mask(before, client: client), now: now)
+            let new = ConfigEvaluation.evaluate(after, mask: ConfigEvaluation.mask(after, client: client), now: now)
+            var entry = byRelease[install.release] ?? ReleaseImpact(release: ReleaseID.text(install.release), recentInstalls: 0, switched: 0, keys: [:])
+            entry.recentInstalls += 1
+            let differing = Set(old.values.keys).union(new.values.keys).filter { old.values[$0] != new.values[$0] }
+            if !differing.isEmpty { entry.switched += 1 }
+            for key in differing { entry.keys[key, default: 0] += 1 }
+            byRelease[install.release] = entry
+        }
+        return byRelease.sorted { ReleaseOrder.isOlder($1.key, $0.key) }.map(\.value)
+    }
+
+    // MARK: - Helpers
 
     /// `If-Match` / `If-None-Match` list matching (RFC 9110 §13.1), weak comparison.
     static func matches(_ header: String, etag: String) -> Bool {
@@ -158,12 +254,9 @@ final class ConfigService: Sendable {
         return false
     }
 
-    private static func fnv1a(_ bytes: [UInt8]) -> String {
+    static func fnv1a(_ bytes: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }

@@ -15,10 +15,17 @@ protocol IngestItem: JSONItemDecodable {
 protocol IngestRecord: Sendable {
     var id: String { get }
     var app: String { get }
+    /// A report of a deliberate test crash (counts against the install's daily budget).
+    var isTestCrash: Bool { get }
 }
 
-extension ReportRecord: IngestRecord {}
-extension SessionRecord: IngestRecord {}
+extension ReportRecord: IngestRecord {
+    var isTestCrash: Bool { testCrash && installID != nil }
+}
+
+extension SessionRecord: IngestRecord {
+    var isTestCrash: Bool { false }
+}
 
 extension Report: IngestItem {
     static let batchKey = "reports"

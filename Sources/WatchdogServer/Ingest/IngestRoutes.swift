@@ -8,6 +8,8 @@ import WatchdogWire
 struct IngestRoutes: Sendable {
     let queue: IngestQueue
     let clock: @Sendable () -> Int64
+    /// Called after a commit that stored test-crash reports (the config's budget re-reads counts).
+    let afterTestCrashes: @Sendable () -> Void
 
     func post<Item: IngestItem>(_ type: Item.Type, _ request: HTTPRequest, principal: Principal, responder: HTTPResponder) throws(APIError) {
         guard principal.role == .ingest, let app = principal.app else {
@@ -49,10 +51,13 @@ struct IngestRoutes: Sendable {
         // Encoded here, on libmicrohttpd's thread: the writer thread, which bounds ingest, only
         // splices in two numbers.
         let rejectedJSON = (try? JSONBody.encode(rejected)) ?? Array("[]".utf8)
+        let hasTestCrashes = records.contains { $0.isTestCrash }
+        let afterTestCrashes = self.afterTestCrashes
         do {
             try queue.submit(Item.batch(records, receivedAt: now)) { result in
                 switch result {
                 case .success(let counts):
+                    if hasTestCrashes, counts.accepted > 0 { afterTestCrashes() }
                     let body = Array("{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"rejected\":".utf8) + rejectedJSON + [UInt8(ascii: "}")]
                     responder.respond(JSONBody.response(status: 202, bytes: body))
                 case .failure:

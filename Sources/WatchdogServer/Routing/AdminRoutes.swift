@@ -16,13 +16,81 @@ struct AdminRoutes: Sendable {
         return JSONBody.response(document.adminView, extraHeaders: [("ETag", document.etag)])
     }
 
-    func patchConfig(_ request: HTTPRequest, app: String, principal: Principal) throws(APIError) -> HTTPResponse {
+    /// `PATCH` (merge patch) or `PUT` (whole document), `?dry_run=true` to see the effect only.
+    func changeConfig(_ request: HTTPRequest, app: String, principal: Principal, replace: Bool) throws(APIError) -> HTTPResponse {
         try requireAdmin(principal)
-        guard let patch = JSONValue.parse(request.body) else {
-            throw .badRequest("invalid_json", "the body must be a JSON merge patch (RFC 7396), e.g. {\"test_crash\": true}")
+        guard let body = JSONValue.parse(request.body) else {
+            throw .badRequest("invalid_json", replace
+                ? "the body must be a config document {\"defaults\": {...}, \"rules\": [...]}"
+                : "the body must be a JSON merge patch (RFC 7396), e.g. {\"test_crash\": true}")
         }
-        let document = try storeCall { try config.patch(app: app, patch: patch, ifMatch: request.headers["if-match"], actor: principal.name) }
-        return JSONBody.response(document.adminView, extraHeaders: [("ETag", document.etag)])
+        let dryRun = try Self.dryRun(request)
+        let change = try storeCall {
+            replace
+                ? try config.replace(app: app, document: body, ifMatch: request.headers["if-match"], actor: principal.name, dryRun: dryRun)
+                : try config.patch(app: app, patch: body, ifMatch: request.headers["if-match"], actor: principal.name, dryRun: dryRun)
+        }
+        return response(change)
+    }
+
+    /// `POST …/config/rollback {"version": N}`: the content of version N again, as a new version.
+    func rollback(_ request: HTTPRequest, app: String, principal: Principal) throws(APIError) -> HTTPResponse {
+        try requireAdmin(principal)
+        guard case .object(let fields)? = JSONValue.parse(request.body), case .number(let number)? = fields["version"],
+              number == number.rounded(), number >= 1, number < 1e9 else {
+            throw .badRequest("invalid_shape", "the body must be {\"version\": N} with a version from GET …/config/history")
+        }
+        let change = try storeCall {
+            try config.rollback(app: app, to: Int(number), ifMatch: request.headers["if-match"], actor: principal.name, dryRun: try Self.dryRun(request))
+        }
+        return response(change)
+    }
+
+    /// `GET …/config/history`: every change, newest first, with before and after.
+    func history(app: String, principal: Principal) throws(APIError) -> HTTPResponse {
+        try requireAdmin(principal)
+        guard try storeCall({ try store.appExists(app) }) else { throw .notFound("no app \(app)") }
+        let changes = try storeCall { try store.configHistory(app: app) }
+        return JSONBody.response(JSONValue.object(["app": .string(app), "history": .array(changes.map(Self.view))]))
+    }
+
+    /// `GET …/config/history/{version}`.
+    func historyEntry(app: String, version: String, principal: Principal) throws(APIError) -> HTTPResponse {
+        try requireAdmin(principal)
+        guard let number = Int(version), number >= 1, let change = try storeCall({ try store.configChange(app: app, version: number) }) else {
+            throw .notFound("app \(app) has no config version \(version.prefix(20))")
+        }
+        return JSONBody.response(Self.view(change))
+    }
+
+    private func response(_ change: ConfigService.Change) -> HTTPResponse {
+        guard let impact = change.impact else {
+            return JSONBody.response(change.document.adminView, extraHeaders: [("ETag", change.document.etag)])
+        }
+        let impactJSON = (try? JSONBody.encode(impact)).flatMap { JSONValue.parse($0) } ?? .array([])
+        return JSONBody.response(JSONValue.object([
+            "dry_run": .bool(true), "document": change.document.adminView,
+            "impact": impactJSON,
+            "impact_window_days": .number(Double(ConfigService.impactWindowMilliseconds / 86_400_000)),
+        ]))
+    }
+
+    private static func view(_ change: ConfigChange) -> JSONValue {
+        .object([
+            "version": .number(Double(change.version)),
+            "changed_at": .string(Timestamp.format(milliseconds: change.changedAt)),
+            "changed_by": .string(change.changedBy),
+            "before": change.before.flatMap { JSONValue.parse(Array($0.utf8)) } ?? .null,
+            "after": JSONValue.parse(Array(change.after.utf8)) ?? .null,
+        ])
+    }
+
+    private static func dryRun(_ request: HTTPRequest) throws(APIError) -> Bool {
+        switch request.query["dry_run"] {
+        case nil, "false"?: return false
+        case "true"?: return true
+        case let other?: throw .badRequest("invalid_parameter", "dry_run must be true or false, got \(other.prefix(20))")
+        }
     }
 
     /// `POST /v1/admin/apps {"app": "com.example.mail"}` → the app and its first ingest key.

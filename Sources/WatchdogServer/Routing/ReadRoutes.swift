@@ -6,6 +6,7 @@ import WatchdogWire
 struct ReadRoutes: Sendable {
     let store: any TelemetryStore
     let config: ConfigService
+    let configMaxAge: Int
 
     func apps(principal: Principal) throws(APIError) -> HTTPResponse {
         try requireViewer(principal)
@@ -28,12 +29,12 @@ struct ReadRoutes: Sendable {
         return JSONBody.response(ReleasesView(app: app, releases: sorted.map(ReleaseStatsView.init)))
     }
 
-    /// `GET /v1/config?app=&version=&build=&channel=&install_id=`.
+    /// `GET /v1/config?app=&version=&build=&channel=&idiom=&install_id=[&explain=true]`.
     func effectiveConfig(_ request: HTTPRequest, principal: Principal) throws(APIError) -> HTTPResponse {
         guard let app = request.query["app"], !app.isEmpty else {
-            throw .badRequest("missing_parameter", "app is required: /v1/config?app=<bundle id>&version=&build=&channel=&install_id=")
+            throw .badRequest("missing_parameter", "app is required: /v1/config?app=<bundle id>&version=&build=&channel=&idiom=&install_id=")
         }
-        for name in ["app", "version", "build", "channel", "install_id"] {
+        for name in ["app", "version", "build", "channel", "idiom", "install_id"] {
             if let value = request.query[name], value.utf8.count > (name == "app" ? Limits.appLength : Limits.idLength) {
                 throw .badRequest("invalid_parameter", "\(name) is longer than allowed")
             }
@@ -41,10 +42,20 @@ struct ReadRoutes: Sendable {
         if principal.role == .ingest, principal.app != app {
             throw .forbidden("this ingest key reads the config of \(principal.app ?? "its app") only")
         }
-        guard let effective = try storeCall({ try config.effective(app: app) }) else {
+        let client = ConfigClient(version: request.query["version"], build: request.query["build"], channel: request.query["channel"],
+                                  idiom: request.query["idiom"], installID: request.query["install_id"])
+        let explain = request.query["explain"] == "true"
+        guard let (effective, explanation) = try storeCall({ try config.effective(app: app, client: client, explain: explain) }) else {
             throw .notFound("no app \(app)")
         }
-        let headers: [(name: String, value: String)] = [("ETag", effective.etag), ("Cache-Control", "no-cache")]
+        let headers: [(name: String, value: String)] = [
+            ("ETag", effective.etag), ("Cache-Control", "private, max-age=\(configMaxAge)"), ("X-Config-Version", String(effective.version)),
+        ]
+        if let explanation {
+            guard case .object(var fields) = JSONValue.parse(effective.body) ?? .null else { throw .internalError }
+            fields["explain"] = explanation
+            return JSONBody.response(JSONValue.object(fields), extraHeaders: [("X-Config-Version", String(effective.version))])
+        }
         if let ifNoneMatch = request.headers["if-none-match"], ConfigService.matches(ifNoneMatch, etag: effective.etag) {
             return HTTPResponse(status: 304, headers: headers)
         }

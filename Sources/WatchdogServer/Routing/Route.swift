@@ -17,6 +17,9 @@ enum Route: Equatable {
     case export(app: String)
     case report(id: String)
     case adminConfig(app: String)
+    case adminConfigHistory(app: String)
+    case adminConfigVersion(app: String, version: String)
+    case adminConfigRollback(app: String)
     case adminApps
     case adminKeys(app: String)
     case adminKey(app: String, keyID: String)
@@ -47,7 +50,12 @@ enum Route: Equatable {
         Template(path: "/v1/apps/{app}/reports.ndjson", methods: ["GET"]) { .export(app: $0["app"] ?? "") },
         Template(path: "/v1/reports/{id}", methods: ["GET"]) { .report(id: $0["id"] ?? "") },
         Template(path: "/v1/admin/apps", methods: ["POST"]) { _ in .adminApps },
-        Template(path: "/v1/admin/apps/{app}/config", methods: ["GET", "PATCH"]) { .adminConfig(app: $0["app"] ?? "") },
+        Template(path: "/v1/admin/apps/{app}/config", methods: ["GET", "PUT", "PATCH"]) { .adminConfig(app: $0["app"] ?? "") },
+        Template(path: "/v1/admin/apps/{app}/config/history", methods: ["GET"]) { .adminConfigHistory(app: $0["app"] ?? "") },
+        Template(path: "/v1/admin/apps/{app}/config/history/{version}", methods: ["GET"]) {
+            .adminConfigVersion(app: $0["app"] ?? "", version: $0["version"] ?? "")
+        },
+        Template(path: "/v1/admin/apps/{app}/config/rollback", methods: ["POST"]) { .adminConfigRollback(app: $0["app"] ?? "") },
         Template(path: "/v1/admin/apps/{app}/keys", methods: ["POST"]) { .adminKeys(app: $0["app"] ?? "") },
         Template(path: "/v1/admin/apps/{app}/keys/{key_id}", methods: ["DELETE"]) { .adminKey(app: $0["app"] ?? "", keyID: $0["key_id"] ?? "") },
     ]

@@ -60,9 +60,12 @@ struct Router: Sendable {
         case .export(let app): return try viewer(principal) { () throws(APIError) in try drillDown.export(app: app, request: request) }
         case .report(let id): return try viewer(principal) { () throws(APIError) in try drillDown.get(id: id) }
         case .adminConfig(let app):
-            return method == "PATCH"
-                ? try admin.patchConfig(request, app: app, principal: principal)
-                : try admin.getConfig(app: app, principal: principal)
+            return method == "GET"
+                ? try admin.getConfig(app: app, principal: principal)
+                : try admin.changeConfig(request, app: app, principal: principal, replace: method == "PUT")
+        case .adminConfigHistory(let app): return try admin.history(app: app, principal: principal)
+        case .adminConfigVersion(let app, let version): return try admin.historyEntry(app: app, version: version, principal: principal)
+        case .adminConfigRollback(let app): return try admin.rollback(request, app: app, principal: principal)
         case .adminApps: return try admin.createApp(request, principal: principal)
         case .adminKeys(let app): return try admin.createKey(request, app: app, principal: principal)
         case .adminKey(let app, let keyID): return try admin.revokeKey(app: app, keyID: keyID, principal: principal)

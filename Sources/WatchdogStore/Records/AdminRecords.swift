@@ -48,3 +48,29 @@ public struct ConfigRecord: Sendable, Equatable {
         self.updatedBy = updatedBy
     }
 }
+
+/// One version of a config document, with who changed it and what it was before.
+public struct ConfigChange: Sendable, Equatable {
+    public var app: String
+    public var version: Int
+    public var changedAt: Int64
+    public var changedBy: String
+    /// The document before (`nil` for the first version).
+    public var before: String?
+    public var after: String
+}
+
+/// Test crashes one install reported on one UTC day.
+public struct TestCrashCount: Sendable, Equatable {
+    public var app: String
+    public var installID: String
+    public var crashes: Int
+}
+
+/// An install seen recently, as its last session start described it.
+public struct RecentInstall: Sendable, Equatable {
+    public var installID: String
+    public var release: ReleaseID
+    public var channel: String?
+    public var idiom: String?
+}

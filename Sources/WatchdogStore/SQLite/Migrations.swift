@@ -173,6 +173,27 @@ enum Migrations {
                 );
                 """)
         }
+        migrator.registerMigration("2026-11-21-config-rules") { db in
+            try db.execute(sql: """
+                -- The idiom of a session start: config rules match on it (dry-run impact).
+                ALTER TABLE sessions ADD COLUMN idiom TEXT;
+                UPDATE sessions SET idiom = json_extract(body, '$.device.idiom') WHERE json_valid(body);
+                -- Recent installs per app (config dry-runs count whom a change would switch).
+                CREATE INDEX sessions_by_start ON sessions (app, started_at);
+                -- Test crashes per install and UTC day of arrival: test_crash_budget.
+                CREATE TABLE test_crash_daily (
+                    app TEXT NOT NULL,
+                    install_id TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    crashes INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app, day, install_id)
+                ) WITHOUT ROWID;
+                INSERT INTO test_crash_daily (app, install_id, day, crashes)
+                    SELECT app, install_id, received_at / 86400000, count(*) FROM reports
+                    WHERE install_id IS NOT NULL AND json_extract(body, '$.action.test_crash') = 1
+                    GROUP BY app, install_id, received_at / 86400000;
+                """)
+        }
         return migrator
     }
 }

@@ -51,6 +51,7 @@ struct Rollup {
     var issues: [[String]: IssueDelta] = [:]        // app, version, build, fingerprint
     var heights: [[String]: (reports: Int, windowSized: Int)] = [:]  // app, version, build, model, mode, input mode, height
     var idiomSessions: [[String]: Int] = [:]        // app, version, build, idiom
+    var testCrashes: [[String]: Int] = [:]          // app, install id, day
 
     mutating func add(_ report: ReportRecord, newlyAffectedSession: Bool, newIssueSession: Bool) {
         let key = ReleaseKey(app: report.app, version: report.version, build: report.build)
@@ -154,6 +155,15 @@ struct Rollup {
             """)
         for (key, sessions) in idiomSessions {
             try idiom.execute(arguments: Self.arguments(key, [sessions]))
+        }
+        if !testCrashes.isEmpty {
+            let crashes = try db.cachedStatement(sql: """
+                INSERT INTO test_crash_daily (app, install_id, day, crashes) VALUES (?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET crashes = crashes + excluded.crashes
+                """)
+            for (key, count) in testCrashes {
+                try crashes.execute(arguments: [key[0], key[1], Int64(key[2]) ?? 0, count])
+            }
         }
     }
 

@@ -71,4 +71,43 @@ extension SQLiteStore {
             )
         }
     }
+
+    public func configHistory(app: String) throws -> [ConfigChange] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT app, version, changed_at, changed_by, before, after FROM config_changes WHERE app = ? ORDER BY version DESC",
+                             arguments: [app]).map(Self.configChange)
+        }
+    }
+
+    public func configChange(app: String, version: Int) throws -> ConfigChange? {
+        try pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT app, version, changed_at, changed_by, before, after FROM config_changes WHERE app = ? AND version = ?",
+                             arguments: [app, version]).map(Self.configChange)
+        }
+    }
+
+    private static func configChange(_ row: Row) -> ConfigChange {
+        ConfigChange(app: row[0], version: row[1], changedAt: row[2], changedBy: row[3], before: row[4], after: row[5])
+    }
+
+    public func testCrashCounts(day: Int64) throws -> [TestCrashCount] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT app, install_id, crashes FROM test_crash_daily WHERE day = ?", arguments: [day]).map { row in
+                TestCrashCount(app: row[0], installID: row[1], crashes: row[2])
+            }
+        }
+    }
+
+    public func recentInstalls(app: String, since: Int64, limit: Int) throws -> [RecentInstall] {
+        try pool.read { db in
+            // The latest session start per install: its release is the one the install runs now.
+            try Row.fetchAll(db, sql: """
+                SELECT install_id, version, build, channel, idiom, max(started_at) FROM sessions
+                WHERE app = ? AND started_at >= ? AND install_id IS NOT NULL
+                GROUP BY install_id LIMIT ?
+                """, arguments: [app, since, limit]).map { row in
+                RecentInstall(installID: row[0], release: ReleaseID(version: row[1], build: row[2]), channel: row[3], idiom: row[4])
+            }
+        }
+    }
 }

@@ -58,21 +58,24 @@ extension SQLiteStore {
                 newIssueSession = db.changesCount == 1
             }
             rollup.add(report, newlyAffectedSession: newlyAffected, newIssueSession: newIssueSession)
+            if report.testCrash, let install = report.installID {
+                rollup.testCrashes[[report.app, install, String(receivedAt / 86_400_000)], default: 0] += 1
+            }
         }
         return counts
     }
 
     private func insert(_ sessions: [SessionRecord], receivedAt: Int64, into rollup: inout Rollup, _ db: Database) throws -> IngestCounts {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO sessions (id, app, version, build, channel, install_id, started_at, received_at, body)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sessions (id, app, version, build, channel, install_id, idiom, started_at, received_at, body)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """)
         var counts = IngestCounts(accepted: 0, duplicates: 0)
         for session in sessions {
             try statement.execute(arguments: [
                 session.id, session.app, session.version, session.build, session.channel,
-                session.installID, session.startedAt, receivedAt, session.body,
+                session.installID, session.idiom, session.startedAt, receivedAt, session.body,
             ])
             if db.changesCount == 1 {
                 counts.accepted += 1
