@@ -30,7 +30,7 @@ public final class WatchdogServer: Sendable {
         let router = Router(
             authenticator: authenticator,
             ingest: IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.reload() }),
-            reads: ReadRoutes(store: store, config: config, configMaxAge: settings.configMaxAgeSeconds),
+            reads: ReadRoutes(store: store, config: config, cacheControl: "private, max-age=\(settings.configMaxAgeSeconds)"),
             admin: AdminRoutes(store: store, config: config, authenticator: authenticator, clock: clock),
             compare: compare,
             series: SeriesRoutes(compare: compare, clock: clock),

@@ -9,7 +9,9 @@ import WatchdogStore
 /// the computed one in constant time. Looking up by hash reveals nothing about the secret.
 final class Authenticator: Sendable {
     private let store: any TelemetryStore
-    private let known = Mutex<[[UInt8]: Principal]>([:])
+    /// Tokens already verified against their stored hash, so the hot path skips SHA-256.
+    /// Keyed by the token itself: it only ever holds tokens that proved valid.
+    private let known = Mutex<[String: Principal]>([:])
     private static let cacheLimit = 100_000
 
     init(store: any TelemetryStore) {
@@ -23,8 +25,8 @@ final class Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw .unauthorized }
         let token = parts[1].trimmingCharacters(in: " \t")
         guard !token.isEmpty, token.utf8.count <= 256 else { throw .unauthorized }
+        if let principal = known.withLock({ $0[token] }) { return principal }
         let hash = SHA256.hash(Array(token.utf8))
-        if let principal = known.withLock({ $0[hash] }) { return principal }
         let record: CredentialRecord?
         do {
             record = try store.credential(secretHash: hash)
@@ -35,7 +37,7 @@ final class Authenticator: Sendable {
         let principal = Principal(credentialID: record.id, role: record.role, app: record.app, name: record.name)
         known.withLock { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll() }
-            cache[hash] = principal
+            cache[token] = principal
         }
         return principal
     }

@@ -54,6 +54,11 @@ extension ConfigRule {
         if let range = match.versions {
             guard let version = client.version, range.contains(version) else { return false }
         }
+        return matchesIgnoringVersion(client)
+    }
+
+    /// Everything but the version range (checked, and cached, by the caller).
+    func matchesIgnoringVersion(_ client: ConfigClient) -> Bool {
         if !match.builds.isEmpty { guard let build = client.build, match.builds.contains(build) else { return false } }
         if !match.channels.isEmpty { guard let channel = client.channel, match.channels.contains(channel) else { return false } }
         if !match.idioms.isEmpty { guard let idiom = client.idiom, match.idioms.contains(idiom) else { return false } }

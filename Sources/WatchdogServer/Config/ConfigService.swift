@@ -15,6 +15,8 @@ final class ConfigService: Sendable {
         var body: [UInt8]
         var etag: String
         var version: Int
+        /// `X-Config-Version`, ready to send.
+        var versionHeader: String
     }
 
     /// One app's compiled document and its result cache.
@@ -29,10 +31,44 @@ final class ConfigService: Sendable {
         let validUntil: Int64
         let results = Mutex<[ResultKey: Effective]>([:])
         let evaluations = Mutex<[UInt64: ConfigEvaluation]>([:])
+        /// Per client version, the rules whose version range admits it (comparing versions
+        /// allocates; a fleet runs a handful of versions).
+        let versionMasks = Mutex<[String: UInt64]>([:])
+        /// Rules without a version range.
+        let rangeFreeMask: UInt64
+
+        /// Which rules match a client.
+        func mask(for client: ConfigClient) -> UInt64 {
+            guard !document.rules.isEmpty else { return 0 }
+            var candidates = rangeFreeMask
+            if let version = client.version {
+                if let known = versionMasks.withLock({ $0[version] }) {
+                    candidates |= known
+                } else {
+                    var ranged: UInt64 = 0
+                    for (index, rule) in document.rules.enumerated() where rule.match.versions?.contains(version) == true {
+                        ranged |= 1 << UInt64(index)
+                    }
+                    versionMasks.withLock { masks in
+                        if masks.count > 10_000 { masks.removeAll() }
+                        masks[version] = ranged
+                    }
+                    candidates |= ranged
+                }
+            }
+            var mask: UInt64 = 0
+            for (index, rule) in document.rules.enumerated() where candidates & (1 << UInt64(index)) != 0 && rule.matchesIgnoringVersion(client) {
+                mask |= 1 << UInt64(index)
+            }
+            return mask
+        }
 
         init(document: ConfigDocument, now: Int64) {
             self.document = document
             validUntil = ConfigEvaluation.nextExpiry(document, after: now)
+            var free: UInt64 = 0
+            for (index, rule) in document.rules.enumerated() where rule.match.versions == nil { free |= 1 << UInt64(index) }
+            rangeFreeMask = free
         }
     }
 
@@ -67,7 +103,7 @@ final class ConfigService: Sendable {
     func effective(app: String, client: ConfigClient, explain: Bool = false) throws -> (Effective, JSONValue?)? {
         let now = clock()
         guard let compiled = try compiled(app: app, now: now) else { return nil }
-        let mask = ConfigEvaluation.mask(compiled.document, client: client)
+        let mask = compiled.mask(for: client)
         var evaluation: ConfigEvaluation
         if let cached = compiled.evaluations.withLock({ $0[mask] }) {
             evaluation = cached
@@ -85,7 +121,8 @@ final class ConfigService: Sendable {
             effective = cached
         } else {
             let body = evaluation.body
-            effective = Effective(body: body, etag: "\"\(Self.fnv1a(body))\"", version: compiled.document.version)
+            effective = Effective(body: body, etag: "\"\(Self.fnv1a(body))\"", version: compiled.document.version,
+                                  versionHeader: String(compiled.document.version))
             compiled.results.withLock { $0[key] = effective }
         }
         return (effective, explain ? evaluation.explanation(compiled.document) : nil)

@@ -6,7 +6,8 @@ import WatchdogWire
 struct ReadRoutes: Sendable {
     let store: any TelemetryStore
     let config: ConfigService
-    let configMaxAge: Int
+    /// `Cache-Control` of `GET /v1/config`, e.g. `private, max-age=60`.
+    let cacheControl: String
 
     func apps(principal: Principal) throws(APIError) -> HTTPResponse {
         try requireViewer(principal)
@@ -49,7 +50,7 @@ struct ReadRoutes: Sendable {
             throw .notFound("no app \(app)")
         }
         let headers: [(name: String, value: String)] = [
-            ("ETag", effective.etag), ("Cache-Control", "private, max-age=\(configMaxAge)"), ("X-Config-Version", String(effective.version)),
+            ("ETag", effective.etag), ("Cache-Control", cacheControl), ("X-Config-Version", effective.versionHeader),
         ]
         if let explanation {
             guard case .object(var fields) = JSONValue.parse(effective.body) ?? .null else { throw .internalError }

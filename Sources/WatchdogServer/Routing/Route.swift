@@ -62,8 +62,13 @@ enum Route: Equatable {
 
     private static let splitTemplates: [([Substring], Template)] = templates.map { ($0.path.split(separator: "/", omittingEmptySubsequences: false), $0) }
 
+    /// Templates without parameters, by path: the busiest endpoints need no segment walk.
+    private static let staticTemplates: [String: Template] = Dictionary(
+        templates.filter { !$0.path.contains("{") }.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+
     /// The route for a path and the methods it takes; `nil` when no route has this path.
     static func match(path: String) -> (methods: [String], route: Route)? {
+        if let template = staticTemplates[path] { return (template.methods, template.make([:])) }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         candidates: for (pattern, template) in splitTemplates where pattern.count == segments.count {
             var parameters: [String: String] = [:]
