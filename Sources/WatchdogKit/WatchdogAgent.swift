@@ -25,6 +25,7 @@ public final class WatchdogAgent {
     public let uploader: Uploader
     public let config: RemoteConfigClient
     private let syncing = Locked(false)
+    private let sink: CountingSink
 
     /// - Parameters:
     ///   - window: the key window's frame in screen coordinates.
@@ -40,13 +41,16 @@ public final class WatchdogAgent {
         let context = ReportContext(app: settings.app, release: settings.release, device: settings.device, installID: installID)
         logger = TaggedLogger(tag: "keyboard", capacity: settings.logLines)
         outbox = try Outbox(directory: settings.storageDirectory.appendingPathComponent("outbox"))
-        uploader = Uploader(outbox: outbox, endpoint: settings.endpoint, ingestKey: settings.ingestKey, transport: transport, clock: clock, logger: logger)
+        uploader = Uploader(outbox: outbox, endpoint: settings.endpoint, ingestKey: settings.ingestKey, transport: transport, clock: clock,
+                            logger: logger, maximumBackoff: settings.maximumBackoff)
         config = RemoteConfigClient(endpoint: settings.endpoint, app: settings.app, version: settings.release.version, build: settings.release.build,
-                                    channel: settings.release.channel, installID: installID, ingestKey: settings.ingestKey,
+                                    channel: settings.release.channel, idiom: settings.device.idiom, installID: installID, ingestKey: settings.ingestKey,
                                     cacheFile: settings.storageDirectory.appendingPathComponent("config.json"), transport: transport,
                                     clock: clock, minimumInterval: settings.configRefreshInterval, logger: logger)
-        layout = LayoutWatchdog(context: context, window: window, idiom: settings.idiom, sink: outbox, logger: logger, clock: clock, crashHandler: crashHandler)
-        locks = InteractionLockWatchdog(context: context, sink: outbox, logger: logger.child("navigation"), clock: clock)
+        sink = CountingSink(outbox: outbox)
+        layout = LayoutWatchdog(context: context, window: window, idiom: settings.idiom, sink: sink, logger: logger, clock: clock, crashHandler: crashHandler)
+        layout.testCrashLedger = TestCrashLedger(file: settings.storageDirectory.appendingPathComponent("test-crashes.json"))
+        locks = InteractionLockWatchdog(context: context, sink: sink, logger: logger.child("navigation"), clock: clock)
         applyConfig()
     }
 
@@ -78,11 +82,19 @@ public final class WatchdogAgent {
     /// One watchdog check; call it every `config.current.watchdogIntervalS` seconds. Also
     /// starts a config refresh and an upload in the background when they are due.
     public func tick() {
+        check()
+        sync()
+    }
+
+    /// The watchdog checks of `tick`, without starting a sync.
+    public func check() {
         applyConfig()
         layout.tick()
         locks.tick()
-        sync()
     }
+
+    /// Reports saved to the outbox by this agent so far.
+    public var reportsSaved: Int { sink.count }
 
     /// Starts a config refresh and an upload in the background unless one is running; the
     /// new config takes effect at the next tick.
@@ -95,8 +107,7 @@ public final class WatchdogAgent {
         guard start else { return }
         let config = config, uploader = uploader, syncing = syncing
         Task.detached {
-            await config.refreshIfDue()
-            await uploader.drain()
+            await syncPass(config: config, uploader: uploader)
             syncing.withLock { $0 = false }
         }
     }
@@ -105,10 +116,11 @@ public final class WatchdogAgent {
     public func syncNow() async {
         // Let a background pass finish first, so this one really runs.
         while syncing.withLock({ $0 }) { try? await Task.sleep(nanoseconds: 5_000_000) }
-        await config.refreshIfDue()
+        await syncPass(config: config, uploader: uploader)
         applyConfig()
-        await uploader.drain()
     }
+
+
 
     private func applyConfig() {
         let current = config.current
@@ -145,6 +157,8 @@ public struct WatchdogSettings: Sendable {
     /// `nil`: a random id kept in `storageDirectory`.
     public var installID: String?
     public var configRefreshInterval: Double = 300
+    /// Longest wait between upload attempts after failures, seconds.
+    public var maximumBackoff: Double = 300
     public var logLines: Int = 50
 
     public init(endpoint: URL, ingestKey: String, app: String, release: Release, device: Device, idiom: DeviceIdiom, storageDirectory: URL, installID: String? = nil) {
@@ -156,5 +170,27 @@ public struct WatchdogSettings: Sendable {
         self.idiom = idiom
         self.storageDirectory = storageDirectory
         self.installID = installID
+    }
+}
+
+/// Uploads first, then fetches the config — at once if a test-crash report just went up,
+/// since the server counts it against this install's daily budget.
+private func syncPass(config: RemoteConfigClient, uploader: Uploader) async {
+    await uploader.drain()
+    await config.refreshIfDue(force: uploader.takeUploadedTestCrash())
+}
+
+/// Saves to the outbox and counts what it saved.
+private final class CountingSink: ReportSink {
+    let outbox: Outbox
+    private(set) var count = 0
+
+    init(outbox: Outbox) {
+        self.outbox = outbox
+    }
+
+    func persist(_ report: Report) throws {
+        try outbox.persist(report)
+        count += 1
     }
 }

@@ -22,6 +22,7 @@ swift build -c release --package-path "$repo" --product watchdogd >&2
 bin=$(swift build -c release --package-path "$repo" --show-bin-path)/watchdogd
 
 key=$("$bin" apps add com.example.mail --data-dir "$work/data" 2>/dev/null)
+admin=$("$bin" tokens add --role admin bench --data-dir "$work/data" 2>/dev/null)
 "$bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" --synchronous "$sync" --log-level warning > "$work/out" &
 daemon_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.1; done
@@ -32,6 +33,18 @@ echo
 rps() { wrk -t2 -c32 -d"${duration}s" "$@" | awk '/Requests\/sec/ {print $2}'; }
 # The bare limits (and watchdogd on the shared payloads, whose fixed ids make every ingest
 # after the first a duplicate).
+# Ten rules, as a real app might have: version ranges, channels, idioms and percentages.
+rules='{"rules": ['
+for i in $(seq 0 9); do
+  [ "$i" -gt 0 ] && rules+=','
+  rules+="{\"id\": \"rule$i\", \"match\": {\"versions\": \">=14.$i.0 <15\", \"channels\": [\"beta\"], \"idioms\": [\"phone\", \"pad\"], \"percent\": $(( (i + 1) * 9 ))}, \"set\": {\"frame_tolerance_pt\": $i}}"
+done
+rules+=']}'
+curl -s -o /dev/null -w '' -X PATCH -H "Authorization: Bearer $admin" -d "$rules" "http://127.0.0.1:$port/v1/admin/apps/com.example.mail/config"
+config_path="/v1/config?app=com.example.mail&version=14.2.0&build=31245&channel=beta&idiom=phone&install_id=I-42"
+echo "config: ten rules defined; config loads use $config_path"
+echo
+
 echo "== ../shared/bench/limits.sh (fixed-id payloads) =="
 DURATION=$duration bash "$shared/limits.sh" "$port" "$key" | tee "$work/limits.txt"
 echo
@@ -52,11 +65,14 @@ for load in report1:1 batch100:100; do
   printf '%-28s %10.0f req/s  %10.0f reports/s acknowledged  %10.0f rows/s stored  ratio %.2f to raw SQLite at %s row(s)/transaction\n' \
     "POST $per report(s), unique" "$req" "$(echo "$req * $per" | bc -l)" "$(echo "$stored / ($end - $start)" | bc -l)" "$(echo "$req * $per / $limit" | bc -l)" "$per"
 done
+printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$key" > "$work/get.lua"
+r200=$(rps -s "$work/get.lua" "http://127.0.0.1:$port$config_path")
+printf '%-28s %10.0f req/s  ratio %.2f to the bare GET limit\n' "GET config 200, 10 rules" "$r200" "$(echo "$r200 / $limit_get" | bc -l)"
 cat > "$work/get304.lua" <<LUA
 wrk.headers["Authorization"] = "Bearer $key"
-wrk.headers["If-None-Match"] = '$(curl -s -D - -o /dev/null -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/config?app=com.example.mail" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')'
+wrk.headers["If-None-Match"] = '$(curl -s -D - -o /dev/null -H "Authorization: Bearer $key" "http://127.0.0.1:$port$config_path" | awk -F': ' 'tolower($1)=="etag" {print $2}' | tr -d '\r')'
 LUA
-r304=$(rps -s "$work/get304.lua" "http://127.0.0.1:$port/v1/config?app=com.example.mail&version=14.2.0&build=31245")
-printf '%-28s %10.0f req/s  ratio %.2f to the bare GET limit\n' "GET config 304" "$r304" "$(echo "$r304 / $limit_get" | bc -l)"
+r304=$(rps -s "$work/get304.lua" "http://127.0.0.1:$port$config_path")
+printf '%-28s %10.0f req/s  ratio %.2f to the bare GET limit\n' "GET config 304, 10 rules" "$r304" "$(echo "$r304 / $limit_get" | bc -l)"
 echo
 echo "data dir: $(du -sh "$work/data" | cut -f1) for $(sqlite3 "$work/data/watchdog.sqlite3" "SELECT count(*) FROM reports") reports; peak RSS of watchdogd: $(awk '/VmHWM/ {print $2 " " $3}' /proc/$daemon_pid/status)"

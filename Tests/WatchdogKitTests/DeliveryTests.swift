@@ -87,16 +87,34 @@ import WatchdogWire
         #expect(sizes == [1, 500, 100])
     }
 
+    @Test func retryAfterIsReadAsSecondsOrAsAnHTTPDate() {
+        #expect(Uploader.retryAfterSeconds("2") == 2)
+        #expect(Uploader.retryAfterSeconds("-5") == 0)
+        let inTenSeconds = Date().addingTimeInterval(10)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let seconds = Uploader.retryAfterSeconds(formatter.string(from: inTenSeconds)) ?? -1
+        #expect(seconds > 8 && seconds <= 10)
+        #expect(Uploader.retryAfterSeconds("soon") == nil)
+    }
+
     @Test func theOutboxKeepsItemsAcrossInstancesAndIgnoresTornWrites() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wk-\(UUID())")
         let report = Self.report()
         try Outbox(directory: directory).persist(report)
-        try Data("{\"id\": \"tor".utf8).write(to: directory.appendingPathComponent("reports/999-torn.json.tmp"))
+        let torn = directory.appendingPathComponent("reports/999-torn.json.tmp")
+        try Data("{\"id\": \"tor".utf8).write(to: torn)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: torn.path)
+        let fresh = directory.appendingPathComponent("reports/998-writing.json.tmp")
+        try Data("{".utf8).write(to: fresh)
         let reopened = try Outbox(directory: directory)
         let pending = reopened.pending(.reports, limit: 10, maxBytes: 1 << 20)
         #expect(pending.count == 1)
         #expect(try JSONDecoder().decode(Report.self, from: pending[0].json) == report)
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("reports/999-torn.json.tmp").path))
+        #expect(!FileManager.default.fileExists(atPath: torn.path), "an old torn write is removed")
+        #expect(FileManager.default.fileExists(atPath: fresh.path), "a write that may be in progress is left alone")
         #expect(reopened.contains(id: report.id))
     }
 }

@@ -76,4 +76,34 @@ import WatchdogWire
         }
         #expect(outbox.count(.reports) == 0)
     }
+
+    /// Back in front without a new keyboard notification: the app's own keyboard counts, not
+    /// the other app's it heard about while inactive.
+    @Test func returningToActiveWithoutANotificationKeepsTheAppsOwnKeyboard() throws {
+        let outbox = try Outbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("wk-\(UUID())"))
+        var now = 0.0
+        let window = Frame(x: 0, y: 0, width: 390, height: 844)
+        let context = ReportContext(app: "com.example.mail", release: Release(version: "14.2.0", build: "1"), device: Device(idiom: "phone"), installID: "I-1")
+        let watchdog = LayoutWatchdog(context: context, window: window, idiom: .phone, sink: outbox, logger: TaggedLogger(tag: "keyboard"),
+                                      clock: { now }, crashHandler: { Issue.record("crashed") })
+        // The view sits where this app's 336 pt keyboard puts it.
+        watchdog.watch(WatchedView(name: "toolbar", expectedFrame: { Frame(x: 0, y: 844 - (watchdog.keyboard.current?.height ?? 0) - 44, width: 390, height: 44) },
+                                   actualFrame: { Frame(x: 0, y: 844 - 336 - 44, width: 390, height: 44) }))
+        func show(_ height: Double) -> KeyboardEvent {
+            KeyboardEvent(kind: .willShow, frameBegin: Frame(x: 0, y: 844, width: 390, height: height),
+                          frameEnd: Frame(x: 0, y: 844 - height, width: 390, height: height), animationDuration: 0.25, animationCurve: 7)
+        }
+        watchdog.keyboardEvent(show(336))
+        watchdog.appState = .inactive
+        watchdog.appState = .background
+        watchdog.keyboardEvent(show(291))  // another app's keyboard
+        #expect(watchdog.keyboard.current?.height == 291)
+        watchdog.appState = .active
+        #expect(watchdog.keyboard.current?.height == 336)
+        for _ in 0..<4 {
+            now += 1
+            watchdog.tick()
+        }
+        #expect(outbox.count(.reports) == 0)
+    }
 }

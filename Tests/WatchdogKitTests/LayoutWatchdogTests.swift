@@ -115,6 +115,33 @@ import WatchdogWire
         #expect(try harness.reports().first?.action?.testCrash == true)
     }
 
+    @Test func testCrashStopsAtTheDailyBudgetAndAfterExpiryEvenWithAStaleConfig() throws {
+        var config = WatchdogConfig()
+        config.testCrash = true
+        config.testCrashBudget = 1
+        let harness = try Harness(config: config)
+        harness.showKeyboard(height: 216)
+        harness.tick()
+        harness.tick()
+        #expect(harness.crashes.count == 1)
+        harness.actualY = 844 - 216 - 44  // fixed, then a new episode
+        harness.tick()
+        harness.actualY = 100
+        harness.tick()
+        harness.tick()
+        #expect(harness.crashes.count == 1, "budget used: the second glitch is reported without a crash")
+        #expect(try harness.reports().map { $0.action?.testCrash } == [true, false])
+
+        var expired = WatchdogConfig()
+        expired.testCrash = true
+        expired.testCrashExpiresAt = "2020-01-01T00:00:00Z"
+        let late = try Harness(config: expired)
+        late.showKeyboard(height: 216)
+        late.tick()
+        late.tick()
+        #expect(late.crashes.isEmpty)
+    }
+
     @Test func sampleRateZeroReportsNothingAndDisabledChecksNothing() throws {
         var config = WatchdogConfig()
         config.reportSampleRate = 0
@@ -174,6 +201,31 @@ import WatchdogWire
         now = 14
         lock.end()
         #expect(outbox.count(.reports) == 1)
+    }
+
+    @Test func timeInTheBackgroundDoesNotCountAsALock() throws {
+        let outbox = try Outbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("wk-\(UUID())"))
+        var now = 0.0
+        let context = ReportContext(app: "com.example.mail", release: Release(version: "14.2.0", build: "1"), device: Device(idiom: "phone"), installID: "I-1")
+        let lock = InteractionLockWatchdog(context: context, sink: outbox, logger: TaggedLogger(tag: "navigation"), clock: { now })
+        lock.begin(flags: ["is_bar_push_processing": true])
+        now = 2
+        lock.appState = .background
+        now = 60
+        lock.tick()
+        lock.appState = .active
+        now = 63
+        lock.tick()
+        lock.end()
+        #expect(outbox.count(.reports) == 0, "5 s of active time, not 63")
+        lock.begin(flags: [:])
+        now = 70
+        lock.appState = .inactive
+        now = 200
+        lock.appState = .active
+        now = 75 + 130
+        lock.tick()
+        #expect(outbox.count(.reports) == 1, "7 + 5 s active: over the 10 s threshold")
     }
 
     @Test func theTaggedLoggerKeepsTheLastLinesWithTheirTags() {

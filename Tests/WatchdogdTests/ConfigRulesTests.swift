@@ -135,6 +135,8 @@ import Testing
         #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [try crash("crashy")]]).status == 202)
         #expect(try testCrash("crashy") == false, "budget used up")
         #expect(try testCrash("calm") == true)
+        let anonymous = try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: key)
+        #expect(anonymous.json["test_crash"] as? Bool == false, "no install id: the budget cannot be kept, so no test crash")
         try daemon.restart()
         #expect(try testCrash("crashy") == false, "counts survive a restart")
 

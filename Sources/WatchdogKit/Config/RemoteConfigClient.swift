@@ -23,13 +23,13 @@ public final class RemoteConfigClient: Sendable {
     private let logger: TaggedLogger
     private let state: Locked<State>
 
-    public init(endpoint: URL, app: String, version: String, build: String, channel: String?, installID: String, ingestKey: String,
+    public init(endpoint: URL, app: String, version: String, build: String, channel: String?, idiom: String? = nil, installID: String, ingestKey: String,
                 cacheFile: URL, transport: any HTTPTransport = URLSessionTransport(), clock: @escaping @Sendable () -> Double,
                 minimumInterval: Double = 300, logger: TaggedLogger) {
         var components = URLComponents(url: endpoint.appendingPathComponent("v1").appendingPathComponent("config"), resolvingAgainstBaseURL: false)
         components?.queryItems = [
             URLQueryItem(name: "app", value: app), URLQueryItem(name: "version", value: version), URLQueryItem(name: "build", value: build),
-            URLQueryItem(name: "channel", value: channel), URLQueryItem(name: "install_id", value: installID),
+            URLQueryItem(name: "channel", value: channel), URLQueryItem(name: "idiom", value: idiom), URLQueryItem(name: "install_id", value: installID),
         ].filter { $0.value != nil }
         self.url = components?.url ?? endpoint
         self.ingestKey = ingestKey
@@ -45,12 +45,12 @@ public final class RemoteConfigClient: Sendable {
     /// The config in force: the last one fetched, or the defaults.
     public var current: WatchdogConfig { state.withLock { $0.cached.config } }
 
-    /// Fetches if `minimumInterval` has passed since the last attempt; returns whether the
-    /// config changed.
+    /// Fetches if `minimumInterval` has passed since the last attempt (or at once with
+    /// `force`, e.g. right after a test-crash report went up); returns whether the config changed.
     @discardableResult
-    public func refreshIfDue() async -> Bool {
+    public func refreshIfDue(force: Bool = false) async -> Bool {
         let etag: String?? = state.withLock { state in
-            guard clock() - state.lastAttempt >= minimumInterval else { return .none }
+            guard force || clock() - state.lastAttempt >= minimumInterval else { return .none }
             state.lastAttempt = clock()
             return .some(state.cached.etag)
         }

@@ -13,6 +13,10 @@ public struct WatchdogConfig: Codable, Sendable, Equatable {
     public var frameTolerancePt: Double = 1.0
     public var lockThresholdS: Double = 10
     public var reportSampleRate: Double = 1.0
+    /// Test crashes one install may do per UTC day.
+    public var testCrashBudget: Int = 1
+    /// RFC 3339 time after which `test_crash` is off.
+    public var testCrashExpiresAt: String?
 
     public init() {}
 
@@ -24,6 +28,8 @@ public struct WatchdogConfig: Codable, Sendable, Equatable {
         case frameTolerancePt = "frame_tolerance_pt"
         case lockThresholdS = "lock_threshold_s"
         case reportSampleRate = "report_sample_rate"
+        case testCrashBudget = "test_crash_budget"
+        case testCrashExpiresAt = "test_crash_expires_at"
     }
 
     /// Missing keys keep their defaults, so a newer or older server never breaks the client.
@@ -38,5 +44,7 @@ public struct WatchdogConfig: Codable, Sendable, Equatable {
         frameTolerancePt = try container.decodeIfPresent(Double.self, forKey: .frameTolerancePt) ?? defaults.frameTolerancePt
         lockThresholdS = try container.decodeIfPresent(Double.self, forKey: .lockThresholdS) ?? defaults.lockThresholdS
         reportSampleRate = try container.decodeIfPresent(Double.self, forKey: .reportSampleRate) ?? defaults.reportSampleRate
+        testCrashBudget = try container.decodeIfPresent(Int.self, forKey: .testCrashBudget) ?? defaults.testCrashBudget
+        testCrashExpiresAt = try container.decodeIfPresent(String.self, forKey: .testCrashExpiresAt)
     }
 }

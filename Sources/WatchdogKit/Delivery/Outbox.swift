@@ -30,6 +30,18 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         self.directory = directory
         for kind in Kind.allCases {
             try FileManager.default.createDirectory(at: folder(kind), withIntermediateDirectories: true)
+            removeTornWrites(in: folder(kind))
+        }
+    }
+
+    /// A `.tmp` file is a write the app was killed in the middle of: never acknowledged to its
+    /// caller, never complete. Only old ones are removed, so a write in progress is safe.
+    private func removeTornWrites(in folder: URL) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names where name.hasSuffix(".tmp") {
+            let file = folder.appendingPathComponent(name)
+            let modified = (try? FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date) ?? .distantPast
+            if Date().timeIntervalSince(modified) > 60 { try? FileManager.default.removeItem(at: file) }
         }
     }
 
@@ -54,11 +66,6 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         var bytes = 0
         for name in names.sorted() {
             let file = folder.appendingPathComponent(name)
-            if name.hasSuffix(".tmp") {
-                // A write the app was killed in the middle of: never acknowledged, never complete.
-                try? FileManager.default.removeItem(at: file)
-                continue
-            }
             guard name.hasSuffix(".json"), let json = try? Data(contentsOf: file) else { continue }
             if !items.isEmpty, bytes + json.count > maxBytes { break }
             items.append(Item(file: file, json: json))

@@ -35,6 +35,7 @@ public final class Uploader: Sendable {
         var failures = 0
         var enabled = true
         var running = false
+        var uploadedTestCrash = false
     }
     private let state = Locked(State())
 
@@ -83,6 +84,10 @@ public final class Uploader: Sendable {
         return .drained
     }
 
+    private static func isTestCrash(_ json: Data) -> Bool {
+        (try? JSONDecoder().decode(Report.self, from: json))?.action?.testCrash == true
+    }
+
     /// Sends one batch; returns when to try again if it must wait.
     private func send(_ items: [Outbox.Item], kind: Outbox.Kind) async -> Double? {
         var body = Data("{\"\(kind.rawValue)\":[".utf8)
@@ -110,10 +115,13 @@ public final class Uploader: Sendable {
                     logger.log("server rejected \(kind.rawValue) item \(rejected.id ?? "#\(rejected.index)"): \(rejected.error.message)")
                 }
             }
+            if kind == .reports, items.contains(where: { Self.isTestCrash($0.json) }) {
+                state.withLock { $0.uploadedTestCrash = true }
+            }
             outbox.remove(items)
             return nil
         case 429, 503:
-            let retryAfter = response.headers["retry-after"].flatMap(Double.init).map { max(0, $0) }
+            let retryAfter = response.headers["retry-after"].flatMap(Self.retryAfterSeconds)
             if let retryAfter {
                 let due = clock() + retryAfter
                 state.withLock { $0.nextAttemptAt = due; $0.failures += 1 }
@@ -121,6 +129,8 @@ public final class Uploader: Sendable {
                 return due
             }
             return backOff("server busy (\(response.status))")
+        case 408, 425:
+            return backOff("\(kind.rawValue) upload got \(response.status)")
         case 400..<500:
             let message = (try? JSONDecoder().decode(ErrorResponse.self, from: response.body))?.error.message ?? "status \(response.status)"
             logger.log("dropping \(items.count) \(kind.rawValue): the server refused them for good (\(response.status)): \(message)")
@@ -128,6 +138,25 @@ public final class Uploader: Sendable {
             return nil
         default:
             return backOff("\(kind.rawValue) upload got \(response.status)")
+        }
+    }
+
+    /// `Retry-After` as seconds or as an HTTP date (RFC 9110 §10.2.3).
+    public static func retryAfterSeconds(_ value: String) -> Double? {
+        if let seconds = Double(value.trimmingCharacters(in: .whitespaces)) { return max(0, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: value).map { max(0, $0.timeIntervalSinceNow) }
+    }
+
+    /// Whether the last pass uploaded a test-crash report (the config should be re-fetched:
+    /// the server counts it against the install's daily budget).
+    public func takeUploadedTestCrash() -> Bool {
+        state.withLock { state in
+            defer { state.uploadedTestCrash = false }
+            return state.uploadedTestCrash
         }
     }
 

@@ -8,7 +8,22 @@ import WatchdogWire
 /// Not thread-safe: drive it from one thread.
 public final class InteractionLockWatchdog {
     public var config = WatchdogConfig()
-    public var appState: AppState = .active
+    /// Time in the background does not count as blocked interaction.
+    public var appState: AppState = .active {
+        didSet {
+            guard oldValue != appState else { return }
+            if oldValue == .active, let since = lockedSince {
+                heldBeforePause += clock() - since
+                lockedSince = nil
+                paused = true
+            } else if appState == .active, paused {
+                lockedSince = clock()
+                paused = false
+            }
+        }
+    }
+    private var heldBeforePause = 0.0
+    private var paused = false
     public var context: ReportContext
     public var screen: String?
     /// Called when a lock passes the threshold, e.g. to re-enable interaction.
@@ -32,8 +47,9 @@ public final class InteractionLockWatchdog {
 
     /// Interaction became blocked (or its flags changed while blocked).
     public func begin(flags: [String: Bool]) {
-        if lockedSince == nil {
+        if lockedSince == nil, !paused {
             lockedSince = clock()
+            heldBeforePause = 0
             reported = false
             logger.log("blockAllInteraction: begin ignoring interaction events")
         }
@@ -42,14 +58,19 @@ public final class InteractionLockWatchdog {
 
     /// Interaction is possible again.
     public func end() {
-        guard let since = lockedSince else { return }
-        logger.log(String(format: "restoreAllInteraction: unblocked after %.1f s", clock() - since))
+        guard lockedSince != nil || paused else { return }
+        logger.log(String(format: "restoreAllInteraction: unblocked after %.1f s", heldFor))
         check()
         lockedSince = nil
+        paused = false
+        heldBeforePause = 0
         flags = [:]
     }
 
-    public var isLocked: Bool { lockedSince != nil }
+    public var isLocked: Bool { lockedSince != nil || paused }
+
+    /// Seconds the current lock has held while the app was active.
+    private var heldFor: Double { heldBeforePause + (lockedSince.map { clock() - $0 } ?? 0) }
 
     /// One check; call it with the layout watchdog's tick.
     public func tick() {
@@ -57,8 +78,8 @@ public final class InteractionLockWatchdog {
     }
 
     private func check() {
-        guard config.enabled, let since = lockedSince, !reported else { return }
-        let duration = clock() - since
+        guard config.enabled, lockedSince != nil, !reported else { return }
+        let duration = heldFor
         guard duration > config.lockThresholdS else { return }
         reported = true
         logger.log(String(format: "interaction blocked for %.1f s", duration))

@@ -41,8 +41,19 @@ public final class LayoutWatchdog {
     public var inputMargin: Double = 0
     public var config = WatchdogConfig()
     public var appState: AppState = .active {
-        didSet { if appState != .active { episodes.removeAll() } }
+        didSet {
+            if appState != .active { episodes.removeAll() }
+            if oldValue == .active, appState != .active {
+                keyboardWhenActive = keyboard
+            } else if oldValue != .active, appState == .active, let saved = keyboardWhenActive {
+                // While inactive the app receives other apps' keyboard notifications; back in
+                // front, its own keyboard is what it had until it hears otherwise.
+                keyboard = saved
+                keyboardWhenActive = nil
+            }
+        }
     }
+    private var keyboardWhenActive: KeyboardTracker?
     /// The key window's frame in screen coordinates.
     public var window: Frame
     public var context: ReportContext
@@ -51,6 +62,9 @@ public final class LayoutWatchdog {
     public var firstResponder: (() -> FirstResponder)?
     /// The input language, e.g. `ja-JP`.
     public var inputMode: (() -> String?)?
+    /// Today's test crashes of this install: `test_crash` stops at the budget or after expiry
+    /// even with a stale cached config.
+    public var testCrashLedger = TestCrashLedger(file: nil)
 
     public private(set) var keyboard: KeyboardTracker
     private var lastKeyboardEvent: KeyboardEvent?
@@ -105,6 +119,7 @@ public final class LayoutWatchdog {
     /// Feeds a keyboard notification (even while inactive: the geometry stays current, the
     /// checks wait for the app to be active again).
     public func keyboardEvent(_ event: KeyboardEvent) {
+        if appState == .active { keyboardWhenActive = nil }
         let geometry = keyboard.handle(event, window: window)
         lastKeyboardEvent = event
         animationEndsAt = clock() + event.animationDuration
@@ -174,7 +189,8 @@ public final class LayoutWatchdog {
             logger.log("glitch \(report.kind) not reported (sample rate \(config.reportSampleRate))")
             return
         }
-        action.testCrash = config.testCrash
+        let crash = testCrashLedger.allows(config, at: wallClock())
+        action.testCrash = crash
         report.action = action
         report.logs = logger.recentLines()
         do {
@@ -183,9 +199,12 @@ public final class LayoutWatchdog {
             logger.log("could not save report \(report.id): \(error)")
             return
         }
-        if config.testCrash {
+        if crash {
             logger.log("test_crash is on: crashing on purpose after saving report \(report.id)")
+            testCrashLedger.record(at: wallClock())
             crashHandler()
+        } else if config.testCrash {
+            logger.log("test_crash is on but expired or over today's budget (\(config.testCrashBudget)): not crashing")
         }
     }
 

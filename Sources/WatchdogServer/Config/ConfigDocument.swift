@@ -89,7 +89,7 @@ enum ConfigDocumentReader {
         for (index, item) in items.enumerated() {
             let rule = try self.rule(item, path: "\(path)[\(index)]")
             guard ids.insert(rule.id).inserted else {
-                throw .badRequest("invalid_config_value", "\(path)[\(index)].id \"\(rule.id)\" is used by another rule; rule ids must be unique")
+                throw .badRequest("invalid_config_value", "\(path)[\(index)].id \"\(rule.id)\" is used by another rule; rule ids must be unique (give rules distinct names or ids)")
             }
             rules.append(rule)
         }
@@ -107,9 +107,15 @@ enum ConfigDocumentReader {
         let id: String
         switch fields["id"] {
         case nil, .null?:
-            // A new rule gets an id now; it salts the percentage cohort, so it must not change later.
-            var generator = SystemRandomNumberGenerator()
-            id = "r_" + (0..<4).map { _ in UInt8.random(in: 0...255, using: &generator) }.hexString
+            // The id salts the percentage cohort, so a rule sent without one gets one derived
+            // from its name (or, nameless, its match and set): the same rule sent again — or a
+            // dry run and then the real change — keeps the same cohort, and raising `percent`
+            // only adds installs.
+            let basis: JSONValue
+            if case .string(let name)? = fields["name"] { basis = .string(name) } else {
+                basis = .object(["match": fields["match"] ?? .null, "set": fields["set"] ?? .null])
+            }
+            id = "r_" + String(FNV1a64.hex((try? JSONBody.encode(basis)) ?? []).prefix(8))
         case .string(let text)?:
             guard !text.isEmpty, text.utf8.count <= 64, text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 122) || ($0 >= 65 && $0 <= 90) || $0 == 95 || $0 == 45 }) else {
                 throw .badRequest("invalid_config_value", "\(path).id must be 1–64 characters of A-Z a-z 0-9 _ -, got \(JSONValue.string(text).brief)")

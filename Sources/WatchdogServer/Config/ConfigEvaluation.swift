@@ -58,6 +58,14 @@ struct ConfigEvaluation: Sendable {
         budgetExceeded = true
     }
 
+    /// Without an install id the daily budget cannot be kept, so `test_crash` stays off.
+    mutating func refuseWithoutInstall() {
+        guard testCrashOn else { return }
+        values["test_crash"] = .bool(false)
+        sources["test_crash"] = "test_crash needs install_id, to keep test_crash_budget"
+        budgetExceeded = true
+    }
+
     /// The JSON the client gets (keys sorted, so equal configs are equal bytes).
     var body: [UInt8] {
         (try? JSONBody.encode(JSONValue.object(values))) ?? Array("{}".utf8)

@@ -70,10 +70,11 @@ extension ConfigRule {
     /// 0..<10,000: where an install falls for a rule. FNV-1a-64 of `ruleID \u{1F} installID`
     /// with a final avalanche, so neighbouring ids spread evenly.
     static func bucket(ruleID: String, installID: String) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ruleID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        hash = (hash ^ 0x1F) &* 0x100_0000_01b3
-        for byte in installID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        var fnv = FNV1a64()
+        fnv.add(ruleID)
+        fnv.add([0x1F])
+        fnv.add(installID)
+        var hash = fnv.value
         hash ^= hash >> 33
         hash = hash &* 0xff51_afd7_ed55_8ccd
         hash ^= hash >> 33

@@ -112,8 +112,12 @@ final class ConfigService: Sendable {
             let computed = evaluation
             compiled.evaluations.withLock { $0[mask] = computed }
         }
-        if evaluation.testCrashOn, let install = client.installID {
-            evaluation.applyBudget(crashesToday: budget.crashesToday(app: app, installID: install))
+        if evaluation.testCrashOn {
+            if let install = client.installID, !install.isEmpty {
+                evaluation.applyBudget(crashesToday: budget.crashesToday(app: app, installID: install))
+            } else {
+                evaluation.refuseWithoutInstall()
+            }
         }
         let key = Compiled.ResultKey(mask: mask, budgetExceeded: evaluation.budgetExceeded)
         let effective: Effective
@@ -121,7 +125,7 @@ final class ConfigService: Sendable {
             effective = cached
         } else {
             let body = evaluation.body
-            effective = Effective(body: body, etag: "\"\(Self.fnv1a(body))\"", version: compiled.document.version,
+            effective = Effective(body: body, etag: "\"\(FNV1a64.hex(body))\"", version: compiled.document.version,
                                   versionHeader: String(compiled.document.version))
             compiled.results.withLock { $0[key] = effective }
         }
@@ -289,12 +293,5 @@ final class ConfigService: Sendable {
             if tag == wanted { return true }
         }
         return false
-    }
-
-    static func fnv1a(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -70,7 +70,8 @@ struct CompareRoutes: Sendable {
         let index = releases.firstIndex { $0.release == current.release } ?? releases.count - 1
         let previous = releases[..<index].last { $0.sessions > 0 }
         let issues = rows.map { row -> IssueView in
-            let seen = byFingerprint[row.fingerprint] ?? [row]
+            // Suspect-only rows (reports from inactive apps) do not make a fingerprint "seen".
+            let seen = (byFingerprint[row.fingerprint] ?? [row]).filter { $0.reports > 0 || $0.release == row.release }
             let first = seen.min { (rank[$0.release] ?? .max) < (rank[$1.release] ?? .max) }?.release ?? row.release
             var trend: RateComparison?
             if let previous {
@@ -108,7 +109,7 @@ struct ReleaseSummary: Encodable {
         sessions = detail.stats.sessions
         reports = detail.stats.reportsByKind.values.reduce(0, +)
         suspectReports = detail.stats.suspectReportsByKind.values.reduce(0, +)
-        glitchFreeSessionRate = sessions > 0 ? max(0, Double(sessions - detail.stats.affectedSessions)) / Double(sessions) : nil
+        glitchFreeSessionRate = detail.stats.glitchFreeSessionRate
     }
 
     enum CodingKeys: String, CodingKey {

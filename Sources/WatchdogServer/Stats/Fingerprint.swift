@@ -1,15 +1,16 @@
+import WatchdogWire
+
 /// The key that groups reports into issues: kind + screen + view name + keyboard mode.
 /// `fp_` and 16 hex digits of FNV-1a-64 over the four parts joined by U+001F (which the
 /// validator refuses inside them, so different parts never produce the same string).
 enum Fingerprint {
     static func of(kind: String, screen: String?, viewName: String?, keyboardMode: String?) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = FNV1a64()
         for (index, part) in [kind, screen ?? "", viewName ?? "", keyboardMode ?? ""].enumerated() {
-            if index > 0 { hash = (hash ^ 0x1F) &* 0x100_0000_01b3 }
-            for byte in part.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            if index > 0 { hash.add([0x1F]) }
+            hash.add(part)
         }
-        let hex = String(hash, radix: 16)
-        return "fp_" + String(repeating: "0", count: 16 - hex.count) + hex
+        return "fp_" + hash.hex
     }
 
     static func isValid(_ text: String) -> Bool {

@@ -79,8 +79,7 @@ struct ReleaseStatsView: Encodable {
         lastSeen = Timestamp.format(milliseconds: stats.lastSeen)
         if stats.sessions > 0 {
             let sessions = Double(stats.sessions)
-            // Reports can name sessions whose start never arrived; the rate stays within 0…1.
-            glitchFreeSessionRate = max(0, sessions - Double(stats.affectedSessions)) / sessions
+            glitchFreeSessionRate = stats.glitchFreeSessionRate
             reportsPer1kSessions = Double(reports) * 1000 / sessions
             reportsPer1kSessionsByKind = stats.reportsByKind.mapValues { Double($0) * 1000 / sessions }
         } else {
@@ -110,4 +109,12 @@ struct AppsView: Encodable {
     }
 
     var apps: [App]
+}
+
+extension ReleaseStats {
+    /// Sessions without any headline report, as a share; `nil` without sessions. Reports can
+    /// name sessions whose start never arrived, so the rate is kept within 0…1.
+    var glitchFreeSessionRate: Double? {
+        sessions > 0 ? max(0, Double(sessions - affectedSessions)) / Double(sessions) : nil
+    }
 }

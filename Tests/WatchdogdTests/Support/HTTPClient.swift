@@ -68,23 +68,7 @@ struct HTTPClient {
     }
 
     private func connect() throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw HTTPClientError(description: "socket() failed") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            close(socket)
-            throw HTTPClientError(description: "connect to port \(port) failed: errno \(errno)")
-        }
-        return socket
+        try connectToLoopback(port: port, timeoutSeconds: timeoutSeconds)
     }
 
     private func parse(_ bytes: [UInt8]) throws -> Response {
@@ -106,4 +90,25 @@ struct HTTPClient {
         if let length = headers["content-length"].flatMap(Int.init), body.count > length { body = Array(body.prefix(length)) }
         return Response(status: status, headers: headers, body: body)
     }
+}
+
+/// A TCP socket connected to 127.0.0.1:`port`, with send and receive timeouts.
+func connectToLoopback(port: UInt16, timeoutSeconds: Int) throws -> Int32 {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard socket >= 0 else { throw HTTPClientError(description: "socket() failed") }
+    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+    setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let result = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard result == 0 else {
+        close(socket)
+        throw HTTPClientError(description: "connect to port \(port) failed: errno \(errno)")
+    }
+    return socket
 }

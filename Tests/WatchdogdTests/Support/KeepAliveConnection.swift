@@ -10,20 +10,7 @@ final class KeepAliveConnection {
     private var buffer: [UInt8] = []
 
     init(port: UInt16, timeoutSeconds: Int = 10) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            close(socket)
-            throw HTTPClientError(description: "connect failed")
-        }
+        socket = try connectToLoopback(port: port, timeoutSeconds: timeoutSeconds)
     }
 
     deinit { close(socket) }

@@ -1,0 +1,27 @@
+/// FNV-1a, 64 bits: a fast, stable, non-cryptographic hash — for ETags, fingerprints and
+/// cohort buckets, which must give the same value on every machine and run.
+public struct FNV1a64: Sendable {
+    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    public init() {}
+
+    public mutating func add<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    }
+
+    public mutating func add(_ text: String) {
+        add(text.utf8)
+    }
+
+    /// 16 lowercase hex digits.
+    public var hex: String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    public static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        var hash = FNV1a64()
+        hash.add(bytes)
+        return hash.hex
+    }
+}

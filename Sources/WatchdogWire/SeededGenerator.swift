@@ -1,0 +1,27 @@
+/// SplitMix64 (Steele, Lea & Flood, 2014): a tiny deterministic random generator, so generated
+/// demo data and simulated fleets are the same on every machine for the same seed.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in 0..<1.
+    public mutating func unit() -> Double {
+        Double(next() >> 11) / Double(1 << 53)
+    }
+
+    /// Uniform in `range`.
+    public mutating func uniform(_ range: ClosedRange<Double>) -> Double {
+        range.lowerBound + unit() * (range.upperBound - range.lowerBound)
+    }
+}
