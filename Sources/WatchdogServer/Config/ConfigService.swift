@@ -29,29 +29,35 @@ final class ConfigService: Sendable {
         let document: ConfigDocument
         /// When a `test_crash_expires_at` passes and the cache must be rebuilt.
         let validUntil: Int64
-        let results = Mutex<[ResultKey: Effective]>([:])
-        let evaluations = Mutex<[UInt64: ConfigEvaluation]>([:])
-        /// Per client version, the rules whose version range admits it (comparing versions
-        /// allocates; a fleet runs a handful of versions).
-        let versionMasks = Mutex<[String: UInt64]>([:])
         /// Rules without a version range.
         let rangeFreeMask: UInt64
+
+        struct Caches {
+            /// Per client version, the rules whose version range admits it (comparing versions
+            /// allocates; a fleet runs a handful of versions).
+            var versionMasks: [String: UInt64] = [:]
+            var evaluations: [UInt64: ConfigEvaluation] = [:]
+            var results: [ResultKey: Effective] = [:]
+        }
+
+        /// One lock for all three, taken twice per request.
+        let caches = Mutex(Caches())
 
         /// Which rules match a client.
         func mask(for client: ConfigClient) -> UInt64 {
             guard !document.rules.isEmpty else { return 0 }
             var candidates = rangeFreeMask
             if let version = client.version {
-                if let known = versionMasks.withLock({ $0[version] }) {
+                if let known = caches.withLock({ $0.versionMasks[version] }) {
                     candidates |= known
                 } else {
                     var ranged: UInt64 = 0
                     for (index, rule) in document.rules.enumerated() where rule.match.versions?.contains(version) == true {
                         ranged |= 1 << UInt64(index)
                     }
-                    versionMasks.withLock { masks in
-                        if masks.count > 10_000 { masks.removeAll() }
-                        masks[version] = ranged
+                    caches.withLock { caches in
+                        if caches.versionMasks.count > 10_000 { caches.versionMasks.removeAll() }
+                        caches.versionMasks[version] = ranged
                     }
                     candidates |= ranged
                 }
@@ -104,14 +110,13 @@ final class ConfigService: Sendable {
         let now = clock()
         guard let compiled = try compiled(app: app, now: now) else { return nil }
         let mask = compiled.mask(for: client)
-        var evaluation: ConfigEvaluation
-        if let cached = compiled.evaluations.withLock({ $0[mask] }) {
-            evaluation = cached
-        } else {
-            evaluation = ConfigEvaluation.evaluate(compiled.document, mask: mask, now: now)
-            let computed = evaluation
-            compiled.evaluations.withLock { $0[mask] = computed }
+        let (cachedEvaluation, cachedResult) = compiled.caches.withLock { caches in
+            (caches.evaluations[mask], caches.results[Compiled.ResultKey(mask: mask, budgetExceeded: false)])
         }
+        let base = cachedEvaluation ?? ConfigEvaluation.evaluate(compiled.document, mask: mask, now: now)
+        var evaluation = base
+        // Without test_crash on, the budget cannot change anything: the common case is one lookup.
+        if !evaluation.testCrashOn, let cachedResult, !explain { return (cachedResult, nil) }
         if evaluation.testCrashOn {
             if let install = client.installID, !install.isEmpty {
                 evaluation.applyBudget(crashesToday: budget.crashesToday(app: app, installID: install))
@@ -120,14 +125,15 @@ final class ConfigService: Sendable {
             }
         }
         let key = Compiled.ResultKey(mask: mask, budgetExceeded: evaluation.budgetExceeded)
-        let effective: Effective
-        if let cached = compiled.results.withLock({ $0[key] }) {
-            effective = cached
-        } else {
-            let body = evaluation.body
-            effective = Effective(body: body, etag: "\"\(FNV1a64.hex(body))\"", version: compiled.document.version,
-                                  versionHeader: String(compiled.document.version))
-            compiled.results.withLock { $0[key] = effective }
+        let fresh = evaluation
+        let effective = compiled.caches.withLock { caches -> Effective in
+            if cachedEvaluation == nil { caches.evaluations[mask] = base }
+            if let cached = caches.results[key] { return cached }
+            let body = fresh.body
+            let made = Effective(body: body, etag: "\"\(FNV1a64.hex(body))\"", version: compiled.document.version,
+                                 versionHeader: String(compiled.document.version))
+            caches.results[key] = made
+            return made
         }
         return (effective, explain ? evaluation.explanation(compiled.document) : nil)
     }
