@@ -17,8 +17,10 @@ public struct ServerSettings: Sendable {
     /// `Cache-Control: max-age` of `GET /v1/config`: how long a fleet may reuse a config
     /// before asking again (and so how fast a switch reaches everyone).
     public var configMaxAgeSeconds: Int = 60
-    /// Where `openapi.yaml` (and later the dashboard) are read from.
+    /// Where `openapi.yaml` and the dashboard are read from.
     public var resourcesDirectory: String?
+    /// Debian's Chart.js (`libjs-chart.js`), served under `/assets/chart.js/`.
+    public var chartDirectory: String = "/usr/share/javascript/chart.js"
 
     public init(listen: ListenAddress, dataDirectory: String) {
         self.listen = listen

@@ -18,13 +18,14 @@ public final class WatchdogServer: Sendable {
     private let store: any TelemetryStore
     private let logger: Logger
     private let settings: ServerSettings
+    private let authenticator: Authenticator
 
     /// The bound port.
     public var port: UInt16 { http.port }
 
     public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
         let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity)
-        let authenticator = Authenticator(store: store)
+        let authenticator = Authenticator(store: store, clock: clock)
         let config = try ConfigService(store: store, clock: clock)
         let compare = CompareRoutes(store: store)
         let router = Router(
@@ -37,7 +38,8 @@ public final class WatchdogServer: Sendable {
             drillDown: ReportRoutes(compare: compare),
             store: store,
             queue: queue,
-            resources: StaticResources(directory: settings.resourcesDirectory),
+            resources: StaticResources(directory: settings.resourcesDirectory, chartDirectory: settings.chartDirectory),
+            auth: AuthRoutes(authenticator: authenticator, store: store),
             logger: logger
         )
         var configuration = HTTPServerConfiguration(address: settings.listen) { APIError.from($0).response }
@@ -56,9 +58,15 @@ public final class WatchdogServer: Sendable {
             throw error
         }
         self.queue = queue
+        self.authenticator = authenticator
         self.store = store
         self.logger = logger
         self.settings = settings
+    }
+
+    /// A one-time dashboard sign-in link (`/login?code=…`, valid 24 h) for a viewer or admin credential.
+    public func signInLink(credentialID: String) throws -> String {
+        try authenticator.sessions.link(for: credentialID).path
     }
 
     /// Stops accepting, answers requests in flight, commits every queued batch, then frees the

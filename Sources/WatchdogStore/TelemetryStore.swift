@@ -40,6 +40,17 @@ public protocol TelemetryStore: Sendable {
     func addCredential(_ credential: CredentialRecord) throws
     /// The live (not revoked) credential whose secret hashes to `secretHash`.
     func credential(secretHash: [UInt8]) throws -> CredentialRecord?
+    /// A live (not revoked) credential by its id.
+    func credential(id: String) throws -> CredentialRecord?
+    /// Saves a dashboard session (its id only as a hash).
+    func createSession(_ session: DashboardSession) throws
+    /// The unexpired session with this id hash, if its credential is still live.
+    func session(idHash: [UInt8], now: Int64) throws -> DashboardSession?
+    func deleteSession(idHash: [UInt8]) throws
+    /// Saves a one-time sign-in link (its code only as a hash).
+    func createLoginLink(codeHash: [UInt8], credentialID: String, expiresAt: Int64) throws
+    /// Uses up a sign-in link: the credential id if the link existed and had not expired.
+    func consumeLoginLink(codeHash: [UInt8], now: Int64) throws -> String?
     /// Revokes an ingest key of an app; `false` if there was no such live key.
     func revokeIngestKey(app: String, keyID: String, atMilliseconds: Int64) throws -> Bool
 

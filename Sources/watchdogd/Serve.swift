@@ -38,6 +38,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Cache-Control max-age of GET /v1/config, seconds: how long clients reuse a config (env WATCHDOG_CONFIG_MAX_AGE, default 60).")
     var configMaxAge: Int?
 
+    @Option(help: "Debian's Chart.js (libjs-chart.js), served to the dashboard (env WATCHDOG_CHART_JS_DIR, default /usr/share/javascript/chart.js).")
+    var chartJsDir: String?
+
     @Option(help: "Directory with openapi.yaml and the dashboard (env WATCHDOG_RESOURCES_DIR, default ./Resources if present, else /usr/share/watchdogd).")
     var resourcesDir: String?
 
@@ -72,7 +75,7 @@ struct Serve: ParsableCommand {
         let url = "http://\(host):\(server.port)"
         logger.info("listening", metadata: ["url": "\(url)", "data_dir": "\(settings.dataDirectory)", "synchronous": "\(settings.synchronous.rawValue)"])
         emit("listening on \(url)")
-        if Environment.resolveFlag(demo, "DEMO") { try printDemoCredentials(store: store, url: url) }
+        if Environment.resolveFlag(demo, "DEMO") { try printDemoCredentials(store: store, server: server, url: url) }
 
         stop.wait()
         logger.info("stopping: draining requests in flight and committing queued reports")
@@ -99,6 +102,7 @@ struct Serve: ParsableCommand {
         settings.perAddressConnectionLimit = try number(perIpConnectionLimit, "PER_IP_CONNECTION_LIMIT", "--per-ip-connection-limit", 1...1_000_000) ?? settings.perAddressConnectionLimit
         settings.connectionTimeoutSeconds = try number(connectionTimeout, "CONNECTION_TIMEOUT", "--connection-timeout", 1...86_400) ?? settings.connectionTimeoutSeconds
         settings.configMaxAgeSeconds = try number(configMaxAge, "CONFIG_MAX_AGE", "--config-max-age", 0...86_400) ?? settings.configMaxAgeSeconds
+        if let chart = Environment.resolve(chartJsDir, "CHART_JS_DIR") { settings.chartDirectory = chart }
         settings.resourcesDirectory = Environment.resolve(resourcesDir, "RESOURCES_DIR")
             ?? (FileManager.default.fileExists(atPath: "Resources/openapi.yaml") ? "Resources" : "/usr/share/watchdogd")
         return settings
@@ -116,16 +120,20 @@ struct Serve: ParsableCommand {
         return value
     }
 
-    private func printDemoCredentials(store: SQLiteStore, url: String) throws {
+    private func printDemoCredentials(store: SQLiteStore, server: WatchdogServer, url: String) throws {
         let now = WatchdogServer.systemClock()
         var tokens: [String: String] = [:]
+        var adminID = ""
         for (role, app, variable) in [(CredentialRole.ingest, DemoData.app as String?, "WATCHDOG_INGEST_KEY"), (.viewer, nil, "WATCHDOG_VIEWER_TOKEN"), (.admin, nil, "WATCHDOG_ADMIN_TOKEN")] {
             let (record, token) = CredentialIssuer.issue(role: role, app: app, name: "demo \(role.rawValue)", nowMilliseconds: now)
             try store.addCredential(record)
             tokens[variable] = token
+            if role == .admin { adminID = record.id }
         }
+        let link = try server.signInLink(credentialID: adminID)
         emit("""
-            demo app \(DemoData.app) is ready: open \(url)/ — and in a shell:
+            dashboard: \(url)\(link)   (one-time sign-in link, valid 24 h)
+            demo app \(DemoData.app) is ready; in a shell:
             export WATCHDOG_URL=\(url)
             export WATCHDOG_INGEST_KEY=\(tokens["WATCHDOG_INGEST_KEY"] ?? "")
             export WATCHDOG_VIEWER_TOKEN=\(tokens["WATCHDOG_VIEWER_TOKEN"] ?? "")

@@ -9,18 +9,24 @@ import WatchdogStore
 /// the computed one in constant time. Looking up by hash reveals nothing about the secret.
 final class Authenticator: Sendable {
     private let store: any TelemetryStore
+    let sessions: DashboardSessions
     /// Tokens already verified against their stored hash, so the hot path skips SHA-256.
     /// Keyed by the token itself: it only ever holds tokens that proved valid.
     private let known = Mutex<[String: Principal]>([:])
     private static let cacheLimit = 100_000
 
-    init(store: any TelemetryStore) {
+    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64) {
         self.store = store
+        sessions = DashboardSessions(store: store, clock: clock)
     }
 
-    /// The caller, or `APIError.unauthorized`.
+    /// The caller — by `Authorization: Bearer`, else by the dashboard's session cookie — or
+    /// `APIError.unauthorized`.
     func principal(for request: HTTPRequest) throws(APIError) -> Principal {
-        guard let header = request.headers["authorization"] else { throw .unauthorized }
+        guard let header = request.headers["authorization"] else {
+            if let cookie = SessionCookie.value(in: request.headers["cookie"]) { return try sessions.principal(cookie: cookie) }
+            throw .unauthorized
+        }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw .unauthorized }
         let token = parts[1].trimmingCharacters(in: " \t")

@@ -8,6 +8,11 @@ public struct Principal: Sendable, Equatable {
     public var app: String?
     /// The credential's name, recorded in the config audit log.
     public var name: String
+    /// Set when the caller is a dashboard session (cookie): changes must carry this token in
+    /// `X-CSRF-Token`.
+    public var csrfToken: String?
+    /// The session cookie's hash, for sign-out.
+    public var sessionHash: [UInt8]?
 }
 
 /// Makes new credentials: a public id and a 256-bit random secret, e.g.
@@ -27,5 +32,13 @@ public enum CredentialIssuer {
         let token = "\(prefix)_\(id)_\(secret)"
         let record = CredentialRecord(id: id, role: role, app: app, name: name, secretHash: SHA256.hash(Array(token.utf8)), createdAt: nowMilliseconds)
         return (record, token)
+    }
+}
+
+/// Random secrets as hex.
+enum RandomSecret {
+    static func hex(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }.hexString
     }
 }

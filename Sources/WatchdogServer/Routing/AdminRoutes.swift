@@ -126,6 +126,7 @@ struct AdminRoutes: Sendable {
             throw .notFound("no live ingest key \(keyID) for app \(app)")
         }
         authenticator.forget(credentialID: keyID)
+        authenticator.sessions.forget(credentialID: keyID)
         return HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")])
     }
 

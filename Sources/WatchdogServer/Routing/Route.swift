@@ -2,6 +2,13 @@
 enum Route: Equatable {
     case index
     case openAPI
+    case dashboardFile(path: String)
+    case chartFile(path: String)
+    case loginLink
+    case authLogin
+    case authSession
+    case authLogout
+    case authLinks
     case healthz
     case readyz
     case postReports
@@ -35,6 +42,13 @@ enum Route: Equatable {
     static let templates: [Template] = [
         Template(path: "/", methods: ["GET"]) { _ in .index },
         Template(path: "/openapi.yaml", methods: ["GET"]) { _ in .openAPI },
+        Template(path: "/login", methods: ["GET"]) { _ in .loginLink },
+        Template(path: "/dashboard/{*path}", methods: ["GET"]) { .dashboardFile(path: $0["path"] ?? "") },
+        Template(path: "/assets/chart.js/{*path}", methods: ["GET"]) { .chartFile(path: $0["path"] ?? "") },
+        Template(path: "/v1/auth/login", methods: ["POST"]) { _ in .authLogin },
+        Template(path: "/v1/auth/session", methods: ["GET"]) { _ in .authSession },
+        Template(path: "/v1/auth/logout", methods: ["POST"]) { _ in .authLogout },
+        Template(path: "/v1/auth/links", methods: ["POST"]) { _ in .authLinks },
         Template(path: "/healthz", methods: ["GET"]) { _ in .healthz },
         Template(path: "/readyz", methods: ["GET"]) { _ in .readyz },
         Template(path: "/v1/reports", methods: ["POST"]) { _ in .postReports },
@@ -70,9 +84,15 @@ enum Route: Equatable {
     static func match(path: String) -> (methods: [String], route: Route)? {
         if let template = staticTemplates[path] { return (template.methods, template.make([:])) }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        candidates: for (pattern, template) in splitTemplates where pattern.count == segments.count {
+        candidates: for (pattern, template) in splitTemplates {
+            // `{*name}` as the last segment takes the rest of the path (one segment or more).
+            let isCatchAll = pattern.last?.hasPrefix("{*") == true
+            guard isCatchAll ? segments.count >= pattern.count : segments.count == pattern.count else { continue }
             var parameters: [String: String] = [:]
-            for (expected, actual) in zip(pattern, segments) {
+            if isCatchAll, let last = pattern.last {
+                parameters[String(last.dropFirst(2).dropLast())] = segments[(pattern.count - 1)...].joined(separator: "/")
+            }
+            for (expected, actual) in zip(isCatchAll ? pattern.dropLast() : pattern[...], segments) {
                 if expected.hasPrefix("{") {
                     guard !actual.isEmpty else { continue candidates }
                     parameters[String(expected.dropFirst().dropLast())] = String(actual)

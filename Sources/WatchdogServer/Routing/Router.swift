@@ -15,6 +15,7 @@ struct Router: Sendable {
     let store: any TelemetryStore
     let queue: IngestQueue
     let resources: StaticResources
+    let auth: AuthRoutes
     let logger: Logger
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
@@ -35,14 +36,28 @@ struct Router: Sendable {
         guard methods.contains(method) else { throw .methodNotAllowed(request.method, allowed: methods) }
 
         switch route {
-        case .index: return IndexPage.response
+        case .index: return try resources.dashboard("index.html")
         case .openAPI: return try resources.openAPI()
+        case .dashboardFile(let path): return try resources.dashboard(path)
+        case .chartFile(let path): return try resources.chart(path)
+        case .loginLink: return auth.loginLink(request)
+        case .authLogin: return try auth.login(request)
         case .healthz: return JSONBody.response(["status": "ok"])
         case .readyz: return try readiness()
         default: break
         }
         let principal = try authenticator.principal(for: request)
+        // A change made with the session cookie must carry the session's CSRF token: a page
+        // of another site can make a browser send the cookie, but cannot read the token.
+        if let csrf = principal.csrfToken, method != "GET" {
+            guard let sent = request.headers["x-csrf-token"], constantTimeEquals(Array(sent.utf8), Array(csrf.utf8)) else {
+                throw .forbidden("changes from the dashboard need the X-CSRF-Token header of the session (GET /v1/auth/session)")
+            }
+        }
         switch route {
+        case .authSession: return auth.current(principal)
+        case .authLogout: return auth.logout(principal)
+        case .authLinks: return try auth.createLink(principal)
         case .postReports:
             try ingest.post(Report.self, request, principal: principal, responder: responder)
             return nil
@@ -69,7 +84,7 @@ struct Router: Sendable {
         case .adminApps: return try admin.createApp(request, principal: principal)
         case .adminKeys(let app): return try admin.createKey(request, app: app, principal: principal)
         case .adminKey(let app, let keyID): return try admin.revokeKey(app: app, keyID: keyID, principal: principal)
-        case .index, .openAPI, .healthz, .readyz:
+        case .index, .openAPI, .healthz, .readyz, .dashboardFile, .chartFile, .loginLink, .authLogin:
             // Answered before authentication above; reaching here is a routing bug.
             throw .internalError
         }

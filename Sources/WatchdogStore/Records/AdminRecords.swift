@@ -74,3 +74,20 @@ public struct RecentInstall: Sendable, Equatable {
     public var channel: String?
     public var idiom: String?
 }
+
+/// A signed-in browser: the cookie's hash, whose credential it acts as, and its CSRF token.
+public struct DashboardSession: Sendable, Equatable {
+    public var idHash: [UInt8]
+    public var credentialID: String
+    public var csrfToken: String
+    public var createdAt: Int64
+    public var expiresAt: Int64
+
+    public init(idHash: [UInt8], credentialID: String, csrfToken: String, createdAt: Int64, expiresAt: Int64) {
+        self.idHash = idHash
+        self.credentialID = credentialID
+        self.csrfToken = csrfToken
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

@@ -194,6 +194,24 @@ enum Migrations {
                     GROUP BY app, install_id, received_at / 86400000;
                 """)
         }
+        migrator.registerMigration("2026-11-21-dashboard") { db in
+            try db.execute(sql: """
+                -- Browser sessions of the dashboard: only the hash of the cookie is stored.
+                CREATE TABLE dashboard_sessions (
+                    id_hash BLOB PRIMARY KEY,
+                    credential_id TEXT NOT NULL REFERENCES credentials(id),
+                    csrf_token TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL
+                );
+                -- One-time sign-in links (serve --demo prints one), hashed, used at most once.
+                CREATE TABLE login_links (
+                    code_hash BLOB PRIMARY KEY,
+                    credential_id TEXT NOT NULL REFERENCES credentials(id),
+                    expires_at INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -110,4 +110,55 @@ extension SQLiteStore {
             }
         }
     }
+
+    public func credential(id: String) throws -> CredentialRecord? {
+        try pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT id, role, app, name, secret_hash, created_at FROM credentials WHERE id = ? AND revoked_at IS NULL",
+                                             arguments: [id]),
+                  let role = CredentialRole(rawValue: row[1]) else { return nil }
+            let hash: Data = row[4]
+            return CredentialRecord(id: row[0], role: role, app: row[2], name: row[3], secretHash: Array(hash), createdAt: row[5])
+        }
+    }
+
+    public func createSession(_ session: DashboardSession) throws {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM dashboard_sessions WHERE expires_at < ?", arguments: [session.createdAt])
+            try db.execute(sql: "INSERT INTO dashboard_sessions (id_hash, credential_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [Data(session.idHash), session.credentialID, session.csrfToken, session.createdAt, session.expiresAt])
+        }
+    }
+
+    public func session(idHash: [UInt8], now: Int64) throws -> DashboardSession? {
+        try pool.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT s.credential_id, s.csrf_token, s.created_at, s.expires_at FROM dashboard_sessions s
+                JOIN credentials c ON c.id = s.credential_id AND c.revoked_at IS NULL
+                WHERE s.id_hash = ? AND s.expires_at > ?
+                """, arguments: [Data(idHash), now]).map { row in
+                DashboardSession(idHash: idHash, credentialID: row[0], csrfToken: row[1], createdAt: row[2], expiresAt: row[3])
+            }
+        }
+    }
+
+    public func deleteSession(idHash: [UInt8]) throws {
+        try pool.write { db in try db.execute(sql: "DELETE FROM dashboard_sessions WHERE id_hash = ?", arguments: [Data(idHash)]) }
+    }
+
+    public func createLoginLink(codeHash: [UInt8], credentialID: String, expiresAt: Int64) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT INTO login_links (code_hash, credential_id, expires_at) VALUES (?, ?, ?)",
+                           arguments: [Data(codeHash), credentialID, expiresAt])
+        }
+    }
+
+    public func consumeLoginLink(codeHash: [UInt8], now: Int64) throws -> String? {
+        try pool.write { db in
+            defer { try? db.execute(sql: "DELETE FROM login_links WHERE expires_at < ?", arguments: [now]) }
+            guard let credential = try String.fetchOne(db, sql: "SELECT credential_id FROM login_links WHERE code_hash = ? AND expires_at > ?",
+                                                       arguments: [Data(codeHash), now]) else { return nil }
+            try db.execute(sql: "DELETE FROM login_links WHERE code_hash = ?", arguments: [Data(codeHash)])
+            return credential
+        }
+    }
 }

@@ -1,0 +1,55 @@
+// Building DOM without ever parsing HTML: every string that came from a client (screens,
+// view names, logs, attributes, device fields) is inserted as text, never as markup.
+
+/** An element with attributes and children; strings become text nodes. */
+export function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === 'class') node.className = value;
+    else if (name.startsWith('on') && typeof value === 'function') node.addEventListener(name.slice(2), value);
+    else if (name === 'href') node.setAttribute('href', safeHref(value));
+    else node.setAttribute(name, String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+/** Appends children: nodes as they are, everything else as text. */
+export function append(node, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** Replaces a node's children. */
+export function replace(node, ...children) {
+  node.replaceChildren();
+  return append(node, children);
+}
+
+/** Only links inside the dashboard: a `javascript:` (or any other) URL from data never becomes a link. */
+export function safeHref(value) {
+  const text = String(value);
+  return text.startsWith('#/') || (text.startsWith('/') && !text.startsWith('//')) ? text : '#/';
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+/** An SVG element; attributes must be numbers or fixed strings chosen by the dashboard. */
+export function svg(tag, attributes = {}, ...children) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return node;
+}
+
+/** A table with a header row and rows of cells (`{text, class}` or nodes or strings). */
+export function table(headers, rows, rowClass = () => null) {
+  return el('table', {},
+    el('thead', {}, el('tr', {}, headers.map((h) => el('th', { class: h.num ? 'num' : null }, h.label ?? h)))),
+    el('tbody', {}, rows.map((row) => el('tr', { class: rowClass(row.data) },
+      row.cells.map((cell, i) => el('td', { class: headers[i]?.num ? 'num' : null }, cell))))));
+}

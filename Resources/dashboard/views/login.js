@@ -1,0 +1,23 @@
+import { api } from '../api.js';
+import { el, replace } from '../dom.js';
+
+/** Sign in with a viewer or admin token; the server answers with an HttpOnly session cookie. */
+export function render(main, onSignedIn) {
+  const input = el('input', { type: 'password', autocomplete: 'off', size: 60, 'aria-label': 'Token', placeholder: 'wdv_… or wda_…' });
+  const message = el('p', { class: 'error' });
+  const form = el('form', { class: 'card' },
+    el('h1', {}, 'Sign in'),
+    el('p', { class: 'muted' }, 'Paste a viewer or admin token (watchdogd tokens add --role viewer NAME), or open the sign-in link `serve --demo` printed.'),
+    el('div', { class: 'inline' }, input, ' ', el('button', { class: 'primary', type: 'submit' }, 'Sign in')),
+    message);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      await api.login(input.value.trim());
+      onSignedIn();
+    } catch (error) {
+      message.textContent = error.message;
+    }
+  });
+  replace(main, form);
+}

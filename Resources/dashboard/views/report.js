@@ -1,0 +1,66 @@
+import { api, q } from '../api.js';
+import { el, replace, svg } from '../dom.js';
+import { time, kindName } from '../format.js';
+
+const finite = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const frameOf = (frame) => frame && [frame.x, frame.y, frame.width, frame.height].every((v) => finite(v) !== null) ? frame : null;
+
+/** The screen drawn to scale: the window, the keyboard frame, where the view should be and where it was. */
+export function drawing(report) {
+  const window = frameOf(report.window) ?? { x: 0, y: 0, width: 390, height: 844 };
+  const expected = frameOf(report.view?.expected);
+  const actual = frameOf(report.view?.actual);
+  const keyboard = report.keyboard?.visible !== false ? frameOf(report.keyboard?.frame) : null;
+  const pad = 12;
+  const font = Math.max(12, Math.round(window.height / 45));
+  const picture = svg('svg', { class: 'glitch', 'data-role': 'glitch-drawing', role: 'img', viewBox: `${-pad} ${-pad} ${window.width + 2 * pad} ${window.height + 2 * pad}`, preserveAspectRatio: 'xMidYMin meet' },
+    svg('title', {}, 'The report drawn to scale, in points'),
+    svg('rect', { 'data-frame': 'window', x: 0, y: 0, width: window.width, height: window.height, fill: '#ffffff', stroke: '#334155', 'stroke-width': 2 }));
+  const box = (name, frame, fill, stroke, dash) => {
+    picture.append(svg('rect', { 'data-frame': name, x: frame.x, y: frame.y, width: frame.width, height: frame.height, fill, 'fill-opacity': 0.6, stroke, 'stroke-width': 2, 'stroke-dasharray': dash ?? 'none' }));
+    picture.append(svg('text', { x: frame.x + 6, y: frame.y + font + 2, 'font-size': font, fill: stroke }, name));
+  };
+  if (keyboard) box('keyboard', keyboard, '#cbd5e1', '#475569');
+  if (expected) box('expected', expected, '#bbf7d0', '#15803d', '6 4');
+  if (actual) box('actual', actual, '#fecaca', '#b91c1c');
+  let delta = null;
+  if (expected && actual) {
+    const parts = [['x', actual.x - expected.x], ['y', actual.y - expected.y], ['width', actual.width - expected.width], ['height', actual.height - expected.height]]
+      .filter(([, d]) => Math.abs(d) > 0.0001).map(([name, d]) => `Δ${name} ${d > 0 ? '+' : ''}${d.toFixed(1)} pt`);
+    delta = parts.length ? parts.join(', ') : 'no difference';
+  }
+  return el('div', {},
+    picture,
+    el('p', { class: 'legend' },
+      el('span', {}, el('i', { class: 'swatch window' }), `window ${window.width}×${window.height} pt`),
+      keyboard ? el('span', {}, el('i', { class: 'swatch keyboard' }), `keyboard (${report.keyboard?.mode ?? '?'}, ${report.keyboard?.height ?? '?'} pt)`) : null,
+      expected ? el('span', {}, el('i', { class: 'swatch expected' }), 'expected frame') : null,
+      actual ? el('span', {}, el('i', { class: 'swatch actual' }), 'actual frame') : null),
+    delta ? el('p', { class: 'delta', 'data-role': 'delta' }, delta) : null);
+}
+
+/** Every field of the report, as text. */
+function fields(value, prefix = '') {
+  if (value === null || typeof value !== 'object') return [[prefix, String(value)]];
+  if (Array.isArray(value)) return value.length ? value.flatMap((item, i) => fields(item, `${prefix}[${i}]`)) : [[prefix, '[]']];
+  return Object.entries(value).flatMap(([key, inner]) => fields(inner, prefix ? `${prefix}.${key}` : key));
+}
+
+export async function render(main, params) {
+  const id = params.get('id');
+  const item = await api.get(`/v1/reports/${q(id)}`);
+  const report = item.report ?? {};
+  const logs = Array.isArray(report.logs) ? report.logs : [];
+  replace(main,
+    el('h1', {}, kindName(item.kind), ' on ', el('span', {}, report.screen ?? '?'), ' — ', item.release),
+    el('div', { class: 'row' },
+      el('div', { class: 'card' }, drawing(report)),
+      el('div', { class: 'card' },
+        el('h2', {}, 'Tagged log lines'),
+        el('pre', { class: 'logs' }, logs.join('\n') || '(none)'),
+        el('h2', {}, 'Fields'),
+        el('dl', { class: 'fields' },
+          [['received_at', time(item.received_at)], ['fingerprint', item.fingerprint], ['suspect', String(item.suspect)],
+            ...fields(Object.fromEntries(Object.entries(report).filter(([k]) => k !== 'logs')))].map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])))));
+  return {};
+}

@@ -1,0 +1,77 @@
+import WatchdogHTTP
+import WatchdogStore
+import WatchdogWire
+
+/// Sign-in and sign-out of the dashboard.
+struct AuthRoutes: Sendable {
+    let authenticator: Authenticator
+    let store: any TelemetryStore
+
+    private var sessions: DashboardSessions { authenticator.sessions }
+
+    /// `POST /v1/auth/login {"token": "wdv_…"}`: a session cookie for a viewer or admin token.
+    func login(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        guard case .object(let fields)? = JSONValue.parse(request.body), case .string(let token)? = fields["token"] else {
+            throw .badRequest("invalid_shape", "the body must be {\"token\": \"<viewer or admin token>\"}")
+        }
+        var bearer = request
+        bearer.headers = HTTPHeaders([("Authorization", "Bearer \(token)")])
+        let principal = try authenticator.principal(for: bearer)
+        guard let credential = try storeCall({ try store.credential(id: principal.credentialID) }) else { throw .unauthorized }
+        let (cookie, session) = try sessions.create(for: credential)
+        return JSONBody.response(Self.view(session), extraHeaders: [("Set-Cookie", SessionCookie.set(cookie))])
+    }
+
+    /// `GET /login?code=…[&next=/#/compare…]`: a one-time link signs the browser in and goes on.
+    func loginLink(_ request: HTTPRequest) -> HTTPResponse {
+        guard let code = request.query["code"], let credential = try? sessions.consume(code: code),
+              let (cookie, _) = try? sessions.create(for: credential) else {
+            return Self.page(status: 400, "This sign-in link has expired or was already used. Ask for a new one, or sign in with a token.")
+        }
+        var next = request.query["next"] ?? "/"
+        // Only a path on this server: never an open redirect.
+        if !next.hasPrefix("/") || next.hasPrefix("//") || next.contains("\\") { next = "/" }
+        return HTTPResponse(status: 303, headers: [("Location", next), ("Set-Cookie", SessionCookie.set(cookie)), ("Cache-Control", "no-store")] + SecurityHeaders.page)
+    }
+
+    /// `GET /v1/auth/session`: who the page is signed in as, and its CSRF token.
+    func current(_ principal: Principal) -> HTTPResponse {
+        JSONBody.response(Self.view(principal))
+    }
+
+    /// `POST /v1/auth/logout`.
+    func logout(_ principal: Principal) -> HTTPResponse {
+        sessions.end(principal)
+        return HTTPResponse(status: 204, headers: [("Set-Cookie", SessionCookie.clear), ("Cache-Control", "no-store")])
+    }
+
+    /// `POST /v1/auth/links`: a one-time sign-in link for the caller's own credential.
+    func createLink(_ principal: Principal) throws(APIError) -> HTTPResponse {
+        guard principal.role != .ingest else { throw .forbidden("sign-in links are for viewer and admin tokens") }
+        let (path, expires) = try sessions.link(for: principal.credentialID)
+        return JSONBody.response(status: 201, JSONValue.object(["path": .string(path), "expires_at": .string(Timestamp.format(milliseconds: expires))]))
+    }
+
+    private static func view(_ principal: Principal) -> JSONValue {
+        .object(["role": .string(principal.role.rawValue), "name": .string(principal.name),
+                 "csrf_token": principal.csrfToken.map(JSONValue.string) ?? .null])
+    }
+
+    static func page(status: Int, _ message: String) -> HTTPResponse {
+        let text = message.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        return HTTPResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")] + SecurityHeaders.page,
+                            body: Array("<!doctype html><meta charset=utf-8><title>watchdogd</title><p>\(text)</p><p><a href=\"/\">Sign in</a></p>".utf8))
+    }
+}
+
+/// Headers every page and asset carries: a Content-Security-Policy without `unsafe-inline`
+/// (no inline script or style can run, whatever a report contains), no framing, no sniffing.
+enum SecurityHeaders {
+    static let page: [(name: String, value: String)] = [
+        ("Content-Security-Policy",
+         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("X-Frame-Options", "DENY"),
+        ("Referrer-Policy", "no-referrer"),
+    ]
+}
