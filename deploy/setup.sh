@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages watchdogd builds and runs with. Idempotent.
-#   ./deploy/setup.sh            # build and run
-#   ./deploy/setup.sh --bench    # also what Tests/Benchmarks/run.sh needs
+# Installs the Debian packages watchdogd builds, runs and is tested with. Idempotent.
+#   ./deploy/setup.sh            # build, run (Chart.js for the dashboard) and test (headless Chromium)
+#   ./deploy/setup.sh --bench    # also what Tests/Benchmarks/*.sh need
 set -euo pipefail
-packages=(pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev)
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libjs-chart.js chromium)
 [ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 bc curl)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

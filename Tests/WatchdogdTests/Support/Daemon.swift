@@ -11,6 +11,8 @@ final class Daemon {
     private(set) var port: UInt16 = 0
     /// `export NAME=value` lines printed by `--demo`.
     private(set) var exports: [String: String] = [:]
+    /// The one-time sign-in link `--demo` printed (path and query).
+    private(set) var signInLink: String?
     private var stdoutPipe = Pipe()
     private let ownsDataDir: Bool
 
@@ -70,6 +72,10 @@ final class Daemon {
                 self.port = port
                 if !demo || text.contains("WATCHDOG_ADMIN_TOKEN=") { break }
             }
+        }
+        if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }),
+           let url = line.split(separator: " ").dropFirst().first, let range = url.range(of: "/login?") {
+            signInLink = String(url[range.lowerBound...])
         }
         for line in text.split(separator: "\n") where line.hasPrefix("export ") {
             let pair = line.dropFirst("export ".count).split(separator: "=", maxSplits: 1)

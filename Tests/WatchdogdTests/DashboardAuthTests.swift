@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// The dashboard's sessions, CSRF protection, sign-in links and headers, over HTTP.
+@Suite struct DashboardAuthTests {
+    static func cookie(from response: Response) -> String? {
+        response.headers["set-cookie"]?.split(separator: ";").first.map(String.init)
+    }
+
+    @Test func pagesCarryAStrictContentSecurityPolicyAndFilesStayInTheirFolder() throws {
+        let daemon = try Daemon()
+        let index = try daemon.client.request("GET", "/")
+        #expect(index.status == 200)
+        #expect(index.text.contains("/dashboard/app.js"))
+        let policy = try #require(index.headers["content-security-policy"])
+        #expect(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'") && !policy.contains("unsafe-inline"))
+        #expect(index.headers["x-content-type-options"] == "nosniff")
+        #expect(try daemon.client.request("GET", "/dashboard/app.js").headers["content-type"]?.hasPrefix("text/javascript") == true)
+        let chart = try daemon.client.request("GET", "/assets/chart.js/chart.mjs")
+        #expect(chart.status == 200, "Chart.js comes from Debian's libjs-chart.js")
+        for path in ["/dashboard/../Package.swift", "/dashboard/%2e%2e/openapi.yaml", "/dashboard/.hidden.js", "/assets/chart.js/../../../etc/passwd", "/dashboard/app.exe"] {
+            #expect(try daemon.client.request("GET", path).status == 404, "\(path)")
+        }
+    }
+
+    @Test func aViewerSessionReadsButCannotChangeConfigEvenByReplayingRequests() throws {
+        let daemon = try Daemon()
+        _ = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer", name: "qa")
+        let admin = try daemon.addToken(role: "admin", name: "lead")
+        let login = try daemon.client.postJSON("/v1/auth/login", token: nil, json: ["token": viewer])
+        #expect(login.status == 200)
+        let setCookie = try #require(login.headers["set-cookie"])
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
+        let cookie = try #require(Self.cookie(from: login))
+        let csrf = try #require(login.json["csrf_token"] as? String)
+        #expect(try daemon.client.request("GET", "/v1/apps", headers: ["Cookie": cookie]).status == 200)
+        let patch = Array(#"{"test_crash": true}"#.utf8)
+        let path = "/v1/admin/apps/com.example.mail/config"
+        #expect(try daemon.client.request("PATCH", path, headers: ["Cookie": cookie, "X-CSRF-Token": csrf], body: patch).status == 403, "viewer")
+        #expect(try daemon.client.request("PATCH", path, headers: ["Cookie": cookie], body: patch).status == 403, "no CSRF token")
+
+        let adminLogin = try daemon.client.postJSON("/v1/auth/login", token: nil, json: ["token": admin])
+        let adminCookie = try #require(Self.cookie(from: adminLogin))
+        let adminCSRF = try #require(adminLogin.json["csrf_token"] as? String)
+        #expect(try daemon.client.request("PATCH", path, headers: ["Cookie": adminCookie], body: patch).status == 403, "cookie without CSRF token: refused")
+        #expect(try daemon.client.request("PATCH", path, headers: ["Cookie": adminCookie, "X-CSRF-Token": csrf], body: patch).status == 403, "another session's token")
+        let done = try daemon.client.request("PATCH", path, headers: ["Cookie": adminCookie, "X-CSRF-Token": adminCSRF], body: patch)
+        #expect(done.status == 200)
+        #expect(done.json["updated_by"] as? String == "lead")
+
+        #expect(try daemon.client.request("POST", "/v1/auth/logout", headers: ["Cookie": adminCookie, "X-CSRF-Token": adminCSRF]).status == 204)
+        #expect(try daemon.client.request("GET", "/v1/apps", headers: ["Cookie": adminCookie]).status == 401, "signed out")
+        let ingest = try daemon.addApp("com.example.notes")
+        #expect(try daemon.client.postJSON("/v1/auth/login", token: nil, json: ["token": ingest]).status == 403)
+        #expect(try daemon.client.postJSON("/v1/auth/login", token: nil, json: ["token": "wdv_nope"]).status == 401)
+    }
+
+    @Test func aSignInLinkWorksOnceAndOnlyRedirectsWithinTheServer() throws {
+        let daemon = try Daemon()
+        let admin = try daemon.addToken(role: "admin")
+        let link = try #require(try daemon.client.request("POST", "/v1/auth/links", token: admin).json["path"] as? String)
+        let first = try daemon.client.request("GET", link + "&next=//evil.example/x")
+        #expect(first.status == 303)
+        #expect(first.headers["location"] == "/")
+        let cookie = try #require(Self.cookie(from: first))
+        #expect(try daemon.client.request("GET", "/v1/auth/session", headers: ["Cookie": cookie]).json["role"] as? String == "admin")
+        #expect(try daemon.client.request("GET", link).status == 400, "used up")
+        let second = try #require(try daemon.client.request("POST", "/v1/auth/links", token: admin).json["path"] as? String)
+        #expect(try daemon.client.request("GET", second + "&next=/%23/compare").headers["location"] == "/#/compare")
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// The dashboard in a real headless Chromium, against `serve --demo`.
+@Suite(.serialized) struct DashboardBrowserTests {
+    @Test func theDemoDashboardShowsReleasesTheComparisonSentenceAndADrawnReport() throws {
+        let daemon = try Daemon(demo: true)
+        let viewer = try #require(daemon.exports["WATCHDOG_VIEWER_TOKEN"])
+        let link = try #require(daemon.signInLink)
+        let base = "http://127.0.0.1:\(daemon.port)"
+        let browser = Browser()
+        let app = "app=com.example.mail"
+
+        let releases = try browser.dom("\(base)\(link)&next=/%23/releases?\(app)")
+        #expect(releases.contains("14.2.0 (31245)") && releases.contains("14.1.0 (31102)"), "releases table")
+        #expect(releases.contains("<table"))
+        #expect(releases.contains("demo admin (admin)"), "signed in through the one-time link")
+
+        let compare = try browser.dom("\(base)/#/compare?\(app)&base=14.1.0%20(31102)&target=14.2.0%20(31245)")
+        #expect(compare.range(of: #"[0-9.]+× fewer keyboard glitches, 95 % interval [0-9.]+–[0-9.]+"#, options: .regularExpression) != nil, "comparison sentence")
+        #expect(compare.contains("class=\"verdict improved\""))
+        #expect(compare.contains("<canvas"), "Chart.js drew the bars")
+
+        let id = try #require((try daemon.client.request("GET", "/v1/apps/com.example.mail/reports?kind=view_frame_mismatch&limit=1", token: viewer)
+            .json["reports"] as? [[String: Any]])?.first?["id"] as? String)
+        let report = try browser.dom("\(base)/#/report?\(app)&id=\(id)")
+        #expect(report.contains("data-role=\"glitch-drawing\""))
+        for frame in ["window", "expected", "actual"] { #expect(report.contains("data-frame=\"\(frame)\""), "\(frame) drawn") }
+        #expect(report.range(of: #"Δy [+-][0-9.]+ pt"#, options: .regularExpression) != nil, "the delta in points")
+        #expect(report.contains("[keyboard][tracker]"), "tagged log lines")
+
+        for (name, route) in [("releases", "releases?\(app)"), ("compare", "compare?\(app)"), ("timeline", "timeline?\(app)"), ("issues", "issues?\(app)"),
+                              ("report", "report?\(app)&id=\(id)"), ("keyboard", "keyboard?\(app)"), ("config", "config?\(app)")] {
+            let file = try browser.screenshot("\(base)/#/\(route)", name: name)
+            #expect(((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0) > 10_000, "\(name) screenshot")
+        }
+        print("dashboard screenshots: \(Browser.artifacts.path)")
+    }
+
+    @Test func hostileStringsFromReportsAreShownAsTextAndRunNoScript() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let admin = try daemon.addToken(role: "admin")
+        let payloads = [
+            #"<img src=x onerror="document.body.setAttribute('data-pwned','img')">"#,
+            #"</script><script>document.body.setAttribute('data-pwned','script')</script>"#,
+            "javascript:document.body.setAttribute('data-pwned','url')",
+            #"<svg onload="document.body.setAttribute('data-pwned','svg')"></svg>"#,
+        ]
+        var report = try Fixtures.freshReport()
+        report["screen"] = payloads[0]
+        report["view"] = ["name": payloads[1], "expected": ["x": 0, "y": 228, "width": 390, "height": 44], "actual": ["x": 0, "y": 264, "width": 390, "height": 44]]
+        report["logs"] = payloads
+        report["attributes"] = ["link": payloads[2], "svg": payloads[3]]
+        report["device"] = ["model": String(payloads[3].prefix(60)), "idiom": "phone", "locale": String(payloads[0].prefix(60))]
+        report["keyboard"] = ["visible": true, "mode": "docked", "height": 216, "input_mode": String(payloads[1].prefix(60))]
+        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [report]]).json["accepted"] as? Int == 1)
+        let id = try #require(report["id"] as? String)
+        let link = try #require(try daemon.client.request("POST", "/v1/auth/links", token: admin).json["path"] as? String)
+        let base = "http://127.0.0.1:\(daemon.port)"
+        let browser = Browser()
+        let app = "app=com.example.mail"
+        _ = try browser.dom("\(base)\(link)")
+        for route in ["report?\(app)&id=\(id)", "reports?\(app)", "issues?\(app)", "keyboard?\(app)", "releases?\(app)"] {
+            let dom = try browser.dom("\(base)/#/\(route)")
+            #expect(!dom.contains("data-pwned=\""), "\(route): a script from a report ran")
+            #expect(!dom.contains("<img src=\"x\""), "\(route): report text became markup")
+            #expect(!dom.contains("href=\"javascript:"), "\(route): a javascript: link")
+            if route.hasPrefix("report?") {
+                #expect(dom.contains("&lt;img src=x onerror="), "shown as literal text")
+                #expect(dom.contains("&lt;/script&gt;&lt;script&gt;"))
+                #expect(dom.contains("javascript:document.body"))
+            }
+        }
+        try browser.screenshot("\(base)/#/report?\(app)&id=\(id)", name: "report-hostile-strings")
+    }
+
+    @Test func aViewersConfigPanelOffersNoSwitches() throws {
+        let daemon = try Daemon()
+        _ = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer", name: "qa")
+        let link = try #require(try daemon.client.request("POST", "/v1/auth/links", token: viewer).json["path"] as? String)
+        let browser = Browser()
+        let dom = try browser.dom("http://127.0.0.1:\(daemon.port)\(link)&next=/%23/config?app=com.example.mail")
+        #expect(dom.contains("qa (viewer)"))
+        #expect(dom.contains("data-role=\"read-only\""))
+        #expect(!dom.contains("type=\"checkbox\""))
+    }
+}
