@@ -47,6 +47,10 @@ struct Serve: ParsableCommand {
     func run() throws {
         let logger = common.makeLogger()
         let settings = try resolveSettings()
+        let lock = try ServeLock(dataDirectory: settings.dataDirectory)
+        guard lock.tryLock() else {
+            throw CLIError("another watchdogd serve is running on \(settings.dataDirectory)")
+        }
         let store = try common.openStore(synchronous: settings.synchronous)
         if Environment.resolveFlag(demo, "DEMO") {
             if try DemoData.install(into: store, nowMilliseconds: WatchdogServer.systemClock()) {
@@ -83,6 +87,7 @@ struct Serve: ParsableCommand {
         try store.close()
         sources.forEach { $0.cancel() }
         logger.info("stopped cleanly")
+        withExtendedLifetime(lock) {}
     }
 
     private func resolveSettings() throws -> ServerSettings {

@@ -10,6 +10,6 @@ struct Watchdogd: ParsableCommand {
             WATCHDOG_LISTEN=0.0.0.0:8080 or WATCHDOG_DATA_DIR=/var/lib/watchdogd; a flag given on
             the command line wins.
             """,
-        subcommands: [Serve.self, Apps.self, Tokens.self, Demo.self, Migrate.self, Check.self]
+        subcommands: [Serve.self, Apps.self, Tokens.self, Backup.self, Restore.self, Demo.self, Migrate.self, Check.self]
     )
 }

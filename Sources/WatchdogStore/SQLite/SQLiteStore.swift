@@ -76,5 +76,49 @@ public final class SQLiteStore: TelemetryStore {
     public func close() throws {
         try pool.close()
     }
+
+    /// Copies the database to `file` with SQLite's online backup API, from one read snapshot,
+    /// while other connections (a running `serve`) keep writing. The copy is written beside
+    /// `file` and renamed into place when complete and checked.
+    /// - Parameter progress: pages copied so far and in all.
+    public func backup(to file: String, progress: @escaping (Int, Int) -> Void) throws {
+        let temporary = file + ".partial"
+        try? FileManager.default.removeItem(atPath: temporary)
+        do {
+            let destination = try DatabaseQueue(path: temporary)
+            try pool.backup(to: destination, pagesPerStep: 1024) { step in
+                progress(step.totalPageCount - step.remainingPageCount, step.totalPageCount)
+            }
+            let check = try destination.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            try destination.close()
+            guard check == ["ok"] else {
+                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the backup copy failed its check: \(check.prefix(3).joined(separator: "; "))")
+            }
+            try? FileManager.default.removeItem(atPath: temporary + "-wal")
+            try? FileManager.default.removeItem(atPath: temporary + "-shm")
+            guard rename(temporary, file) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file]) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+    }
+
+    /// Replaces this database's content with a backup file's (checked first), then migrates it.
+    /// Only while nothing else uses the data dir.
+    public func restore(from file: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let source = try DatabaseQueue(path: file, configuration: configuration)
+        let check = try source.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+        guard check == ["ok"] else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "\(file) is not a sound database: \(check.prefix(3).joined(separator: "; "))")
+        }
+        guard try source.read({ db in try db.tableExists("reports") && db.tableExists("grdb_migrations") }) else {
+            throw DatabaseError(resultCode: .SQLITE_NOTADB, message: "\(file) is not a watchdogd backup (no reports table)")
+        }
+        try source.backup(to: pool)
+        try source.close()
+        try Migrations.migrator.migrate(pool)
+    }
 }
 

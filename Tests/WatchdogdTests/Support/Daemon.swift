@@ -18,8 +18,9 @@ final class Daemon {
 
     var client: HTTPClient { HTTPClient(port: port) }
 
-    /// Starts a daemon; `dataDir` reuses another's directory (for restarts).
-    init(demo: Bool = false, dataDir: URL? = nil, extraArguments: [String] = []) throws {
+    /// Starts a daemon; `dataDir` reuses another's directory (for restarts); with `startServing`
+    /// false only the directory is set up (call `restart()` to serve).
+    init(demo: Bool = false, dataDir: URL? = nil, extraArguments: [String] = [], startServing: Bool = true) throws {
         if let dataDir {
             self.dataDir = dataDir
             ownsDataDir = false
@@ -28,7 +29,7 @@ final class Daemon {
             ownsDataDir = true
         }
         process = Process()
-        try start(demo: demo, extraArguments: extraArguments)
+        if startServing { try start(demo: demo, extraArguments: extraArguments) }
     }
 
     deinit {
@@ -94,6 +95,7 @@ final class Daemon {
     /// SIGTERM, and the exit status.
     @discardableResult
     func stop() -> Int32 {
+        guard port != 0 else { return 0 }
         guard process.isRunning else { return process.terminationStatus }
         process.terminate()
         process.waitUntilExit()
