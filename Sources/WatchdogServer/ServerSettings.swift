@@ -12,6 +12,10 @@ public struct ServerSettings: Sendable {
     public var connectionTimeoutSeconds: Int = 30
     /// Items the ingest writer may have waiting before requests get 503.
     public var ingestQueueCapacity: Int = 100_000
+    /// Raw reports and session starts older than this are pruned (roll-ups stay); 0 keeps all.
+    public var retentionDays: Int = 90
+    /// How often the retention job looks for old rows.
+    public var retentionIntervalSeconds: Double = 3600
     /// How long shutdown waits for requests in flight.
     public var drainSeconds: Double = 10
     /// `Cache-Control: max-age` of `GET /v1/config`: how long a fleet may reuse a config

@@ -19,6 +19,7 @@ public final class WatchdogServer: Sendable {
     private let logger: Logger
     private let settings: ServerSettings
     private let authenticator: Authenticator
+    private let retention: RetentionJob?
 
     /// The bound port.
     public var port: UInt16 { http.port }
@@ -59,6 +60,8 @@ public final class WatchdogServer: Sendable {
         }
         self.queue = queue
         self.authenticator = authenticator
+        retention = RetentionJob(store: store, retentionDays: settings.retentionDays, intervalSeconds: settings.retentionIntervalSeconds,
+                                 clock: clock, logger: logger)
         self.store = store
         self.logger = logger
         self.settings = settings
@@ -73,6 +76,7 @@ public final class WatchdogServer: Sendable {
     /// HTTP server. The writer is stopped before libmicrohttpd, because the requests it still
     /// has to answer hold suspended connections.
     public func shutdown() {
+        retention?.stop()
         http.stopAccepting()
         http.waitForRequests(upTo: settings.drainSeconds)
         queue.stop()

@@ -73,6 +73,12 @@ public protocol TelemetryStore: Sendable {
 
     // MARK: Operations
 
+    /// Deletes up to `limit` of the oldest raw reports and session starts received before a
+    /// time (roll-ups stay); returns how many rows went, 0 when none is that old.
+    func prune(receivedBefore: Int64, limit: Int) throws -> Int
+    /// Returns free pages to the file system; the database file's size in bytes after.
+    func reclaimSpace() throws -> Int64
+
     /// Throws unless the store can be written to right now.
     func checkWritable() throws
     /// Flushes and closes; later calls fail.

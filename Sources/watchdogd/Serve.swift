@@ -38,6 +38,12 @@ struct Serve: ParsableCommand {
     @Option(help: "Cache-Control max-age of GET /v1/config, seconds: how long clients reuse a config (env WATCHDOG_CONFIG_MAX_AGE, default 60).")
     var configMaxAge: Int?
 
+    @Option(help: "Days raw reports and session starts are kept; release stats stay. 0 keeps everything (env WATCHDOG_RETENTION_DAYS, default 90).")
+    var retentionDays: Int?
+
+    @Option(help: .hidden)
+    var retentionInterval: Int?
+
     @Option(help: "Debian's Chart.js (libjs-chart.js), served to the dashboard (env WATCHDOG_CHART_JS_DIR, default /usr/share/javascript/chart.js).")
     var chartJsDir: String?
 
@@ -108,6 +114,10 @@ struct Serve: ParsableCommand {
         settings.connectionTimeoutSeconds = try number(connectionTimeout, "CONNECTION_TIMEOUT", "--connection-timeout", 1...86_400) ?? settings.connectionTimeoutSeconds
         settings.configMaxAgeSeconds = try number(configMaxAge, "CONFIG_MAX_AGE", "--config-max-age", 0...86_400) ?? settings.configMaxAgeSeconds
         if let chart = Environment.resolve(chartJsDir, "CHART_JS_DIR") { settings.chartDirectory = chart }
+        settings.retentionDays = try number(retentionDays, "RETENTION_DAYS", "--retention-days", 0...36_500) ?? settings.retentionDays
+        if let interval = try number(retentionInterval, "RETENTION_INTERVAL", "--retention-interval", 1...86_400) {
+            settings.retentionIntervalSeconds = Double(interval)
+        }
         settings.resourcesDirectory = Environment.resolve(resourcesDir, "RESOURCES_DIR")
             ?? (FileManager.default.fileExists(atPath: "Resources/openapi.yaml") ? "Resources" : "/usr/share/watchdogd")
         return settings

@@ -161,4 +161,40 @@ extension SQLiteStore {
             return credential
         }
     }
+
+    public func prune(receivedBefore cutoff: Int64, limit: Int) throws -> Int {
+        try pool.write { db in
+            var deleted = 0
+            for table in ["reports", "sessions"] {
+                // The oldest rows by arrival order (rowid), a page at a time: a bounded scan
+                // even when nothing is old enough (a `WHERE received_at < ?` alone would read
+                // the whole table to find nothing).
+                let page = try Row.fetchAll(db, sql: "SELECT rowid, received_at FROM \(table) ORDER BY rowid LIMIT ?", arguments: [limit])
+                let old: [Int64] = page.compactMap { row in
+                    let receivedAt: Int64 = row[1]
+                    return receivedAt < cutoff ? row[0] as Int64 : nil
+                }
+                guard !old.isEmpty else { continue }
+                for start in stride(from: 0, to: old.count, by: 500) {
+                    let chunk = Array(old[start..<min(start + 500, old.count)])
+                    try db.execute(sql: "DELETE FROM \(table) WHERE rowid IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))",
+                                   arguments: StatementArguments(chunk))
+                }
+                deleted += old.count
+            }
+            let day = cutoff / 86_400_000
+            try db.execute(sql: "DELETE FROM test_crash_daily WHERE day < ?", arguments: [day - 2])
+            return deleted
+        }
+    }
+
+    public func reclaimSpace() throws -> Int64 {
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA incremental_vacuum")
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let size = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+            return pages * size
+        }
+    }
 }

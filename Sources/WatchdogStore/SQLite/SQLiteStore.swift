@@ -42,6 +42,16 @@ public final class SQLiteStore: TelemetryStore {
         guard journalMode?.lowercased() == "wal" else {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "journal_mode is \(journalMode ?? "unknown"), expected wal")
         }
+        try pool.writeWithoutTransaction { db in
+            // A new, empty database gets incremental auto-vacuum, so retention can hand pages
+            // back to the file system instead of only reusing them. (It needs a VACUUM to take
+            // effect, instant while the file is empty; an existing database keeps its mode.)
+            let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+            if tables == 0, try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 {
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+                try db.execute(sql: "VACUUM")
+            }
+        }
         try Migrations.migrator.migrate(pool)
     }
 
