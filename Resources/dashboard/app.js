@@ -1,6 +1,7 @@
 // The dashboard: a view per URL (#/view?app=…&…), so any state can be pasted into a chat.
 import { api, APIError } from './api.js';
 import { el, replace } from './dom.js';
+import { disposeCharts } from './charts.js';
 import * as releases from './views/releases.js';
 import * as compare from './views/compare.js';
 import * as timeline from './views/timeline.js';
@@ -22,7 +23,7 @@ let apps = [];
 /** The route in the URL: `#/compare?app=…&base=…`. */
 export function route() {
   const [path, query = ''] = location.hash.replace(/^#\/?/, '').split('?');
-  return { view: views[path] ? path : 'releases', params: new URLSearchParams(query) };
+  return { view: Object.hasOwn(views, path) ? path : 'releases', params: new URLSearchParams(query) };
 }
 
 /** A link to a view with parameters (the current app is kept). */
@@ -35,7 +36,15 @@ export function go(view, params = {}) {
   location.hash = link(view, params).slice(1);
 }
 
-export const context = { get session() { return session; }, get apps() { return apps; }, link, go };
+/** Writes parameters a view chose by default (base, target, release) into the URL, so a
+ * pasted link keeps meaning the same releases after new ones arrive. */
+export function settle(params) {
+  const { view, params: now } = route();
+  for (const [key, value] of Object.entries(params)) if (value) now.set(key, value);
+  history.replaceState(null, '', `#/${view}?${now}`);
+}
+
+export const context = { get session() { return session; }, get apps() { return apps; }, link, go, settle };
 
 async function show() {
   const { view, params } = route();
@@ -45,14 +54,20 @@ async function show() {
   }
   for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.view === view);
   document.getElementById('app-select').value = params.get('app') ?? '';
+  disposeCharts();
   main.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
-  current = { view, params, instance: null };
+  const mine = { view, params, instance: null };
+  current = mine;
+  // Each view renders into its own container, swapped in only if the user has not moved on.
+  const container = el('div');
   try {
-    const instance = await views[view].render(main, params, context);
-    if (current.view === view) current.instance = instance;
+    const instance = await views[view].render(container, params, context);
+    if (current !== mine) return;
+    mine.instance = instance;
+    main.replaceChildren(container);
     status.textContent = `Updated ${new Date().toLocaleTimeString()}`;
   } catch (error) {
-    showError(error);
+    if (current === mine) showError(error);
   }
 }
 
@@ -67,6 +82,7 @@ async function refresh() {
     await current.instance.refresh();
     status.textContent = `Updated ${new Date().toLocaleTimeString()}`;
   } catch (error) {
+    if (error instanceof APIError && error.status === 401) return start();
     status.textContent = `Refresh failed: ${error.message}`;
   }
 }

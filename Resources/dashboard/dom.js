@@ -6,8 +6,11 @@ export function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined || value === null || value === false) continue;
-    if (name === 'class') node.className = value;
-    else if (name.startsWith('on') && typeof value === 'function') node.addEventListener(name.slice(2), value);
+    if (!/^[a-z][a-z-]*$/.test(name)) throw new Error(`bad attribute name ${name}`);
+    if (name.startsWith('on')) {
+      if (typeof value !== 'function') throw new Error(`event attribute ${name} needs a function`);
+      node.addEventListener(name.slice(2), value);
+    } else if (name === 'class') node.className = value;
     else if (name === 'href') node.setAttribute('href', safeHref(value));
     else node.setAttribute(name, String(value));
   }
@@ -30,10 +33,10 @@ export function replace(node, ...children) {
   return append(node, children);
 }
 
-/** Only links inside the dashboard: a `javascript:` (or any other) URL from data never becomes a link. */
+/** Only links to the dashboard's own views: a `javascript:` (or any other) URL from data never becomes a link. */
 export function safeHref(value) {
   const text = String(value);
-  return text.startsWith('#/') || (text.startsWith('/') && !text.startsWith('//')) ? text : '#/';
+  return text.startsWith('#/') ? text : '#/';
 }
 
 const SVG = 'http://www.w3.org/2000/svg';

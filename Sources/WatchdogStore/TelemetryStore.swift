@@ -51,6 +51,8 @@ public protocol TelemetryStore: Sendable {
     func createLoginLink(codeHash: [UInt8], credentialID: String, expiresAt: Int64) throws
     /// Uses up a sign-in link: the credential id if the link existed and had not expired.
     func consumeLoginLink(codeHash: [UInt8], now: Int64) throws -> String?
+    /// Revokes live credentials by id or by exact name; how many were revoked.
+    func revokeCredentials(id: String?, name: String?, atMilliseconds: Int64) throws -> Int
     /// Revokes an ingest key of an app; `false` if there was no such live key.
     func revokeIngestKey(app: String, keyID: String, atMilliseconds: Int64) throws -> Bool
 

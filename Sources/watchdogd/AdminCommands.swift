@@ -37,7 +37,27 @@ struct Apps: ParsableCommand {
 }
 
 struct Tokens: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Manage viewer and admin tokens.", subcommands: [Add.self])
+    static let configuration = CommandConfiguration(abstract: "Manage viewer and admin tokens.", subcommands: [Add.self, Revoke.self])
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a credential (token or ingest key) by its id, e.g. k3f9a0c1d.",
+            discussion: "Its dashboard sessions end too; a running serve stops accepting it within 30 seconds."
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @Argument(help: "The credential's id (the part after the prefix: wdv_<id>_…).")
+        var id: String
+
+        func run() throws {
+            let store = try common.openStore()
+            let revoked = try store.revokeCredentials(id: id, name: nil, atMilliseconds: WatchdogServer.systemClock())
+            try store.close()
+            guard revoked > 0 else { throw CLIError("no live credential \(id)") }
+            say("revoked \(id)")
+        }
+    }
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(

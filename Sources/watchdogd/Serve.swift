@@ -38,6 +38,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Cache-Control max-age of GET /v1/config, seconds: how long clients reuse a config (env WATCHDOG_CONFIG_MAX_AGE, default 60).")
     var configMaxAge: Int?
 
+    @Flag(help: "Mark the dashboard's session cookie Secure (serve behind HTTPS) (env WATCHDOG_COOKIE_SECURE=1).")
+    var cookieSecure = false
+
     @Option(help: "Days raw reports and session starts are kept; release stats stay. 0 keeps everything (env WATCHDOG_RETENTION_DAYS, default 90).")
     var retentionDays: Int?
 
@@ -58,6 +61,7 @@ struct Serve: ParsableCommand {
             throw CLIError("another watchdogd serve is running on \(settings.dataDirectory)")
         }
         let store = try common.openStore(synchronous: settings.synchronous)
+        SessionCookie.secure = Environment.resolveFlag(cookieSecure, "COOKIE_SECURE")
         if Environment.resolveFlag(demo, "DEMO") {
             if try DemoData.install(into: store, nowMilliseconds: WatchdogServer.systemClock()) {
                 logger.info("created demo app \(DemoData.app) with two releases of data")
@@ -140,6 +144,8 @@ struct Serve: ParsableCommand {
         var tokens: [String: String] = [:]
         var adminID = ""
         for (role, app, variable) in [(CredentialRole.ingest, DemoData.app as String?, "WATCHDOG_INGEST_KEY"), (.viewer, nil, "WATCHDOG_VIEWER_TOKEN"), (.admin, nil, "WATCHDOG_ADMIN_TOKEN")] {
+            // Each demo start replaces the previous demo credentials rather than piling them up.
+            _ = try store.revokeCredentials(id: nil, name: "demo \(role.rawValue)", atMilliseconds: now)
             let (record, token) = CredentialIssuer.issue(role: role, app: app, name: "demo \(role.rawValue)", nowMilliseconds: now)
             try store.addCredential(record)
             tokens[variable] = token

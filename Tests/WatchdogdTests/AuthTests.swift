@@ -34,7 +34,8 @@ import Testing
         let viewer = try daemon.addToken(role: "viewer")
         let patch = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: viewer, body: Array(#"{"test_crash": true}"#.utf8))
         #expect(patch.status == 403)
-        #expect(try daemon.client.request("GET", "/v1/admin/apps/com.example.mail/config", token: viewer).status == 403)
+        #expect(try daemon.client.request("GET", "/v1/admin/apps/com.example.mail/config", token: viewer).status == 200, "viewers read the config")
+        #expect(try daemon.client.request("GET", "/v1/admin/apps/com.example.mail/config", token: key).status == 403)
         #expect(try daemon.client.request("GET", "/v1/apps", token: key).status == 403)
         #expect(try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: key).json["test_crash"] as? Bool == false)
     }
@@ -51,6 +52,19 @@ import Testing
             #expect(!row.contains(key) && !row.contains(String(key.suffix(64))))
             #expect(!row.contains(String(admin.suffix(64))))
         }
+    }
+
+    @Test func aRevokedTokenAndItsDashboardSessionsStopWorking() throws {
+        let daemon = try Daemon()
+        let viewer = try daemon.addToken(role: "viewer", name: "contractor")
+        let login = try daemon.client.postJSON("/v1/auth/login", token: nil, json: ["token": viewer])
+        let cookie = try #require(login.headers["set-cookie"]?.split(separator: ";").first.map(String.init))
+        let id = String(viewer.split(separator: "_")[1])
+        #expect(try daemon.runCommand(["tokens", "revoke", id]).status == 0)
+        #expect(try daemon.runCommand(["tokens", "revoke", id]).status != 0, "already revoked")
+        try daemon.restart()
+        #expect(try daemon.client.request("GET", "/v1/apps", token: viewer).status == 401)
+        #expect(try daemon.client.request("GET", "/v1/apps", headers: ["Cookie": cookie]).status == 401)
     }
 
     @Test func adminCanCreateAppsAndRevokeKeys() throws {

@@ -18,7 +18,10 @@ import Testing
         #expect(try daemon.client.request("GET", "/dashboard/app.js").headers["content-type"]?.hasPrefix("text/javascript") == true)
         let chart = try daemon.client.request("GET", "/assets/chart.js/chart.mjs")
         #expect(chart.status == 200, "Chart.js comes from Debian's libjs-chart.js")
-        for path in ["/dashboard/../Package.swift", "/dashboard/%2e%2e/openapi.yaml", "/dashboard/.hidden.js", "/assets/chart.js/../../../etc/passwd", "/dashboard/app.exe"] {
+        // Each probe aims at a file that exists and has a served extension.
+        #expect(try daemon.client.request("GET", "/openapi.yaml").status == 200)
+        for path in ["/dashboard/../openapi.yaml", "/dashboard/%2e%2e/openapi.yaml", "/dashboard/..%2Fopenapi.yaml", "/dashboard/views/../../openapi.yaml",
+                     "/assets/chart.js/../chart.js/chart.mjs", "/dashboard/.%2e/openapi.yaml"] {
             #expect(try daemon.client.request("GET", path).status == 404, "\(path)")
         }
     }
@@ -51,6 +54,13 @@ import Testing
 
         #expect(try daemon.client.request("POST", "/v1/auth/logout", headers: ["Cookie": adminCookie, "X-CSRF-Token": adminCSRF]).status == 204)
         #expect(try daemon.client.request("GET", "/v1/apps", headers: ["Cookie": adminCookie]).status == 401, "signed out")
+        #expect(try daemon.client.request("POST", "/v1/auth/logout", headers: ["Cookie": cookie]).status == 403, "logout needs the CSRF token")
+        #expect(try daemon.client.request("POST", "/v1/auth/links", headers: ["Cookie": cookie, "X-CSRF-Token": csrf]).status == 403,
+                "a session cannot mint sign-in links that outlive it")
+        #expect(try daemon.client.request("POST", "/v1/auth/login", headers: ["Content-Type": "text/plain"], body: Array(#"{"token": "x"}"#.utf8)).status == 415,
+                "a cross-site form cannot post the JSON sign-in")
+        #expect(try daemon.client.request("POST", "/v1/auth/login", headers: ["Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"],
+                                          body: Array(try JSONSerialization.data(withJSONObject: ["token": viewer]))).status == 403)
         let ingest = try daemon.addApp("com.example.notes")
         #expect(try daemon.client.postJSON("/v1/auth/login", token: nil, json: ["token": ingest]).status == 403)
         #expect(try daemon.client.postJSON("/v1/auth/login", token: nil, json: ["token": "wdv_nope"]).status == 401)
@@ -63,6 +73,10 @@ import Testing
         let first = try daemon.client.request("GET", link + "&next=//evil.example/x")
         #expect(first.status == 303)
         #expect(first.headers["location"] == "/")
+        for next in ["/%09/evil.example", "/%0A/evil.example", "/%5Cevil.example", "https://evil.example", "/dashboard/../x"] {
+            let path = try #require(try daemon.client.request("POST", "/v1/auth/links", token: admin).json["path"] as? String)
+            #expect(try daemon.client.request("GET", path + "&next=\(next)").headers["location"] == "/", "\(next)")
+        }
         let cookie = try #require(Self.cookie(from: first))
         #expect(try daemon.client.request("GET", "/v1/auth/session", headers: ["Cookie": cookie]).json["role"] as? String == "admin")
         #expect(try daemon.client.request("GET", link).status == 400, "used up")

@@ -47,7 +47,7 @@ import Testing
             "javascript:document.body.setAttribute('data-pwned','url')",
             #"<svg onload="document.body.setAttribute('data-pwned','svg')"></svg>"#,
         ]
-        var report = try Fixtures.freshReport()
+        var report = try Fixtures.freshReport(version: "<img src=x onerror=alert(1)>", build: "<svg onload=alert(2)>")
         report["screen"] = payloads[0]
         report["view"] = ["name": payloads[1], "expected": ["x": 0, "y": 228, "width": 390, "height": 44], "actual": ["x": 0, "y": 264, "width": 390, "height": 44]]
         report["logs"] = payloads
@@ -61,8 +61,14 @@ import Testing
         let browser = Browser()
         let app = "app=com.example.mail"
         _ = try browser.dom("\(base)\(link)")
-        for route in ["report?\(app)&id=\(id)", "reports?\(app)", "issues?\(app)", "keyboard?\(app)", "releases?\(app)"] {
+        for route in ["report?\(app)&id=\(id)", "reports?\(app)", "issues?\(app)", "keyboard?\(app)", "releases?\(app)", "compare?\(app)",
+                      "timeline?\(app)", "config?\(app)"] {
             let dom = try browser.dom("\(base)/#/\(route)")
+            // The rendered views: nothing from a report may have become an element.
+            let main = dom.components(separatedBy: "<main id=\"main\">").last?.components(separatedBy: "</main>").first ?? ""
+            #expect(!main.isEmpty)
+            #expect(!main.contains("<img") && !main.contains("<script"), "\(route): report text became markup")
+            #expect(main.components(separatedBy: "<svg").count - 1 == main.components(separatedBy: "<svg class=\"glitch\"").count - 1, "\(route): a foreign svg")
             #expect(!dom.contains("data-pwned=\""), "\(route): a script from a report ran")
             #expect(!dom.contains("<img src=\"x\""), "\(route): report text became markup")
             #expect(!dom.contains("href=\"javascript:"), "\(route): a javascript: link")
@@ -84,6 +90,8 @@ import Testing
         let dom = try browser.dom("http://127.0.0.1:\(daemon.port)\(link)&next=/%23/config?app=com.example.mail")
         #expect(dom.contains("qa (viewer)"))
         #expect(dom.contains("data-role=\"read-only\""))
-        #expect(!dom.contains("type=\"checkbox\""))
+        let switches = dom.components(separatedBy: "type=\"checkbox\"").count - 1
+        #expect(switches == 3, "the viewer sees the switches")
+        #expect(dom.components(separatedBy: "disabled=\"disabled\"").count - 1 == switches, "all of them disabled")
     }
 }

@@ -116,8 +116,11 @@ import Testing
         let older = try #require(releases.last?["reports_per_1k_sessions"] as? Double)
         #expect(older / newer > 3 && older / newer < 5.5)
         #expect(try daemon.client.request("GET", "/").text.contains("watchdogd"))
-        // A second --demo start on the same data keeps the data and prints fresh tokens.
+        // A second --demo start on the same data keeps the data and replaces the demo tokens.
         try daemon.restart(demo: true)
-        #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json["releases"] as? [[String: Any]] != nil)
+        let fresh = try #require(daemon.exports["WATCHDOG_VIEWER_TOKEN"])
+        #expect(fresh != viewer)
+        #expect((try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: fresh).json["releases"] as? [[String: Any]])?.count == 2)
+        #expect(try daemon.client.request("GET", "/v1/apps", token: viewer).status == 401, "the previous demo token was revoked")
     }
 }

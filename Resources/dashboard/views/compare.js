@@ -4,7 +4,7 @@ import { drawChart, color } from '../charts.js';
 import { number, percent, ratioSentence, verdictText, kindName } from '../format.js';
 
 /** Release comparison: base vs target, with the ratio in words, its interval and the verdict. */
-export async function render(main, params, { link, go }) {
+export async function render(main, params, { link, go, settle }) {
   const app = params.get('app');
   const releases = (await api.get(`/v1/apps/${q(app)}/releases`)).releases.map((r) => r.release);
   const base = params.get('base') ?? releases[1] ?? releases[0];
@@ -20,6 +20,7 @@ export async function render(main, params, { link, go }) {
       el('div', { class: 'card' }, el('h2', {}, 'By screen'), charts.screen),
       el('div', { class: 'card' }, el('h2', {}, 'By keyboard mode'), charts.keyboard_mode)),
     tables);
+  settle({ base, target });
   let last = null;
   async function refresh() {
     if (!base || !target) return replace(summary, 'This app needs two releases to compare.');

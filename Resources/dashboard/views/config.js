@@ -9,14 +9,12 @@ export async function render(main, params, { session }) {
   const app = params.get('app');
   const admin = session?.role === 'admin';
   const base = `/v1/admin/apps/${q(app)}/config`;
-  if (!admin) {
-    replace(main, el('h1', {}, 'Config'), el('p', { class: 'muted', 'data-role': 'read-only' }, 'Signed in as a viewer: the config can be changed by admins only.'));
-    return {};
-  }
   const message = el('p', { class: 'error' });
   const holder = el('div');
   const dialog = el('dialog');
-  replace(main, el('h1', {}, 'Config'), message, holder, dialog);
+  replace(main, el('h1', {}, 'Config'),
+    admin ? null : el('p', { class: 'muted', 'data-role': 'read-only' }, 'Signed in as a viewer: you see the config; admins change it.'),
+    message, holder, dialog);
 
   /** Dry-run first, then ask, then change with If-Match. */
   async function change(description, perform) {
@@ -26,7 +24,7 @@ export async function render(main, params, { session }) {
       const impact = preview.impact ?? [];
       const switched = impact.reduce((sum, r) => sum + r.switched, 0);
       const confirmed = await confirmDialog(description, impact, switched, preview.impact_window_days);
-      if (!confirmed) return;
+      if (!confirmed) return await draw();  // puts a switch back the way it is
       await perform(false);
       await draw();
     } catch (error) {
@@ -48,16 +46,20 @@ export async function render(main, params, { session }) {
     });
   }
 
-  async function draw() {
+  let last = null;
+  async function draw(force = true) {
     const { data: document, etag } = await api.getWithETag(base);
     const history = (await api.get(`${base}/history`)).history;
+    const key = JSON.stringify([document, history]);
+    if (!force && key === last) return;
+    last = key;
     const rules = document.rules ?? [];
     replace(holder,
       el('div', { class: 'card' }, el('h2', {}, `Switches (version ${document.version})`),
         switches.map(([key, label]) => {
           const on = document.defaults[key] ?? (key === 'enabled');
           return el('p', {}, el('label', {},
-            el('input', { type: 'checkbox', 'data-key': key, checked: on ? 'checked' : null,
+            el('input', { type: 'checkbox', 'data-key': key, checked: on ? 'checked' : null, disabled: admin ? null : 'disabled',
               onchange: (e) => change(`${e.target.checked ? 'Turn on' : 'Turn off'} ${key} for everyone`,
                 (dry) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`, { [key]: e.target.checked }, etag)) }),
             ' ', label));
@@ -68,12 +70,12 @@ export async function render(main, params, { session }) {
             (r.match.idioms ?? []).join(', ') || 'all', r.match.percent, JSON.stringify(r.set)] }))) : el('p', { class: 'muted' }, 'No rules: everyone gets the defaults.')),
       el('div', { class: 'card' }, el('h2', {}, 'History'),
         table(['Version', 'When', 'Who', 'Change', ''], history.map((h) => ({ data: h, cells: [String(h.version), time(h.changed_at), h.changed_by, diff(h.before, h.after),
-          h.version === document.version ? 'current' : el('button', { onclick: () => change(`Roll back to version ${h.version}`,
+          h.version === document.version ? 'current' : !admin ? '' : el('button', { onclick: () => change(`Roll back to version ${h.version}`,
             (dry) => api.postWithETag(`${base}/rollback${dry ? '?dry_run=true' : ''}`, { version: h.version }, etag)) }, 'Roll back')] })))));
   }
 
   await draw();
-  return { refresh: async () => { if (!dialog.open) await draw(); } };
+  return { refresh: async () => { if (!dialog.open) await draw(false); } };
 }
 
 /** Key-level differences between two documents, as text lines. */

@@ -3,7 +3,7 @@ import { el, replace, table } from '../dom.js';
 import { number, time, kindName } from '../format.js';
 
 /** Top issues of a release, with new / regressed badges; each leads to its reports. */
-export async function render(main, params, { link, go }) {
+export async function render(main, params, { link, go, settle }) {
   const app = params.get('app');
   const releases = (await api.get(`/v1/apps/${q(app)}/releases`)).releases.map((r) => r.release);
   const release = params.get('release') ?? releases[0] ?? '';
@@ -12,6 +12,7 @@ export async function render(main, params, { link, go }) {
     el('form', { class: 'inline' }, el('label', {}, 'Release ', el('select', { onchange: (e) => go('issues', { release: e.target.value }) },
       releases.map((r) => el('option', { value: r, selected: r === release ? 'selected' : null }, r))))),
     holder);
+  settle({ release });
   let last = null;
   async function refresh() {
     if (!release) return replace(holder, 'No releases yet.');

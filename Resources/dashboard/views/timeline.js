@@ -4,7 +4,7 @@ import { drawChart, color } from '../charts.js';
 import { kindName } from '../format.js';
 
 /** Glitches over time, one line per kind. */
-export async function render(main, params, { go }) {
+export async function render(main, params, { go, settle }) {
   const app = params.get('app');
   const releases = (await api.get(`/v1/apps/${q(app)}/releases`)).releases.map((r) => r.release);
   const release = params.get('release') ?? releases[0] ?? '';
@@ -17,6 +17,7 @@ export async function render(main, params, { go }) {
       el('label', {}, 'Bucket ', el('select', { onchange: (e) => go('timeline', { release, bucket: e.target.value }) },
         ['hour', 'day'].map((b) => el('option', { value: b, selected: b === bucket ? 'selected' : null }, b))))),
     el('div', { class: 'card' }, chart));
+  settle({ release, bucket });
   let last = null;
   async function refresh() {
     if (!release) return;

@@ -11,12 +11,15 @@ final class Authenticator: Sendable {
     private let store: any TelemetryStore
     let sessions: DashboardSessions
     /// Tokens already verified against their stored hash, so the hot path skips SHA-256.
-    /// Keyed by the token itself: it only ever holds tokens that proved valid.
-    private let known = Mutex<[String: Principal]>([:])
+    /// Keyed by the token itself: it only ever holds tokens that proved valid. Re-verified
+    /// every 30 s, so a token revoked by `watchdogd tokens revoke` stops working.
+    private let known = Mutex<[String: (principal: Principal, checkedAt: Int64)]>([:])
+    private let clock: @Sendable () -> Int64
     private static let cacheLimit = 100_000
 
     init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64) {
         self.store = store
+        self.clock = clock
         sessions = DashboardSessions(store: store, clock: clock)
     }
 
@@ -31,7 +34,8 @@ final class Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw .unauthorized }
         let token = parts[1].trimmingCharacters(in: " \t")
         guard !token.isEmpty, token.utf8.count <= 256 else { throw .unauthorized }
-        if let principal = known.withLock({ $0[token] }) { return principal }
+        let now = clock()
+        if let cached = known.withLock({ $0[token] }), now - cached.checkedAt < DashboardSessions.recheckMilliseconds { return cached.principal }
         let hash = SHA256.hash(Array(token.utf8))
         let record: CredentialRecord?
         do {
@@ -39,11 +43,14 @@ final class Authenticator: Sendable {
         } catch {
             throw .unavailable("credentials could not be read from the store")
         }
-        guard let record, constantTimeEquals(record.secretHash, hash) else { throw .unauthorized }
+        guard let record, constantTimeEquals(record.secretHash, hash) else {
+            _ = known.withLock { $0.removeValue(forKey: token) }
+            throw .unauthorized
+        }
         let principal = Principal(credentialID: record.id, role: record.role, app: record.app, name: record.name)
         known.withLock { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll() }
-            cache[token] = principal
+            cache[token] = (principal, now)
         }
         return principal
     }
@@ -51,7 +58,7 @@ final class Authenticator: Sendable {
     /// Forgets a revoked credential.
     func forget(credentialID: String) {
         known.withLock { cache in
-            cache = cache.filter { $0.value.credentialID != credentialID }
+            cache = cache.filter { $0.value.principal.credentialID != credentialID }
         }
     }
 }

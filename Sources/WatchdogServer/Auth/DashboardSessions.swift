@@ -14,7 +14,10 @@ final class DashboardSessions: Sendable {
 
     private let store: any TelemetryStore
     private let clock: @Sendable () -> Int64
-    private let cache = Mutex<[String: Principal]>([:])
+    /// Verified sessions: used until they expire, re-read from the store every 30 s so a
+    /// sign-out elsewhere or a revoked credential ends them.
+    private let cache = Mutex<[String: (principal: Principal, expiresAt: Int64, checkedAt: Int64)]>([:])
+    static let recheckMilliseconds: Int64 = 30_000
 
     init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64) {
         self.store = store
@@ -40,19 +43,21 @@ final class DashboardSessions: Sendable {
 
     func principal(cookie: String) throws(APIError) -> Principal {
         guard cookie.utf8.count == 64 else { throw .unauthorized }
-        if let cached = cache.withLock({ $0[cookie] }) { return cached }
+        let now = clock()
+        if let cached = cache.withLock({ $0[cookie] }), now < cached.expiresAt, now - cached.checkedAt < Self.recheckMilliseconds {
+            return cached.principal
+        }
         let hash = SHA256.hash(Array(cookie.utf8))
-        guard let session = try storeCall({ try store.session(idHash: hash, now: clock()) }),
+        guard let session = try storeCall({ try store.session(idHash: hash, now: now) }),
               let credential = try storeCall({ try store.credential(id: session.credentialID) }) else {
             throw APIError(status: 401, code: "unauthorized", message: "the dashboard session has ended; sign in again",
                            headers: [("Set-Cookie", SessionCookie.clear)])
         }
         let principal = Principal(credentialID: credential.id, role: credential.role, app: credential.app, name: credential.name,
                                   csrfToken: session.csrfToken, sessionHash: hash)
-        // Cached briefly only: sign-out and expiry must take effect.
         cache.withLock { cache in
             if cache.count > 10_000 { cache.removeAll() }
-            cache[cookie] = principal
+            cache[cookie] = (principal, session.expiresAt, now)
         }
         return principal
     }
@@ -60,7 +65,7 @@ final class DashboardSessions: Sendable {
     func end(_ principal: Principal) {
         guard let hash = principal.sessionHash else { return }
         try? store.deleteSession(idHash: hash)
-        cache.withLock { cache in cache = cache.filter { $0.value.sessionHash != hash } }
+        cache.withLock { cache in cache = cache.filter { $0.value.principal.sessionHash != hash } }
     }
 
     /// A one-time sign-in link for a credential: `/login?code=…`.
@@ -83,16 +88,19 @@ final class DashboardSessions: Sendable {
 
     /// Forgets cached sessions of a credential (revoked).
     func forget(credentialID: String) {
-        cache.withLock { cache in cache = cache.filter { $0.value.credentialID != credentialID } }
+        cache.withLock { cache in cache = cache.filter { $0.value.principal.credentialID != credentialID } }
     }
 }
 
 /// The `wd_session` cookie.
-enum SessionCookie {
+public enum SessionCookie {
     static let name = "wd_session"
 
+    /// Set by `--cookie-secure` (behind TLS): the browser then sends the cookie over HTTPS only.
+    nonisolated(unsafe) public static var secure = false
+
     static func set(_ value: String) -> String {
-        "\(name)=\(value); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(DashboardSessions.lifetimeMilliseconds / 1000)"
+        "\(name)=\(value); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(DashboardSessions.lifetimeMilliseconds / 1000)" + (secure ? "; Secure" : "")
     }
 
     static let clear = "\(name)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"

@@ -10,8 +10,9 @@ struct AdminRoutes: Sendable {
     let authenticator: Authenticator
     let clock: @Sendable () -> Int64
 
+    /// Viewers read the config and its history (the dashboard shows it read-only); changes are admin-only.
     func getConfig(app: String, principal: Principal) throws(APIError) -> HTTPResponse {
-        try requireAdmin(principal)
+        try requireReader(principal)
         guard let document = try storeCall({ try config.document(app: app) }) else { throw .notFound("no app \(app)") }
         return JSONBody.response(document.adminView, extraHeaders: [("ETag", document.etag)])
     }
@@ -48,7 +49,7 @@ struct AdminRoutes: Sendable {
 
     /// `GET …/config/history`: every change, newest first, with before and after.
     func history(app: String, principal: Principal) throws(APIError) -> HTTPResponse {
-        try requireAdmin(principal)
+        try requireReader(principal)
         guard try storeCall({ try store.appExists(app) }) else { throw .notFound("no app \(app)") }
         let changes = try storeCall { try store.configHistory(app: app) }
         return JSONBody.response(JSONValue.object(["app": .string(app), "history": .array(changes.map(Self.view))]))
@@ -56,7 +57,7 @@ struct AdminRoutes: Sendable {
 
     /// `GET …/config/history/{version}`.
     func historyEntry(app: String, version: String, principal: Principal) throws(APIError) -> HTTPResponse {
-        try requireAdmin(principal)
+        try requireReader(principal)
         guard let number = Int(version), number >= 1, let change = try storeCall({ try store.configChange(app: app, version: number) }) else {
             throw .notFound("app \(app) has no config version \(version.prefix(20))")
         }
@@ -139,6 +140,12 @@ struct AdminRoutes: Sendable {
             "ingest_key": .string(token),
         ])
         return JSONBody.response(status: status, body)
+    }
+
+    private func requireReader(_ principal: Principal) throws(APIError) {
+        guard principal.role == .admin || principal.role == .viewer else {
+            throw .forbidden("the config document needs a viewer or admin token, not an ingest key")
+        }
     }
 
     private func requireAdmin(_ principal: Principal) throws(APIError) {

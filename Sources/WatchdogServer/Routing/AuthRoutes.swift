@@ -11,6 +11,14 @@ struct AuthRoutes: Sendable {
 
     /// `POST /v1/auth/login {"token": "wdv_…"}`: a session cookie for a viewer or admin token.
     func login(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        // Login CSRF: another site's plain form cannot send JSON, and a browser says where a
+        // request comes from.
+        guard request.headers["content-type"]?.lowercased().hasPrefix("application/json") == true else {
+            throw .unsupportedMediaType(request.headers["content-type"] ?? "(none)")
+        }
+        if let site = request.headers["sec-fetch-site"], site != "same-origin", site != "none" {
+            throw .forbidden("sign-in must come from the dashboard itself (Sec-Fetch-Site: \(site.prefix(20)))")
+        }
         guard case .object(let fields)? = JSONValue.parse(request.body), case .string(let token)? = fields["token"] else {
             throw .badRequest("invalid_shape", "the body must be {\"token\": \"<viewer or admin token>\"}")
         }
@@ -29,8 +37,9 @@ struct AuthRoutes: Sendable {
             return Self.page(status: 400, "This sign-in link has expired or was already used. Ask for a new one, or sign in with a token.")
         }
         var next = request.query["next"] ?? "/"
-        // Only a path on this server: never an open redirect.
-        if !next.hasPrefix("/") || next.hasPrefix("//") || next.contains("\\") { next = "/" }
+        // Only the dashboard's own pages (`/` or `/#/…`), printable ASCII: never an open
+        // redirect (browsers drop tabs and newlines, so `/\t/evil` would become `//evil`).
+        if !(next == "/" || next.hasPrefix("/#/")) || next.utf8.contains(where: { $0 < 0x21 || $0 >= 0x7F || $0 == 0x5C }) { next = "/" }
         return HTTPResponse(status: 303, headers: [("Location", next), ("Set-Cookie", SessionCookie.set(cookie)), ("Cache-Control", "no-store")] + SecurityHeaders.page)
     }
 
@@ -48,6 +57,8 @@ struct AuthRoutes: Sendable {
     /// `POST /v1/auth/links`: a one-time sign-in link for the caller's own credential.
     func createLink(_ principal: Principal) throws(APIError) -> HTTPResponse {
         guard principal.role != .ingest else { throw .forbidden("sign-in links are for viewer and admin tokens") }
+        // A session must not mint links that outlive it (a stolen cookie renewing itself).
+        guard principal.csrfToken == nil else { throw .forbidden("sign-in links are made with a bearer token, not from a dashboard session") }
         let (path, expires) = try sessions.link(for: principal.credentialID)
         return JSONBody.response(status: 201, JSONValue.object(["path": .string(path), "expires_at": .string(Timestamp.format(milliseconds: expires))]))
     }

@@ -41,7 +41,7 @@ struct StaticResources: Sendable {
         }
         let full = (directory as NSString).appendingPathComponent(path)
         guard let data = FileManager.default.contents(atPath: full) else {
-            throw .notFound("no file \(path.prefix(100)) (resources: \(directory); set --resources-dir or --chart-js-dir)")
+            throw .notFound("no file \(path.prefix(100))")
         }
         return HTTPResponse(status: 200, headers: [("Content-Type", type), ("Cache-Control", cache)] + SecurityHeaders.page, body: Array(data))
     }

@@ -197,4 +197,15 @@ extension SQLiteStore {
             return pages * size
         }
     }
+
+    public func revokeCredentials(id: String?, name: String?, atMilliseconds: Int64) throws -> Int {
+        try pool.write { db in
+            try db.execute(sql: """
+                UPDATE credentials SET revoked_at = ? WHERE revoked_at IS NULL AND (id = ? OR name = ?)
+                """, arguments: [atMilliseconds, id, name])
+            let revoked = db.changesCount
+            try db.execute(sql: "DELETE FROM dashboard_sessions WHERE credential_id IN (SELECT id FROM credentials WHERE revoked_at IS NOT NULL)")
+            return revoked
+        }
+    }
 }
