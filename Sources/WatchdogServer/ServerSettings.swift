@@ -12,6 +12,14 @@ public struct ServerSettings: Sendable {
     public var connectionTimeoutSeconds: Int = 30
     /// Items the ingest writer may have waiting before requests get 503.
     public var ingestQueueCapacity: Int = 100_000
+    /// Ingest requests a second per ingest key (a whole fleet shares one), bursts up to
+    /// `ingestBurstPerKey`; 0: no limit.
+    public var ingestRatePerKey: Double = 1000
+    public var ingestBurstPerKey: Double = 2000
+    /// Ingest requests a second per client address (set 0 behind a reverse proxy, where every
+    /// request comes from the proxy), bursts up to `ingestBurstPerAddress`.
+    public var ingestRatePerAddress: Double = 100
+    public var ingestBurstPerAddress: Double = 500
     /// Raw reports and session starts older than this are pruned (roll-ups stay); 0 keeps all.
     public var retentionDays: Int = 90
     /// How often the retention job looks for old rows.

@@ -31,7 +31,9 @@ public final class WatchdogServer: Sendable {
         let compare = CompareRoutes(store: store)
         let router = Router(
             authenticator: authenticator,
-            ingest: IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.reload() }),
+            ingest: IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.reload() },
+                                 limits: IngestLimits(perKey: RateLimiter(rate: settings.ingestRatePerKey, burst: settings.ingestBurstPerKey),
+                                                      perAddress: RateLimiter(rate: settings.ingestRatePerAddress, burst: settings.ingestBurstPerAddress))),
             reads: ReadRoutes(store: store, config: config, cacheControl: "private, max-age=\(settings.configMaxAgeSeconds)"),
             admin: AdminRoutes(store: store, config: config, authenticator: authenticator, clock: clock),
             compare: compare,

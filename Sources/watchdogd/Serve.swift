@@ -38,6 +38,12 @@ struct Serve: ParsableCommand {
     @Option(help: "Cache-Control max-age of GET /v1/config, seconds: how long clients reuse a config (env WATCHDOG_CONFIG_MAX_AGE, default 60).")
     var configMaxAge: Int?
 
+    @Option(help: "Ingest requests a second per ingest key; 0: no limit (env WATCHDOG_RATE_PER_KEY, default 1000, bursts of twice that).")
+    var ratePerKey: Int?
+
+    @Option(help: "Ingest requests a second per client address; 0 behind a reverse proxy (env WATCHDOG_RATE_PER_ADDRESS, default 100, bursts of 5×).")
+    var ratePerAddress: Int?
+
     @Flag(help: "Mark the dashboard's session cookie Secure (serve behind HTTPS) (env WATCHDOG_COOKIE_SECURE=1).")
     var cookieSecure = false
 
@@ -118,6 +124,14 @@ struct Serve: ParsableCommand {
         settings.connectionTimeoutSeconds = try number(connectionTimeout, "CONNECTION_TIMEOUT", "--connection-timeout", 1...86_400) ?? settings.connectionTimeoutSeconds
         settings.configMaxAgeSeconds = try number(configMaxAge, "CONFIG_MAX_AGE", "--config-max-age", 0...86_400) ?? settings.configMaxAgeSeconds
         if let chart = Environment.resolve(chartJsDir, "CHART_JS_DIR") { settings.chartDirectory = chart }
+        if let rate = try number(ratePerKey, "RATE_PER_KEY", "--rate-per-key", 0...1_000_000) {
+            settings.ingestRatePerKey = Double(rate)
+            settings.ingestBurstPerKey = Double(rate * 2)
+        }
+        if let rate = try number(ratePerAddress, "RATE_PER_ADDRESS", "--rate-per-address", 0...1_000_000) {
+            settings.ingestRatePerAddress = Double(rate)
+            settings.ingestBurstPerAddress = Double(rate * 5)
+        }
         settings.retentionDays = try number(retentionDays, "RETENTION_DAYS", "--retention-days", 0...36_500) ?? settings.retentionDays
         if let interval = try number(retentionInterval, "RETENTION_INTERVAL", "--retention-interval", 1...86_400) {
             settings.retentionIntervalSeconds = Double(interval)

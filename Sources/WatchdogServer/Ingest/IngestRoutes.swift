@@ -10,11 +10,13 @@ struct IngestRoutes: Sendable {
     let clock: @Sendable () -> Int64
     /// Called after a commit that stored test-crash reports (the config's budget re-reads counts).
     let afterTestCrashes: @Sendable () -> Void
+    let limits: IngestLimits
 
     func post<Item: IngestItem>(_ type: Item.Type, _ request: HTTPRequest, principal: Principal, responder: HTTPResponder) throws(APIError) {
         guard principal.role == .ingest, let app = principal.app else {
             throw .forbidden("posting \(Item.batchKey) needs an app's ingest key, not a \(principal.role.rawValue) token")
         }
+        try limits.check(key: principal.credentialID, address: request.clientAddress, now: clock())
         try requireJSON(request)
         let batch: DecodedBatch<Item>
         do { batch = try BatchDecoder.decode(Item.self, key: Item.batchKey, from: request.body) } catch { throw .from(error) }

@@ -51,13 +51,20 @@ final class Daemon {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[3]
     }
 
+    private var extraArguments: [String] = []
+
     private func start(demo: Bool, extraArguments: [String], port: UInt16 = 0) throws {
+        if !extraArguments.isEmpty { self.extraArguments = extraArguments }
+        let extraArguments = self.extraArguments
         process = Process()
         stdoutPipe = Pipe()
         self.port = 0
         process.executableURL = Self.binary
+        // Tests post from one address far faster than devices do: rate limits are off unless a
+        // test sets them.
+        let limits = extraArguments.contains { $0.hasPrefix("--rate-per") } ? [] : ["--rate-per-address", "0", "--rate-per-key", "0"]
         process.arguments = ["serve", "--listen", "127.0.0.1:\(port)", "--data-dir", dataDir.path, "--log-level", "warning"]
-            + (demo ? ["--demo"] : []) + extraArguments
+            + (demo ? ["--demo"] : []) + limits + extraArguments
         process.standardOutput = stdoutPipe
         process.standardError = FileHandle.standardError
         try process.run()
