@@ -20,6 +20,8 @@ public struct ServerSettings: Sendable {
     /// request comes from the proxy), bursts up to `ingestBurstPerAddress`.
     public var ingestRatePerAddress: Double = 100
     public var ingestBurstPerAddress: Double = 500
+    /// Bearer token for `GET /metrics`; without one, only loopback clients may scrape.
+    public var metricsToken: String?
     /// Raw reports and session starts older than this are pruned (roll-ups stay); 0 keeps all.
     public var retentionDays: Int = 90
     /// How often the retention job looks for old rows.

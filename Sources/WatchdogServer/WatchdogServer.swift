@@ -25,7 +25,10 @@ public final class WatchdogServer: Sendable {
     public var port: UInt16 { http.port }
 
     public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
-        let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity)
+        let metrics = ServerMetrics()
+        let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity) { items in
+            metrics.commitItems.record(Double(items))
+        }
         let authenticator = Authenticator(store: store, clock: clock)
         let config = try ConfigService(store: store, clock: clock)
         let compare = CompareRoutes(store: store)
@@ -33,7 +36,9 @@ public final class WatchdogServer: Sendable {
             authenticator: authenticator,
             ingest: IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.reload() },
                                  limits: IngestLimits(perKey: RateLimiter(rate: settings.ingestRatePerKey, burst: settings.ingestBurstPerKey),
-                                                      perAddress: RateLimiter(rate: settings.ingestRatePerAddress, burst: settings.ingestBurstPerAddress))),
+                                                      perAddress: RateLimiter(rate: settings.ingestRatePerAddress, burst: settings.ingestBurstPerAddress),
+                                                      metrics: metrics),
+                                 metrics: metrics),
             reads: ReadRoutes(store: store, config: config, cacheControl: "private, max-age=\(settings.configMaxAgeSeconds)"),
             admin: AdminRoutes(store: store, config: config, authenticator: authenticator, clock: clock),
             compare: compare,
@@ -43,6 +48,8 @@ public final class WatchdogServer: Sendable {
             queue: queue,
             resources: StaticResources(directory: settings.resourcesDirectory, chartDirectory: settings.chartDirectory),
             auth: AuthRoutes(authenticator: authenticator, store: store),
+            metrics: metrics,
+            metricsAccess: MetricsAccess(token: settings.metricsToken),
             logger: logger
         )
         var configuration = HTTPServerConfiguration(address: settings.listen) { APIError.from($0).response }

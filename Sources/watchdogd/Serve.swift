@@ -44,6 +44,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Ingest requests a second per client address; 0 behind a reverse proxy (env WATCHDOG_RATE_PER_ADDRESS, default 100, bursts of 5×).")
     var ratePerAddress: Int?
 
+    @Option(help: "Bearer token for GET /metrics; without it only loopback clients may scrape (env WATCHDOG_METRICS_TOKEN).")
+    var metricsToken: String?
+
     @Flag(help: "Mark the dashboard's session cookie Secure (serve behind HTTPS) (env WATCHDOG_COOKIE_SECURE=1).")
     var cookieSecure = false
 
@@ -132,6 +135,7 @@ struct Serve: ParsableCommand {
             settings.ingestRatePerAddress = Double(rate)
             settings.ingestBurstPerAddress = Double(rate * 5)
         }
+        settings.metricsToken = Environment.resolve(metricsToken, "METRICS_TOKEN")
         settings.retentionDays = try number(retentionDays, "RETENTION_DAYS", "--retention-days", 0...36_500) ?? settings.retentionDays
         if let interval = try number(retentionInterval, "RETENTION_INTERVAL", "--retention-interval", 1...86_400) {
             settings.retentionIntervalSeconds = Double(interval)

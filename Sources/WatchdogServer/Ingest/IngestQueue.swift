@@ -41,8 +41,12 @@ final class IngestQueue: Sendable {
     /// Items waiting at most; past it requests are refused (503) instead of growing memory.
     let capacity: Int
 
-    init(store: any TelemetryStore, logger: Logger, itemsPerCommit: Int = 5_000, capacity: Int = 100_000) {
+    /// Called after each successful commit with the number of items it stored (metrics).
+    private let onCommit: @Sendable (Int) -> Void
+
+    init(store: any TelemetryStore, logger: Logger, itemsPerCommit: Int = 5_000, capacity: Int = 100_000, onCommit: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.store = store
+        self.onCommit = onCommit
         self.logger = logger
         self.itemsPerCommit = itemsPerCommit
         self.capacity = capacity
@@ -110,6 +114,7 @@ final class IngestQueue: Sendable {
         do {
             let counts = try store.ingest(jobs.map(\.batch))
             state.withLock { $0.lastFailure = nil }
+            onCommit(jobs.reduce(0) { $0 + $1.batch.count })
             for (job, count) in zip(jobs, counts) { job.completion(.success(count)) }
         } catch {
             // Items are validated and inserted with ON CONFLICT DO NOTHING, so a failure comes

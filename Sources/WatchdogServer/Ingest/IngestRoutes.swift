@@ -11,6 +11,7 @@ struct IngestRoutes: Sendable {
     /// Called after a commit that stored test-crash reports (the config's budget re-reads counts).
     let afterTestCrashes: @Sendable () -> Void
     let limits: IngestLimits
+    let metrics: ServerMetrics
 
     func post<Item: IngestItem>(_ type: Item.Type, _ request: HTTPRequest, principal: Principal, responder: HTTPResponder) throws(APIError) {
         guard principal.role == .ingest, let app = principal.app else {
@@ -46,7 +47,10 @@ struct IngestRoutes: Sendable {
         if !batch.items.isEmpty, wrongApp == batch.items.count {
             throw .forbidden("every item is for another app than this ingest key's (\(app)); nothing was stored")
         }
+        let rejectedCodes = rejected.map(\.error.code)
+        let metrics = self.metrics
         guard !records.isEmpty else {
+            metrics.ingested(kind: Item.batchKey, accepted: 0, duplicates: 0, rejectedCodes: rejectedCodes)
             responder.respond(JSONBody.response(status: 202, IngestResult(accepted: 0, duplicates: 0, rejected: rejected)))
             return
         }
@@ -59,6 +63,7 @@ struct IngestRoutes: Sendable {
             try queue.submit(Item.batch(records, receivedAt: now)) { result in
                 switch result {
                 case .success(let counts):
+                    metrics.ingested(kind: Item.batchKey, accepted: counts.accepted, duplicates: counts.duplicates, rejectedCodes: rejectedCodes)
                     if hasTestCrashes, counts.accepted > 0 { afterTestCrashes() }
                     let body = Array("{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"rejected\":".utf8) + rejectedJSON + [UInt8(ascii: "}")]
                     responder.respond(JSONBody.response(status: 202, bytes: body))

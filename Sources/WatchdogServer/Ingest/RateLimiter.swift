@@ -43,13 +43,16 @@ final class RateLimiter: Sendable {
 struct IngestLimits: Sendable {
     let perKey: RateLimiter?
     let perAddress: RateLimiter?
+    let metrics: ServerMetrics
 
     /// Throws 429 with `Retry-After` when the key's or the address's bucket is empty.
     func check(key: String, address: String, now: Int64) throws(APIError) {
         if let wait = perAddress?.take(address, now: now) {
+            metrics.rateLimitedByAddress.increment()
             throw Self.limited("this address sends more than \(Self.format(perAddress!.rate)) requests a second", wait)
         }
         if let wait = perKey?.take(key, now: now) {
+            metrics.rateLimitedByKey.increment()
             throw Self.limited("this ingest key sends more than \(Self.format(perKey!.rate)) requests a second", wait)
         }
     }

@@ -2,6 +2,7 @@
 enum Route: Equatable {
     case index
     case openAPI
+    case metrics
     case dashboardFile(path: String)
     case chartFile(path: String)
     case loginLink
@@ -50,6 +51,7 @@ enum Route: Equatable {
         Template(path: "/v1/auth/logout", methods: ["POST"]) { _ in .authLogout },
         Template(path: "/v1/auth/links", methods: ["POST"]) { _ in .authLinks },
         Template(path: "/healthz", methods: ["GET"]) { _ in .healthz },
+        Template(path: "/metrics", methods: ["GET"]) { _ in .metrics },
         Template(path: "/readyz", methods: ["GET"]) { _ in .readyz },
         Template(path: "/v1/reports", methods: ["POST"]) { _ in .postReports },
         Template(path: "/v1/sessions", methods: ["POST"]) { _ in .postSessions },
@@ -80,9 +82,10 @@ enum Route: Equatable {
     private static let staticTemplates: [String: Template] = Dictionary(
         templates.filter { !$0.path.contains("{") }.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
 
-    /// The route for a path and the methods it takes; `nil` when no route has this path.
-    static func match(path: String) -> (methods: [String], route: Route)? {
-        if let template = staticTemplates[path] { return (template.methods, template.make([:])) }
+    /// The route for a path, the methods it takes and its template (the metrics label); `nil`
+    /// when no route has this path.
+    static func match(path: String) -> (methods: [String], route: Route, template: String)? {
+        if let template = staticTemplates[path] { return (template.methods, template.make([:]), template.path) }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         candidates: for (pattern, template) in splitTemplates {
             // `{*name}` as the last segment takes the rest of the path (one segment or more).
@@ -100,7 +103,7 @@ enum Route: Equatable {
                     continue candidates
                 }
             }
-            return (template.methods, template.make(parameters))
+            return (template.methods, template.make(parameters), template.path)
         }
         return nil
     }

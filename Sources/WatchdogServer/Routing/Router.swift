@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import WatchdogHTTP
 import WatchdogStore
@@ -16,11 +17,21 @@ struct Router: Sendable {
     let queue: IngestQueue
     let resources: StaticResources
     let auth: AuthRoutes
+    let metrics: ServerMetrics
+    let metricsAccess: MetricsAccess
     let logger: Logger
 
     func handle(_ request: HTTPRequest, responder: HTTPResponder) {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let matched = Route.match(path: request.path)
+        let template = matched?.template ?? "unmatched"
+        let metrics = self.metrics
+        let method = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"].contains(request.method) ? request.method : "other"
+        responder.observe { status in
+            metrics.request(route: template, method: method, status: status, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+        }
         do {
-            if let response = try route(request, responder: responder) { responder.respond(response) }
+            if let response = try route(request, matched: matched, responder: responder) { responder.respond(response) }
         } catch {
             if error.status >= 500 { logger.warning("\(request.method) \(request.path) → \(error.status) \(error.code): \(error.message)") }
             responder.respond(error.response)
@@ -28,8 +39,8 @@ struct Router: Sendable {
     }
 
     /// The response, or `nil` when the route answers through `responder` later.
-    private func route(_ request: HTTPRequest, responder: HTTPResponder) throws(APIError) -> HTTPResponse? {
-        guard let (methods, route) = Route.match(path: request.path) else {
+    private func route(_ request: HTTPRequest, matched: (methods: [String], route: Route, template: String)?, responder: HTTPResponder) throws(APIError) -> HTTPResponse? {
+        guard let (methods, route, _) = matched else {
             throw .notFound("no endpoint \(request.path.prefix(200)); see /openapi.yaml for the API")
         }
         let method = request.method == "HEAD" && methods.contains("GET") ? "GET" : request.method
@@ -43,6 +54,7 @@ struct Router: Sendable {
         case .loginLink: return auth.loginLink(request)
         case .authLogin: return try auth.login(request)
         case .healthz: return JSONBody.response(["status": "ok"])
+        case .metrics: return try metricsAccess.render(request, metrics: metrics, queue: queue, store: store)
         case .readyz: return try readiness()
         default: break
         }
@@ -84,7 +96,7 @@ struct Router: Sendable {
         case .adminApps: return try admin.createApp(request, principal: principal)
         case .adminKeys(let app): return try admin.createKey(request, app: app, principal: principal)
         case .adminKey(let app, let keyID): return try admin.revokeKey(app: app, keyID: keyID, principal: principal)
-        case .index, .openAPI, .healthz, .readyz, .dashboardFile, .chartFile, .loginLink, .authLogin:
+        case .index, .openAPI, .metrics, .healthz, .readyz, .dashboardFile, .chartFile, .loginLink, .authLogin:
             // Answered before authentication above; reaching here is a routing bug.
             throw .internalError
         }

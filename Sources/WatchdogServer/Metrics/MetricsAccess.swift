@@ -1,0 +1,29 @@
+import Foundation
+import WatchdogHTTP
+import WatchdogStore
+
+/// Who may scrape `GET /metrics`: the holder of `--metrics-token`, or, without one, only
+/// clients on this machine (loopback).
+struct MetricsAccess: Sendable {
+    let token: String?
+
+    func render(_ request: HTTPRequest, metrics: ServerMetrics, queue: IngestQueue, store: any TelemetryStore) throws(APIError) -> HTTPResponse {
+        if let token {
+            let sent = request.headers["authorization"].map { String($0.dropFirst("Bearer ".count)) } ?? ""
+            guard request.headers["authorization"]?.hasPrefix("Bearer ") == true, constantTimeEquals(Array(sent.utf8), Array(token.utf8)) else {
+                throw .unauthorized
+            }
+        } else {
+            guard ["127.0.0.1", "::1", "::ffff:127.0.0.1"].contains(request.clientAddress) else {
+                throw .forbidden("metrics are served to loopback clients only; set --metrics-token to scrape from elsewhere")
+            }
+        }
+        metrics.queueDepth.set(to: Double(queue.depth))
+        if let sqlite = store as? SQLiteStore {
+            let size = [sqlite.path, sqlite.path + "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int }.reduce(0, +)
+            metrics.databaseBytes.set(to: Double(size))
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
+                            body: metrics.registry.emitToBuffer())
+    }
+}

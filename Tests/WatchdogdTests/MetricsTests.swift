@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@Suite struct MetricsTests {
+    @Test func metricsCountRequestsIngestOutcomesAndRateLimits() throws {
+        let daemon = try Daemon(extraArguments: ["--rate-per-key", "2", "--rate-per-address", "0"])
+        let key = try daemon.addApp("com.example.mail")
+        let good = try Fixtures.freshReport()
+        var bad = try Fixtures.freshReport()
+        bad["kind"] = "nonsense"
+        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [good, bad]]).status == 202)
+        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [good]]).json["duplicates"] as? Int == 1)
+        for _ in 0..<6 { _ = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [good]]) }
+        _ = try daemon.client.request("GET", "/v1/nothing")
+        let text = try daemon.client.request("GET", "/metrics").text
+        func value(_ series: String) -> Double? {
+            text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        #expect(value(#"watchdog_ingest_items_total{kind="reports",outcome="accepted"}"#) == 1)
+        #expect((value(#"watchdog_ingest_items_total{kind="reports",outcome="duplicate"}"#) ?? 0) >= 1)
+        #expect(value(#"watchdog_ingest_rejected_total{reason="invalid_field"}"#) == 1)
+        #expect((value(#"watchdog_rate_limited_total{limit="ingest_key"}"#) ?? 0) >= 1)
+        #expect((value(#"watchdog_http_requests_total{route="/v1/reports",method="POST",status="202"}"#) ?? 0) >= 2)
+        #expect((value(#"watchdog_http_requests_total{route="/v1/reports",method="POST",status="429"}"#) ?? 0) >= 1)
+        #expect(value(#"watchdog_http_requests_total{route="unmatched",method="GET",status="404"}"#) == 1)
+        #expect(text.contains(#"watchdog_http_request_duration_seconds_bucket{route="/v1/reports""#))
+        #expect(text.contains("watchdog_ingest_commit_items_count"))
+        #expect((value("watchdog_database_bytes") ?? 0) > 0)
+        #expect(value("watchdog_ingest_queue_depth") == 0)
+    }
+
+    @Test func aMetricsTokenIsRequiredWhenSet() throws {
+        let daemon = try Daemon(extraArguments: ["--metrics-token", "scrape-secret"])
+        #expect(try daemon.client.request("GET", "/metrics").status == 401)
+        #expect(try daemon.client.request("GET", "/metrics", token: "wrong").status == 401)
+        #expect(try daemon.client.request("GET", "/metrics", token: "scrape-secret").status == 200)
+    }
+}
