@@ -25,7 +25,7 @@ key=$("$bin" apps add com.example.mail --data-dir "$work/data" 2>/dev/null)
 admin=$("$bin" tokens add --role admin bench --data-dir "$work/data" 2>/dev/null)
 # Rate limits on (their cost is measured) but high enough never to refuse the benchmark's one address.
 "$bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" --synchronous "$sync" --log-level warning \
-  --rate-per-key "${RATE:-10000000}" --rate-per-address "${RATE:-10000000}" > "$work/out" &
+  --rate-per-key "${RATE:-1000000}" --rate-per-address "${RATE:-1000000}" > "$work/out" &
 daemon_pid=$!
 for _ in $(seq 100); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.1; done
 port=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$work/out")
