@@ -20,6 +20,9 @@ public struct ServerSettings: Sendable {
     /// request comes from the proxy), bursts up to `ingestBurstPerAddress`.
     public var ingestRatePerAddress: Double = 100
     public var ingestBurstPerAddress: Double = 500
+    /// Addresses of reverse proxies whose `X-Forwarded-For` names the real client (for the
+    /// per-address rate limit).
+    public var trustedProxies: Set<String> = []
     /// Bearer token for `GET /metrics`; without one, only loopback clients may scrape.
     public var metricsToken: String?
     /// Raw reports and session starts older than this are pruned (roll-ups stay); 0 keeps all.

@@ -38,7 +38,7 @@ public final class WatchdogServer: Sendable {
                                  limits: IngestLimits(perKey: RateLimiter(rate: settings.ingestRatePerKey, burst: settings.ingestBurstPerKey),
                                                       perAddress: RateLimiter(rate: settings.ingestRatePerAddress, burst: settings.ingestBurstPerAddress),
                                                       metrics: metrics),
-                                 metrics: metrics),
+                                 metrics: metrics, trustedProxies: settings.trustedProxies),
             reads: ReadRoutes(store: store, config: config, cacheControl: "private, max-age=\(settings.configMaxAgeSeconds)"),
             admin: AdminRoutes(store: store, config: config, authenticator: authenticator, clock: clock),
             compare: compare,

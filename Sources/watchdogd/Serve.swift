@@ -44,6 +44,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Ingest requests a second per client address; 0 behind a reverse proxy (env WATCHDOG_RATE_PER_ADDRESS, default 100, bursts of 5×).")
     var ratePerAddress: Int?
 
+    @Option(help: "Address of a reverse proxy whose X-Forwarded-For names the client, for the per-address rate limit; repeatable (env WATCHDOG_TRUSTED_PROXY, comma-separated).")
+    var trustedProxy: [String] = []
+
     @Option(help: "Bearer token for GET /metrics; without it only loopback clients may scrape (env WATCHDOG_METRICS_TOKEN).")
     var metricsToken: String?
 
@@ -136,6 +139,9 @@ struct Serve: ParsableCommand {
             settings.ingestBurstPerAddress = Double(rate * 5)
         }
         settings.metricsToken = Environment.resolve(metricsToken, "METRICS_TOKEN")
+        settings.trustedProxies = Set(trustedProxy.isEmpty
+            ? (Environment.resolve(nil, "TRUSTED_PROXY")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? [])
+            : trustedProxy)
         settings.retentionDays = try number(retentionDays, "RETENTION_DAYS", "--retention-days", 0...36_500) ?? settings.retentionDays
         if let interval = try number(retentionInterval, "RETENTION_INTERVAL", "--retention-interval", 1...86_400) {
             settings.retentionIntervalSeconds = Double(interval)

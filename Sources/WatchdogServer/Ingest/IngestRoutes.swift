@@ -12,12 +12,13 @@ struct IngestRoutes: Sendable {
     let afterTestCrashes: @Sendable () -> Void
     let limits: IngestLimits
     let metrics: ServerMetrics
+    let trustedProxies: Set<String>
 
     func post<Item: IngestItem>(_ type: Item.Type, _ request: HTTPRequest, principal: Principal, responder: HTTPResponder) throws(APIError) {
         guard principal.role == .ingest, let app = principal.app else {
             throw .forbidden("posting \(Item.batchKey) needs an app's ingest key, not a \(principal.role.rawValue) token")
         }
-        try limits.check(key: principal.credentialID, address: request.clientAddress, now: clock())
+        try limits.check(key: principal.credentialID, address: Self.client(of: request, trusting: trustedProxies), now: clock())
         try requireJSON(request)
         let batch: DecodedBatch<Item>
         do { batch = try BatchDecoder.decode(Item.self, key: Item.batchKey, from: request.body) } catch { throw .from(error) }
@@ -77,6 +78,16 @@ struct IngestRoutes: Sendable {
             case .stopped: throw .overloaded("the server is shutting down; retry shortly")
             }
         }
+    }
+
+    /// The client's address: the connection's, or — from a trusted proxy — the last address in
+    /// `X-Forwarded-For` (the one the proxy itself saw; earlier ones are the client's word).
+    static func client(of request: HTTPRequest, trusting proxies: Set<String>) -> String {
+        guard proxies.contains(request.clientAddress), let forwarded = request.headers["x-forwarded-for"],
+              let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: " \t"), !last.isEmpty, last.utf8.count <= 64 else {
+            return request.clientAddress
+        }
+        return last
     }
 
     private func requireJSON(_ request: HTTPRequest) throws(APIError) {
