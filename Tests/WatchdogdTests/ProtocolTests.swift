@@ -57,6 +57,28 @@ import Testing
         #expect(try daemon.storedReportCount() == 0)
     }
 
+    @Test func tenThousandAttributesOversizedHeadersAndNonJSONNumbersAreRefusedAndNothingIsStored() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        var crowded = try Fixtures.freshReport()
+        crowded["attributes"] = Dictionary(uniqueKeysWithValues: (0..<10_000).map { ("a\($0)", "v") })
+        let response = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [crowded]])
+        #expect(response.status == 202)
+        let code = ((response.json["rejected"] as? [[String: Any]])?.first?["error"] as? [String: Any])?["code"] as? String
+        #expect(code == "invalid_field" || code == "item_too_large", "\(code ?? "none")")
+        for number in ["NaN", "Infinity", "-Infinity", "1e999", "0x10", "+1", ".5"] {
+            let body = #"{"reports": [{"id": "83223034-6633-586d-bdb9-a5c502f73ae9", "tolerance": \#(number)}]}"#
+            let result = try daemon.client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: Array(body.utf8))
+            let refused = result.status == 400 || ((result.json["rejected"] as? [[String: Any]])?.count == 1)
+            #expect(refused, "\(number) → \(result.status)")
+        }
+        // Headers beyond libmicrohttpd's per-connection memory (32 KiB) are refused by it (431).
+        let huge = try daemon.client.request("GET", "/healthz", headers: ["X-Padding": String(repeating: "p", count: 40_000)])
+        #expect(huge.status == 431 || huge.status == 413)
+        #expect(try daemon.client.request("GET", "/healthz").status == 200)
+        #expect(try daemon.storedReportCount() == 0)
+    }
+
     @Test func typeErrorsNameTheFieldAndWhatWouldBeValid() throws {
         let daemon = try Daemon()
         let key = try daemon.addApp("com.example.mail")
