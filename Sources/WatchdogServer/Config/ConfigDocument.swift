@@ -126,17 +126,17 @@ enum ConfigDocumentReader {
         }
         var name = id
         if let given = fields["name"], given != .null {
-            guard case .string(let text) = given, text.utf8.count <= 128 else {
-                throw .badRequest("invalid_config_value", "\(path).name must be a string of at most 128 bytes")
+            guard case .string(let text) = given, text.unicodeScalars.count <= 128 else {
+                throw .badRequest("invalid_config_value", "\(path).name must be a string of at most 128 characters")
             }
             name = text
         }
         let match = try self.match(fields["match"] ?? .object([:]), path: "\(path).match")
-        guard case .object(let values)? = fields["set"], !values.isEmpty else {
+        // A null value in `set` means the rule does not set that key (as in a merge patch).
+        guard case .object(let given)? = fields["set"], case let values = given.filter({ $0.value != .null }), !values.isEmpty else {
             throw .badRequest("invalid_config_value", "\(path).set must be a non-empty object of config keys, e.g. {\"test_crash\": true}")
         }
         for key in values.keys.sorted() {
-            guard values[key] != .null else { throw .badRequest("invalid_config_value", "\(path).set.\(key) must not be null; leave the key out") }
             try ConfigSchema.check(key, values[key]!, path: "\(path).set.\(key)")
         }
         return ConfigRule(id: id, name: name, match: match, set: values)
@@ -180,8 +180,8 @@ enum ConfigDocumentReader {
         }
         var strings: [String] = []
         for (index, item) in items.enumerated() {
-            guard case .string(let text) = item, !text.isEmpty, text.utf8.count <= limit else {
-                throw .badRequest("invalid_config_value", "\(path)[\(index)] must be a non-empty string of at most \(limit) bytes")
+            guard case .string(let text) = item, !text.isEmpty, text.unicodeScalars.count <= limit else {
+                throw .badRequest("invalid_config_value", "\(path)[\(index)] must be a non-empty string of at most \(limit) characters")
             }
             strings.append(text)
         }

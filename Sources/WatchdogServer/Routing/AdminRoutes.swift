@@ -38,7 +38,7 @@ struct AdminRoutes: Sendable {
     func rollback(_ request: HTTPRequest, app: String, principal: Principal) throws(APIError) -> HTTPResponse {
         try requireAdmin(principal)
         guard case .object(let fields)? = JSONValue.parse(request.body), case .number(let number)? = fields["version"],
-              number == number.rounded(), number >= 1, number < 1e9 else {
+              number == number.rounded(), number >= 1, number <= 1e9 else {
             throw .badRequest("invalid_shape", "the body must be {\"version\": N} with a version from GET …/config/history")
         }
         let change = try storeCall {
@@ -112,9 +112,17 @@ struct AdminRoutes: Sendable {
     func createKey(_ request: HTTPRequest, app: String, principal: Principal) throws(APIError) -> HTTPResponse {
         try requireAdmin(principal)
         var name = "\(app) ingest key"
-        if case .object(let fields)? = JSONValue.parse(request.body), case .string(let given)? = fields["name"] {
-            guard !given.isEmpty, given.utf8.count <= 128 else { throw .badRequest("invalid_field", "name must be 1–128 bytes") }
-            name = given
+        if !request.body.isEmpty {
+            guard case .object(let fields)? = JSONValue.parse(request.body) else {
+                throw .badRequest("invalid_shape", "the body must be empty or {\"name\": \"…\"}")
+            }
+            for key in fields.keys where key != "name" { throw .badRequest("invalid_field", "\(key.prefix(40)) is not a field; only name") }
+            if let value = fields["name"] {
+                guard case .string(let given) = value, !given.isEmpty, given.utf8.count <= 128 else {
+                    throw .badRequest("invalid_field", "name must be a string of 1–128 bytes")
+                }
+                name = given
+            }
         }
         guard try storeCall({ try store.appExists(app) }) else { throw .notFound("no app \(app)") }
         return try issueKey(app: app, name: name, status: 201)

@@ -34,7 +34,7 @@ struct AuthRoutes: Sendable {
     func loginLink(_ request: HTTPRequest) -> HTTPResponse {
         guard let code = request.query["code"], let credential = try? sessions.consume(code: code),
               let (cookie, _) = try? sessions.create(for: credential) else {
-            return Self.page(status: 400, "This sign-in link has expired or was already used. Ask for a new one, or sign in with a token.")
+            return Self.page(status: 401, "This sign-in link has expired or was already used. Ask for a new one, or sign in with a token.")
         }
         var next = request.query["next"] ?? "/"
         // Only the dashboard's own pages (`/` or `/#/…`), printable ASCII: never an open
@@ -49,7 +49,10 @@ struct AuthRoutes: Sendable {
     }
 
     /// `POST /v1/auth/logout`.
-    func logout(_ principal: Principal) -> HTTPResponse {
+    func logout(_ principal: Principal) throws(APIError) -> HTTPResponse {
+        guard principal.sessionHash != nil else {
+            throw APIError(status: 401, code: "unauthorized", message: "sign-out ends the dashboard session: send its cookie, not a bearer token")
+        }
         sessions.end(principal)
         return HTTPResponse(status: 204, headers: [("Set-Cookie", SessionCookie.clear), ("Cache-Control", "no-store")])
     }

@@ -36,7 +36,8 @@ struct ReadRoutes: Sendable {
             throw .badRequest("missing_parameter", "app is required: /v1/config?app=<bundle id>&version=&build=&channel=&idiom=&install_id=")
         }
         for name in ["app", "version", "build", "channel", "idiom", "install_id"] {
-            if let value = request.query[name], value.utf8.count > (name == "app" ? Limits.appLength : Limits.idLength) {
+            // Characters, as the OpenAPI maxLength counts them.
+            if let value = request.query[name], value.unicodeScalars.count > (name == "app" ? Limits.appLength : Limits.idLength) {
                 throw .badRequest("invalid_parameter", "\(name) is longer than allowed")
             }
         }

@@ -68,7 +68,7 @@ struct Router: Sendable {
         }
         switch route {
         case .authSession: return auth.current(principal)
-        case .authLogout: return auth.logout(principal)
+        case .authLogout: return try auth.logout(principal)
         case .authLinks: return try auth.createLink(principal)
         case .postReports:
             try ingest.post(Report.self, request, principal: principal, responder: responder)

@@ -57,7 +57,9 @@ struct ReportRoutes: Sendable {
             filter.kind = kind
         }
         if let screen = request.query["screen"] {
-            guard screen.utf8.count <= Limits.screenLength else { throw .badRequest("invalid_parameter", "screen is longer than \(Limits.screenLength) bytes") }
+            guard !screen.isEmpty, screen.utf8.count <= Limits.screenLength else {
+                throw .badRequest("invalid_parameter", "screen must be 1–\(Limits.screenLength) bytes")
+            }
             filter.screen = screen
         }
         if let fingerprint = request.query["fingerprint"] {
@@ -68,18 +70,15 @@ struct ReportRoutes: Sendable {
     }
 }
 
-/// An opaque page cursor: the arrival sequence of the last report shown, base64url-encoded.
+/// A page cursor: opaque to clients (send back `next_cursor` as it came); it is the arrival
+/// sequence of the last report shown, so any positive number is a valid position.
 enum Cursor {
     static func encode(_ sequence: Int64) -> String {
-        Data("s:\(sequence)".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        String(sequence)
     }
 
     static func decode(_ text: String) throws(APIError) -> Int64 {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard text.count <= 64, let data = Data(base64Encoded: base64), let plain = String(data: data, encoding: .utf8),
-              plain.hasPrefix("s:"), let sequence = Int64(plain.dropFirst(2)), sequence > 0 else {
+        guard text.utf8.count <= 19, let sequence = Int64(text), sequence > 0 else {
             throw .badRequest("invalid_cursor", "cursor is not one this server gave out; start again without it")
         }
         return sequence

@@ -24,17 +24,17 @@ struct SeriesRoutes: Sendable {
         let span = release.map { ($0.firstSeen, $0.lastSeen) } ?? (clock() - 7 * 86_400_000, clock())
         let from = try Self.time(request.query["from"], name: "from") ?? span.0
         let to = try Self.time(request.query["to"], name: "to") ?? span.1
-        guard from <= to else { throw .badRequest("invalid_parameter", "from must not be after to") }
-        let firstBucket = Self.floorDiv(Self.floorDiv(from, 3_600_000), hoursPerBucket)
+        var firstBucket = Self.floorDiv(Self.floorDiv(from, 3_600_000), hoursPerBucket)
         let lastBucket = Self.floorDiv(Self.floorDiv(to, 3_600_000), hoursPerBucket)
-        guard lastBucket - firstBucket < Int64(Self.maximumBuckets) else {
-            throw .badRequest("too_many_buckets", "that range has \(lastBucket - firstBucket + 1) \(bucketName)s; ask for at most \(Self.maximumBuckets) (narrow from/to or use bucket=day)")
-        }
+        // A longer range keeps its latest buckets, and says so.
+        let truncated = lastBucket - firstBucket >= Int64(Self.maximumBuckets)
+        if truncated { firstBucket = lastBucket - Int64(Self.maximumBuckets) + 1 }
         let rows = try storeCall {
             try store.hourly(app: app, release: release?.release, kind: request.query["kind"],
                              fromHour: firstBucket * hoursPerBucket, toHour: (lastBucket + 1) * hoursPerBucket - 1)
         }
-        let count = Int(lastBucket - firstBucket + 1)
+        // `from` after `to`: an empty range, no buckets.
+        let count = max(0, Int(lastBucket - firstBucket + 1))
         var series: [String: [Int]] = [:]
         var suspect: [String: [Int]] = [:]
         if let kind = request.query["kind"] {
@@ -49,7 +49,7 @@ struct SeriesRoutes: Sendable {
         }
         let buckets = (0..<count).map { Timestamp.format(milliseconds: (firstBucket + Int64($0)) * hoursPerBucket * 3_600_000) }
         return JSONBody.response(TimeseriesView(app: app, release: release.map { ReleaseID.text($0.release) }, bucket: bucketName,
-                                                buckets: buckets, series: series, suspectSeries: suspect))
+                                                buckets: buckets, series: series, suspectSeries: suspect, truncated: truncated))
     }
 
     func keyboard(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -96,9 +96,11 @@ struct TimeseriesView: Encodable {
     var series: [String: [Int]]
     /// Reports from inactive/background, per kind, one count per bucket.
     var suspectSeries: [String: [Int]]
+    /// The range asked for had more than 5,000 buckets: these are its latest 5,000.
+    var truncated: Bool
 
     enum CodingKeys: String, CodingKey {
-        case app, release, bucket, buckets, series
+        case app, release, bucket, buckets, series, truncated
         case suspectSeries = "suspect_series"
     }
 
@@ -110,6 +112,7 @@ struct TimeseriesView: Encodable {
         try container.encode(buckets, forKey: .buckets)
         try container.encode(series, forKey: .series)
         try container.encode(suspectSeries, forKey: .suspectSeries)
+        try container.encode(truncated, forKey: .truncated)
     }
 }
 

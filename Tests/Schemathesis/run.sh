@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Property-based API testing: schemathesis generates requests from Resources/openapi.yaml and
+# runs every check against a live `watchdogd serve --demo` (server errors, responses that break
+# the schema, undocumented status codes, valid requests refused, invalid ones accepted).
+# Zero failures expected. SEED and EXAMPLES make a run reproducible / longer.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${WATCHDOGD:-$(swift build --package-path "$repo" --show-bin-path)/watchdogd}
+work=$(mktemp -d)
+trap 'kill "${daemon_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+command -v schemathesis > /dev/null || python3 -m pip install -q schemathesis
+"$bin" serve --demo --listen 127.0.0.1:0 --data-dir "$work/data" --rate-per-key 0 --rate-per-address 0 \
+  --resources-dir "$repo/Resources" --log-level error > "$work/out" &
+daemon_pid=$!
+for _ in $(seq 100); do grep -q WATCHDOG_ADMIN_TOKEN "$work/out" 2>/dev/null && break; sleep 0.1; done
+url=$(sed -n 's/^export WATCHDOG_URL=//p' "$work/out")
+admin=$(sed -n 's/^export WATCHDOG_ADMIN_TOKEN=//p' "$work/out")
+cd "$work"
+schemathesis run "$repo/Resources/openapi.yaml" --url "$url" -H "Authorization: Bearer $admin" \
+  --checks all --suppress-health-check filter_too_much --workers 1 --max-examples "${EXAMPLES:-20}" --seed "${SEED:-1}" > "$work/report.txt" || { cat "$work/report.txt"; exit 1; }
+tail -5 "$work/report.txt"
