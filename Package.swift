@@ -31,7 +31,8 @@ let package = Package(
         .target(name: "WatchdogWire"),
         // The client library apps link: plain Swift on the wire model, Foundation and the
         // system zlib (gzip uploads); UIKit glue behind `#if canImport(UIKit)`.
-        .target(name: "WatchdogKit", dependencies: ["WatchdogWire", "Gzip"]),
+        .target(name: "Locking"),
+        .target(name: "WatchdogKit", dependencies: ["WatchdogWire", "Gzip", "Locking"]),
         .target(name: "WatchdogSimulation", dependencies: ["WatchdogKit", "WatchdogWire"]),
         .executableTarget(
             name: "watchdog-simulator",
@@ -39,7 +40,7 @@ let package = Package(
         ),
         .target(
             name: "WatchdogHTTP",
-            dependencies: ["CMicroHTTPD", "Gzip", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CMicroHTTPD", "Gzip", "Locking", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "WatchdogStore",
@@ -48,7 +49,7 @@ let package = Package(
         .target(
             name: "WatchdogServer",
             dependencies: [
-                "WatchdogWire", "WatchdogHTTP", "WatchdogStore",
+                "WatchdogWire", "WatchdogHTTP", "WatchdogStore", "Locking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]

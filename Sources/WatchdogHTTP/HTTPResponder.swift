@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Synchronization
+import Locking
 
 /// Hands a response back to a request, now or later and from any thread.
 ///
@@ -17,8 +17,8 @@ public final class HTTPResponder: Sendable {
 
     private let connection: ConnectionHandle
     private let registry: SuspendedConnections
-    private let phase = Mutex<Phase>(.waiting)
-    private let observer = Mutex<(@Sendable (Int) -> Void)?>(nil)
+    private let phase = Locked<Phase>(.waiting)
+    private let observer = Locked<(@Sendable (Int) -> Void)?>(nil)
 
     /// Called once with the status of the response, whenever it is given (metrics).
     public func observe(_ body: @escaping @Sendable (Int) -> Void) {

@@ -1,4 +1,5 @@
 import Logging
+import Locking
 import Synchronization
 
 /// Everything the C callbacks need, passed to libmicrohttpd as an unmanaged pointer. Only
@@ -26,7 +27,7 @@ final class ServerContext: Sendable {
 
 /// The set of responders waiting with a suspended connection.
 final class SuspendedConnections: Sendable {
-    private let responders = Mutex<[ObjectIdentifier: HTTPResponder]>([:])
+    private let responders = Locked<[ObjectIdentifier: HTTPResponder]>([:])
 
     func insert(_ responder: HTTPResponder) {
         responders.withLock { $0[ObjectIdentifier(responder)] = responder }

@@ -1,3 +1,4 @@
+import Locking
 import Foundation
 
 /// Fetches the effective config from watchdogd: conditional requests (`If-None-Match`), at

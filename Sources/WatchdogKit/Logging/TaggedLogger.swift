@@ -1,3 +1,5 @@
+import Locking
+
 /// Log lines tagged by component, `[keyboard][tracker] keyboardWillChangeFrame: calculated height - 252.0`,
 /// kept in a ring buffer so every report carries the lines that led to it.
 ///

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 import WatchdogHTTP
 import WatchdogStore
 
@@ -13,7 +13,7 @@ final class Authenticator: Sendable {
     /// Tokens already verified against their stored hash, so the hot path skips SHA-256.
     /// Keyed by the token itself: it only ever holds tokens that proved valid. Re-verified
     /// every 30 s, so a token revoked by `watchdogd tokens revoke` stops working.
-    private let known = Mutex<[String: (principal: Principal, checkedAt: Int64)]>([:])
+    private let known = Locked<[String: (principal: Principal, checkedAt: Int64)]>([:])
     private let clock: @Sendable () -> Int64
     private static let cacheLimit = 100_000
 

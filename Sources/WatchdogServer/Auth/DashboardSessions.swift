@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import WatchdogHTTP
 import WatchdogStore
 
@@ -16,7 +16,7 @@ final class DashboardSessions: Sendable {
     private let clock: @Sendable () -> Int64
     /// Verified sessions: used until they expire, re-read from the store every 30 s so a
     /// sign-out elsewhere or a revoked credential ends them.
-    private let cache = Mutex<[String: (principal: Principal, expiresAt: Int64, checkedAt: Int64)]>([:])
+    private let cache = Locked<[String: (principal: Principal, expiresAt: Int64, checkedAt: Int64)]>([:])
     static let recheckMilliseconds: Int64 = 30_000
 
     init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64) {

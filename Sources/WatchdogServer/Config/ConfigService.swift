@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import WatchdogStore
 import WatchdogWire
 
@@ -41,7 +41,7 @@ final class ConfigService: Sendable {
         }
 
         /// One lock for all three, taken twice per request.
-        let caches = Mutex(Caches())
+        let caches = Locked(Caches())
 
         /// Which rules match a client.
         func mask(for client: ConfigClient) -> UInt64 {
@@ -81,10 +81,10 @@ final class ConfigService: Sendable {
     private let store: any TelemetryStore
     private let clock: @Sendable () -> Int64
     let budget: TestCrashBudget
-    private let compiled = Mutex<[String: Compiled]>([:])
-    private let documents = Mutex<[String: ConfigDocument]>([:])
+    private let compiled = Locked<[String: Compiled]>([:])
+    private let documents = Locked<[String: ConfigDocument]>([:])
     /// Serializes read-modify-write of documents so concurrent changes don't conflict spuriously.
-    private let changeLock = Mutex(())
+    private let changeLock = Locked(())
 
     init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64) throws {
         self.store = store

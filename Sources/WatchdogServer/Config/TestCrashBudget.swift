@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 import WatchdogStore
 
 /// Test crashes each install reported today (UTC, by arrival), kept in memory for the config
@@ -11,7 +11,7 @@ final class TestCrashBudget: Sendable {
 
     private let store: any TelemetryStore
     private let clock: @Sendable () -> Int64
-    private let state = Mutex(Day())
+    private let state = Locked(Day())
 
     init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64) {
         self.store = store

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
-import Synchronization
+import Locking
 import WatchdogStore
 
 /// The one writer: requests hand it their batches, and it commits whatever has queued up
@@ -33,7 +33,7 @@ final class IngestQueue: Sendable {
 
     private let store: any TelemetryStore
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let wakeUp = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     /// Items in one transaction at most; more wait for the next one.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Token buckets by key (an ingest key, a client address): `rate` requests a second on
 /// average, bursts up to `burst`. A flood from one key empties only its own bucket.
@@ -10,7 +10,7 @@ final class RateLimiter: Sendable {
 
     let rate: Double
     let burst: Double
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets = Locked<[String: Bucket]>([:])
     /// Past this many keys, buckets idle long enough to be full again are dropped.
     private static let pruneAbove = 100_000
 

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
-import Synchronization
+import Locking
 import WatchdogStore
 
 /// Prunes raw reports and session starts older than the retention period, in small batches in
@@ -15,7 +15,7 @@ final class RetentionJob: Sendable {
     private let logger: Logger
     // Touched only at init and stop; DispatchSource is thread-safe but not marked Sendable.
     nonisolated(unsafe) private let timer: DispatchSourceTimer
-    private let running = Mutex(false)
+    private let running = Locked(false)
     static let batch = 1_000
 
     init?(store: any TelemetryStore, retentionDays: Int, intervalSeconds: Double, clock: @escaping @Sendable () -> Int64, logger: Logger) {

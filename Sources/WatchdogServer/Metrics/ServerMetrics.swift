@@ -1,14 +1,14 @@
 import Foundation
 import Prometheus
-import Synchronization
+import Locking
 
 /// What `GET /metrics` shows, in the Prometheus text format (swift-prometheus).
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
-    private let requests = Mutex<[String: Counter]>([:])
-    private let latencies = Mutex<[String: DurationHistogram]>([:])
-    private let items = Mutex<[String: Counter]>([:])
-    private let rejections = Mutex<[String: Counter]>([:])
+    private let requests = Locked<[String: Counter]>([:])
+    private let latencies = Locked<[String: DurationHistogram]>([:])
+    private let items = Locked<[String: Counter]>([:])
+    private let rejections = Locked<[String: Counter]>([:])
     let commitItems: ValueHistogram
     let queueDepth: Gauge
     let databaseBytes: Gauge

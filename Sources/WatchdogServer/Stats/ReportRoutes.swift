@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import WatchdogHTTP
 import WatchdogStore
 import WatchdogWire
@@ -127,7 +127,7 @@ final class ReportExport: HTTPBodyStream {
     private let store: any TelemetryStore
     private let app: String
     private let filter: ReportFilter
-    private let cursor = Mutex<(before: Int64?, done: Bool)>((nil, false))
+    private let cursor = Locked<(before: Int64?, done: Bool)>((nil, false))
     static let pageSize = 1_000
 
     init(store: any TelemetryStore, app: String, filter: ReportFilter) {
