@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The concurrency tests with watchdogd and the tests built under ThreadSanitizer (a separate
+# build dir, .build-tsan). The tests start the TSan-built daemon; every process writes its race
+# reports to one directory, and any report there fails the run, even from a daemon a test
+# killed before it could exit with TSan's status.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+reports=$(mktemp -d)
+trap 'rm -rf "$reports"' EXIT
+swift build --build-tests --sanitize=thread --scratch-path .build-tsan > "$reports/build.log" 2>&1 || { tail -40 "$reports/build.log"; exit 1; }
+status=0
+TSAN_OPTIONS="log_path=$reports/race second_deadlock_stack=1" \
+  swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
+  --filter "${TSAN_TESTS:-DurabilityTests|HostileClientTests|IngestTests|RateLimitTests|MetricsTests|RetentionTests|BackupTests|EndToEndTests}" || status=$?
+if ls "$reports"/race* > /dev/null 2>&1; then
+  cat "$reports"/race* | head -200
+  echo "FAIL: ThreadSanitizer reported $(cat "$reports"/race* | grep -c '^WARNING: ThreadSanitizer') problem(s)" >&2
+  exit 1
+fi
+[ "$status" = 0 ] || exit "$status"
+echo "ThreadSanitizer: no reports"
