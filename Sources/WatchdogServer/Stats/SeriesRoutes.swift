@@ -29,12 +29,12 @@ struct SeriesRoutes: Sendable {
         // A longer range keeps its latest buckets, and says so.
         let truncated = lastBucket - firstBucket >= Int64(Self.maximumBuckets)
         if truncated { firstBucket = lastBucket - Int64(Self.maximumBuckets) + 1 }
-        let rows = try storeCall {
+        // `from` after `to`: an empty range, no buckets and nothing to read.
+        let count = max(0, Int(lastBucket - firstBucket + 1))
+        let rows = count == 0 ? [] : try storeCall {
             try store.hourly(app: app, release: release?.release, kind: request.query["kind"],
                              fromHour: firstBucket * hoursPerBucket, toHour: (lastBucket + 1) * hoursPerBucket - 1)
         }
-        // `from` after `to`: an empty range, no buckets.
-        let count = max(0, Int(lastBucket - firstBucket + 1))
         var series: [String: [Int]] = [:]
         var suspect: [String: [Int]] = [:]
         if let kind = request.query["kind"] {
