@@ -118,8 +118,8 @@ struct AdminRoutes: Sendable {
             }
             for key in fields.keys where key != "name" { throw .badRequest("invalid_field", "\(key.prefix(40)) is not a field; only name") }
             if let value = fields["name"] {
-                guard case .string(let given) = value, !given.isEmpty, given.utf8.count <= 128 else {
-                    throw .badRequest("invalid_field", "name must be a string of 1–128 bytes")
+                guard case .string(let given) = value, !given.isEmpty, given.unicodeScalars.count <= 128 else {
+                    throw .badRequest("invalid_field", "name must be a string of 1–128 characters")
                 }
                 name = given
             }

@@ -57,8 +57,9 @@ struct ReportRoutes: Sendable {
             filter.kind = kind
         }
         if let screen = request.query["screen"] {
-            guard !screen.isEmpty, screen.utf8.count <= Limits.screenLength else {
-                throw .badRequest("invalid_parameter", "screen must be 1–\(Limits.screenLength) bytes")
+            // Characters, as the OpenAPI maxLength counts them (a stored screen is at most as many bytes).
+            guard !screen.isEmpty, screen.unicodeScalars.count <= Limits.screenLength else {
+                throw .badRequest("invalid_parameter", "screen must be 1–\(Limits.screenLength) characters")
             }
             filter.screen = screen
         }
