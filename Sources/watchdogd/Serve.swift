@@ -99,7 +99,7 @@ struct Serve: ParsableCommand {
         }
         let host = settings.listen.isIPv6 ? "[\(settings.listen.host)]" : settings.listen.host
         let url = "http://\(host):\(server.port)"
-        logger.info("listening", metadata: ["url": "\(url)", "data_dir": "\(settings.dataDirectory)", "synchronous": "\(settings.synchronous.rawValue)"])
+        logger.info("listening", metadata: ["url": "\(url)", "data_dir": "\(settings.dataDirectory)", "synchronous": "\((try? store.writerSynchronous())??.rawValue ?? "unknown")"])
         emit("listening on \(url)")
         if Environment.resolveFlag(demo, "DEMO") { try printDemoCredentials(store: store, server: server, url: url) }
 

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 @testable import WatchdogServer
 import WatchdogStore
 
@@ -25,5 +26,22 @@ import WatchdogStore
             .map { ReleaseID(version: $0.0, build: $0.1) }
         let sorted = releases.sorted(by: ReleaseOrder.isOlder).map { "\($0.version) (\($0.build))" }
         #expect(sorted == ["14.2.0-beta.2 (1)", "14.2.0-beta.10 (1)", "14.2 (5)", "14.2.0 (9999)", "14.2.0 (31245)", "14.9.1 (2)", "14.10.0 (1)"])
+    }
+}
+
+@Suite struct SQLiteStoreDurabilityTests {
+    /// GRDB's WAL set-up runs `PRAGMA synchronous = NORMAL` after the connection is prepared;
+    /// the store must still commit with the mode it was asked for.
+    @Test(arguments: SQLiteStore.Synchronous.allCases)
+    func writerCommitsWithTheRequestedSynchronousMode(_ mode: SQLiteStore.Synchronous) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("watchdog-sync-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try SQLiteStore(directory: directory, synchronous: mode)
+        #expect(try store.writerSynchronous() == mode)
+        try store.close()
+        // Opening an existing database takes the same path through GRDB.
+        let reopened = try SQLiteStore(directory: directory, synchronous: mode)
+        #expect(try reopened.writerSynchronous() == mode)
+        try reopened.close()
     }
 }

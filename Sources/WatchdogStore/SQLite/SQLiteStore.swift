@@ -38,6 +38,18 @@ public final class SQLiteStore: TelemetryStore {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        // GRDB's WAL set-up runs `PRAGMA synchronous = NORMAL` on the writer after
+        // `prepareDatabase`, which silently turned `full` into `normal`: commits were not
+        // fsync'd and a 202 did not survive a power loss (found by Tests/ReadOnlyStore: an
+        // ext4 that aborted its journal lost every acknowledged report). Set it again on the
+        // writer, the only connection that commits, and read it back.
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+        }
+        let effective = try writerSynchronous()
+        guard effective == synchronous else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "synchronous is \(effective.map(\.rawValue) ?? "unknown") on the writer, expected \(synchronous.rawValue)")
+        }
         let journalMode = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         guard journalMode?.lowercased() == "wal" else {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "journal_mode is \(journalMode ?? "unknown"), expected wal")
@@ -53,6 +65,16 @@ public final class SQLiteStore: TelemetryStore {
             }
         }
         try Migrations.migrator.migrate(pool)
+    }
+
+    /// The writer connection's `PRAGMA synchronous`, as SQLite reports it (`nil` for OFF or EXTRA).
+    public func writerSynchronous() throws -> Synchronous? {
+        let level = try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        switch level {
+        case 2: return .full
+        case 1: return .normal
+        default: return nil
+        }
     }
 
     /// The migrations not yet applied to the database (empty after `init`).
