@@ -3,9 +3,7 @@
 #   1. the file system is filled to the last byte → ingest answers 503 + Retry-After, never 202;
 #   2. space returns → the same batches are accepted without restarting watchdogd;
 #   3. kill -9 and restart: every report that ever got 202 is in the database.
-# (No read-only step: a remount read-only is refused while SQLite holds files open for writing,
-# and chattr +i does not stop writes through descriptors already open; a read-only store fails
-# the commit the same way and takes the same 503 path.)
+# (Read-only storage is Tests/ReadOnlyStore/run.sh: an ext4 that aborted its journal.)
 # Needs root (mount); .ci/run runs it. Exits non-zero on any broken expectation.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
