@@ -7,6 +7,7 @@
 # limit (libmicrohttpd answering a constant, raw SQLite inserts: ../shared/bench/limits.sh),
 # watchdogd's figure, and the ratio. Ingest loads give every report a fresh id, so every
 # request really stores rows; every 202 means committed (synchronous=FULL unless SYNC=normal).
+# At FULL, ingest is compared with raw SQLite at FULL too (limits.sh measures NORMAL).
 # Needs: wrk, libmicrohttpd-dev, libsqlite3-dev, bc (deploy/setup.sh --bench installs them).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,6 +54,15 @@ echo
 limit_get=$(awk '/^GET config/ {print $4}' "$work/limits.txt")
 sqlite_1=$(awk -F'rows_per_s=' '/batch=1 / {print $2}' "$work/limits.txt")
 sqlite_100=$(awk -F'rows_per_s=' '/batch=100 / {print $2}' "$work/limits.txt")
+# limits.sh measures SQLite at synchronous=NORMAL; a watchdogd at FULL fsyncs every commit, so
+# its own limit is raw SQLite at FULL too (same program, sync=2), measured here.
+if [ "$sync" = full ]; then
+  cc -O2 -o "$work/sqlite_limit" "$shared/sqlite_limit.c" -lsqlite3
+  for b in 1 100; do "$work/sqlite_limit" "$work/limit-full.db" $((b == 1 ? 30000 : 200000)) $b 2; rm -f "$work"/limit-full.db*; done | tee "$work/limits-full.txt"
+  sqlite_1=$(awk -F'rows_per_s=' '/batch=1 / {print $2}' "$work/limits-full.txt")
+  sqlite_100=$(awk -F'rows_per_s=' '/batch=100 / {print $2}' "$work/limits-full.txt")
+  echo
+fi
 
 echo "== watchdogd with a fresh id per report (rows really stored) =="
 count_before=$(sqlite3 "$work/data/watchdog.sqlite3" "SELECT count(*) FROM reports")
@@ -64,8 +74,8 @@ for load in report1:1 batch100:100; do
   count_after=$(sqlite3 "$work/data/watchdog.sqlite3" "SELECT count(*) FROM reports")
   stored=$((count_after - count_before)); count_before=$count_after
   limit=$([ "$per" = 1 ] && echo "$sqlite_1" || echo "$sqlite_100")
-  printf '%-28s %10.0f req/s  %10.0f reports/s acknowledged  %10.0f rows/s stored  ratio %.2f to raw SQLite at %s row(s)/transaction\n' \
-    "POST $per report(s), unique" "$req" "$(echo "$req * $per" | bc -l)" "$(echo "$stored / ($end - $start)" | bc -l)" "$(echo "$req * $per / $limit" | bc -l)" "$per"
+  printf '%-28s %10.0f req/s  %10.0f reports/s acknowledged  %10.0f rows/s stored  ratio %.2f to raw SQLite (synchronous=%s) at %s row(s)/transaction\n' \
+    "POST $per report(s), unique" "$req" "$(echo "$req * $per" | bc -l)" "$(echo "$stored / ($end - $start)" | bc -l)" "$(echo "$req * $per / $limit" | bc -l)" "$sync" "$per"
 done
 printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$key" > "$work/get.lua"
 r200=$(rps -s "$work/get.lua" "http://127.0.0.1:$port$config_path")
