@@ -3,12 +3,22 @@
 # build dir, .build-tsan). The tests start the TSan-built daemon; every process writes its race
 # reports to one directory, and any report there fails the run, even from a daemon a test
 # killed before it could exit with TSan's status.
+# A planted race (PlantedRace.swift) is built and run first and must be reported.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 reports=$(mktemp -d)
 trap 'rm -rf "$reports"' EXIT
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan > "$reports/build.log" 2>&1 || { tail -40 "$reports/build.log"; exit 1; }
+# The canary: a planted race must be reported into the same kind of directory.
+mkdir -p "$reports/canary"
+swiftc -sanitize=thread -o "$reports/planted-race" Tests/ThreadSanitizer/PlantedRace.swift > "$reports/canary.log" 2>&1 || { cat "$reports/canary.log"; exit 1; }
+TSAN_OPTIONS="log_path=$reports/canary/race exitcode=0" "$reports/planted-race" > /dev/null
+if ! cat "$reports"/canary/race* 2>/dev/null | grep -q '^WARNING: ThreadSanitizer: data race'; then
+  echo "FAIL: ThreadSanitizer did not report the planted race; its silence on the tests would mean nothing" >&2
+  exit 1
+fi
+echo "ThreadSanitizer canary: the planted race is reported"
 status=0
 TSAN_OPTIONS="log_path=$reports/race second_deadlock_stack=1" \
   swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
