@@ -16,6 +16,8 @@
 typedef struct watchdog_daemon_options {
     unsigned int flags;
     const struct sockaddr *address;     /* the listening address (IPv4 or IPv6) */
+    MHD_AcceptPolicyCallback accept_policy;  /* asked for every new connection */
+    void *accept_policy_context;
     unsigned int thread_pool_size;
     unsigned int connection_limit;
     unsigned int per_ip_connection_limit;
@@ -30,7 +32,7 @@ typedef struct watchdog_daemon_options {
 } watchdog_daemon_options;
 
 static inline struct MHD_Daemon *watchdog_start_daemon(const watchdog_daemon_options *o) {
-    return MHD_start_daemon(o->flags, 0, NULL, NULL,
+    return MHD_start_daemon(o->flags, 0, o->accept_policy, o->accept_policy_context,
         o->handler, o->handler_context,
         /* First, so that libmicrohttpd's messages about the other options reach it too. */
         MHD_OPTION_EXTERNAL_LOGGER, o->logger, o->logger_context,

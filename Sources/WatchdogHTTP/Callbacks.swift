@@ -89,6 +89,14 @@ enum Callbacks {
     }
 
     /// `MHD_RequestCompletedCallback`: releases the per-request state.
+    /// `MHD_AcceptPolicyCallback`: while draining, a new connection is closed as soon as it is
+    /// accepted, so clients and load balancers see the refusal at once.
+    static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, _, _ in
+        guard let cls else { return .NO }
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        return context.draining.load(ordering: .relaxed) ? .NO : .YES
+    }
+
     static let completed: MHD_RequestCompletedCallback = { cls, _, requestSlot, _ in
         guard let cls, let requestSlot, let slot = requestSlot.pointee else { return }
         let state = Unmanaged<RequestState>.fromOpaque(slot).takeRetainedValue()

@@ -26,7 +26,6 @@ public final class HTTPServer: Sendable {
     private let daemon: DaemonHandle
     private let contextPointer: ContextPointer
     private let context: ServerContext
-    private let listeningSocket = Atomic<Int32>(-1)
     /// The port actually bound (useful with port 0).
     public let port: UInt16
 
@@ -43,6 +42,8 @@ public final class HTTPServer: Sendable {
             var options = watchdog_daemon_options(
                 flags: flags,
                 address: address,
+                accept_policy: Callbacks.acceptPolicy,
+                accept_policy_context: contextPointer,
                 thread_pool_size: UInt32(configuration.threads),
                 connection_limit: UInt32(configuration.connectionLimit),
                 per_ip_connection_limit: UInt32(configuration.perAddressConnectionLimit),
@@ -71,12 +72,15 @@ public final class HTTPServer: Sendable {
     public var requestsInFlight: Int { context.requestsInFlight.load(ordering: .relaxed) }
 
     /// Stops accepting connections; requests already received are still answered, new ones on
-    /// open connections get 503, and every response closes its connection. The listening
-    /// socket stays open (unpolled) until `stop`, as libmicrohttpd requires with internal threads.
+    /// open connections get 503, and every response closes its connection. New connections are
+    /// closed as soon as they are accepted (the accept policy refuses them while draining).
+    ///
+    /// Not `MHD_quiesce_daemon`: with epoll and internal threads it races the worker threads
+    /// removing the listening socket from their epoll sets, and libmicrohttpd 0.9.75 aborts the
+    /// process when it loses ("Failed to remove listen FD from epoll set"), seen under SIGTERM
+    /// with clients posting. The listening socket stays polled and is closed by `stop`.
     public func stopAccepting() {
-        guard !context.draining.exchange(true, ordering: .relaxed) else { return }
-        let listener = MHD_quiesce_daemon(daemon.pointer)
-        listeningSocket.store(listener, ordering: .relaxed)
+        context.draining.store(true, ordering: .relaxed)
     }
 
     /// Waits until no request is in flight or `seconds` pass; returns whether none is left.
@@ -100,8 +104,6 @@ public final class HTTPServer: Sendable {
         }
         waitForRequests(upTo: 2)
         MHD_stop_daemon(daemon.pointer)
-        let listener = listeningSocket.load(ordering: .relaxed)
-        if listener >= 0 { close(listener) }
         Unmanaged<ServerContext>.fromOpaque(contextPointer.pointer).release()
     }
 

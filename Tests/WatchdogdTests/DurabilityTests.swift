@@ -24,6 +24,37 @@ import Testing
         #expect(try daemon.client.postJSON("/v1/reports", token: key, json: try Fixtures.json("reports/valid-batch.json")).json["duplicates"] as? Int == 50)
     }
 
+    /// After SIGTERM a request already being received is still answered (and committed), while
+    /// a connection opened during the drain is closed unanswered rather than left waiting.
+    @Test func drainingAnswersTheRequestInFlightAndClosesNewConnections() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let report = try Fixtures.freshReport()
+        let id = try #require(report["id"] as? String)
+        let request = KeepAliveConnection.post("/v1/reports", token: key, body: Array(try JSONSerialization.data(withJSONObject: ["reports": [report]])))
+        let split = request.count - 20
+        let inFlight = try KeepAliveConnection(port: daemon.port)
+        try inFlight.write(Array(request[..<split]))
+        usleep(200_000)  // the headers reach the handler before the signal
+
+        daemon.process.terminate()
+        usleep(300_000)
+        // (The timeout only tells "closed" from "left waiting"; closing takes no measurable time.)
+        let late = try KeepAliveConnection(port: daemon.port, timeoutSeconds: 5)
+        try late.write(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(late.closedWithoutAnswer(), "a connection opened while draining is closed without an answer, not left waiting")
+        #expect(daemon.process.isRunning, "still draining: the request in flight is not complete")
+
+        try inFlight.write(Array(request[split...]))
+        let answer = try #require(try inFlight.readResponse())
+        #expect(answer.status == 202)
+        #expect(answer.headers["connection"]?.lowercased() == "close")
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationStatus == 0)
+        try daemon.restart()
+        #expect(try daemon.query { db in try String.fetchOne(db, sql: "SELECT id FROM reports WHERE id = ?", arguments: [id.lowercased()]) } != nil)
+    }
+
     /// SIGTERM while keep-alive clients post continuously: the daemon answers or closes every
     /// connection, commits what it acknowledged, and exits 0.
     @Test func sigtermUnderKeepAliveLoadDrainsAndExitsZero() throws {

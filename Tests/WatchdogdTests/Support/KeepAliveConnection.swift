@@ -50,6 +50,14 @@ final class KeepAliveConnection {
         }
     }
 
+    /// Whether the server closed the connection (end of stream or reset) without sending
+    /// anything, as opposed to sending bytes or leaving it open until the receive timeout.
+    func closedWithoutAnswer() -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(socket, &byte, 1, 0)
+        return count == 0 || (count < 0 && errno == ECONNRESET)
+    }
+
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let count = recv(socket, &chunk, chunk.count, 0)
