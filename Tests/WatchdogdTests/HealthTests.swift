@@ -234,6 +234,17 @@ import Testing
         let days = try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=day&from=2026-11-19&to=2026-11-21", token: viewer)
         #expect((days.json["series"] as? [String: [Int]])?["view_frame_mismatch"] == [0, 4, 0])
         #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=minute", token: viewer).status == 400)
+        #expect(series.json["truncated"] as? Bool == false)
+
+        // More than 5,000 hours: the latest 5,000 buckets, ending at `to`, and it says so.
+        let long = try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=hour&from=2020-01-01T00:00:00Z&to=2026-11-20T14:00:00Z", token: viewer)
+        let longBuckets = long.json["buckets"] as? [String] ?? []
+        #expect(long.status == 200 && long.json["truncated"] as? Bool == true)
+        #expect(longBuckets.count == 5_000 && longBuckets.last == "2026-11-20T14:00:00.000Z")
+        #expect((long.json["series"] as? [String: [Int]])?["view_frame_mismatch"]?.reduce(0, +) == 4, "every report is inside the kept range")
+        // `from` after `to`: an empty series, not an error.
+        let backwards = try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=hour&from=2026-11-20T14:00:00Z&to=2026-11-20T09:00:00Z", token: viewer)
+        #expect(backwards.status == 200 && (backwards.json["buckets"] as? [String])?.isEmpty == true && backwards.json["truncated"] as? Bool == false)
 
         let keyboard = try daemon.client.request("GET", "/v1/apps/com.example.mail/keyboard", token: viewer)
         let groups = keyboard.json["groups"] as? [[String: Any]] ?? []
