@@ -6,8 +6,8 @@ struct Watchdogd: ParsableCommand {
         commandName: "watchdogd",
         abstract: "Telemetry server for the keyboard-layout watchdogs of beta iOS apps.",
         discussion: """
-            Every option can also come from an environment variable WATCHDOG_<OPTION>, e.g.
-            WATCHDOG_LISTEN=0.0.0.0:8080 or WATCHDOG_DATA_DIR=/var/lib/watchdogd; a flag given on
+            Every option can also come from an environment variable WATCHDOG_<OPTION>, e.g. \
+            WATCHDOG_LISTEN=0.0.0.0:8080 or WATCHDOG_DATA_DIR=/var/lib/watchdogd; a flag given on \
             the command line wins.
             """,
         subcommands: [Serve.self, Apps.self, Tokens.self, Backup.self, Restore.self, Demo.self, Migrate.self, Check.self]
