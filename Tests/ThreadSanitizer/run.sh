@@ -14,7 +14,8 @@ swift build --build-tests --sanitize=thread --scratch-path .build-tsan > "$repor
 mkdir -p "$reports/canary"
 swiftc -sanitize=thread -o "$reports/planted-race" Tests/ThreadSanitizer/PlantedRace.swift > "$reports/canary.log" 2>&1 || { cat "$reports/canary.log"; exit 1; }
 TSAN_OPTIONS="log_path=$reports/canary/race exitcode=0" "$reports/planted-race" > /dev/null
-if ! cat "$reports"/canary/race* 2>/dev/null | grep -q '^WARNING: ThreadSanitizer: data race'; then
+# (grep reads the files itself: `cat | grep -q` fails under pipefail when grep stops early.)
+if ! grep -qs '^WARNING: ThreadSanitizer: data race' "$reports"/canary/race*; then
   echo "FAIL: ThreadSanitizer did not report the planted race; its silence on the tests would mean nothing" >&2
   exit 1
 fi
@@ -24,8 +25,8 @@ TSAN_OPTIONS="log_path=$reports/race second_deadlock_stack=1" \
   swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
   --filter "${TSAN_TESTS:-DurabilityTests|HostileClientTests|IngestTests|RateLimitTests|MetricsTests|RetentionTests|BackupTests|EndToEndTests}" || status=$?
 if ls "$reports"/race* > /dev/null 2>&1; then
-  cat "$reports"/race* | head -200
-  echo "FAIL: ThreadSanitizer reported $(cat "$reports"/race* | grep -c '^WARNING: ThreadSanitizer') problem(s)" >&2
+  head -q -n 200 "$reports"/race*
+  echo "FAIL: ThreadSanitizer wrote $(ls "$reports"/race* | wc -l) report file(s), $(cat "$reports"/race* | grep -c "^WARNING: ThreadSanitizer" || true) warning(s)" >&2
   exit 1
 fi
 [ "$status" = 0 ] || exit "$status"
