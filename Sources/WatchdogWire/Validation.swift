@@ -72,8 +72,8 @@ public struct ReportValidator: Sendable {
             }
             for (key, value) in attributes {
                 try text(key, field: "attributes key", limit: Limits.attributeKeyLength)
-                guard value.utf8.count <= Limits.attributeValueLength else {
-                    throw invalid("attributes.\(key)", "must be at most \(Limits.attributeValueLength) bytes, got \(value.utf8.count)")
+                guard value.unicodeScalars.count <= Limits.attributeValueLength else {
+                    throw invalid("attributes.\(key)", "must be at most \(Limits.attributeValueLength) characters, got \(value.unicodeScalars.count)")
                 }
             }
         }
@@ -165,8 +165,10 @@ public struct ReportValidator: Sendable {
 
     private func text(_ value: String, field: String, limit: Int) throws(ErrorDetail) {
         guard !value.isEmpty else { throw invalid(field, "must not be empty") }
-        guard value.utf8.count <= limit else {
-            throw invalid(field, "must be at most \(limit) bytes, got \(value.utf8.count)")
+        // Characters are Unicode code points, as openapi.yaml's maxLength (JSON Schema) counts them.
+        let characters = value.unicodeScalars.count
+        guard characters <= limit else {
+            throw invalid(field, "must be at most \(limit) characters, got \(characters)")
         }
         guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw invalid(field, "must not contain control characters")
