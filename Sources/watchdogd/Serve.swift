@@ -53,6 +53,9 @@ struct Serve: ParsableCommand {
     @Flag(help: "Mark the dashboard's session cookie Secure (serve behind HTTPS) (env WATCHDOG_COOKIE_SECURE=1).")
     var cookieSecure = false
 
+    @Option(help: "Reports and session starts that may wait for the writer; past it ingest answers 503 with Retry-After instead of growing memory (env WATCHDOG_INGEST_QUEUE_ITEMS, default 100000).")
+    var ingestQueueItems: Int?
+
     @Option(help: "Days raw reports and session starts are kept; release stats stay. 0 keeps everything (env WATCHDOG_RETENTION_DAYS, default 90).")
     var retentionDays: Int?
 
@@ -142,6 +145,7 @@ struct Serve: ParsableCommand {
         settings.trustedProxies = Set(trustedProxy.isEmpty
             ? (Environment.resolve(nil, "TRUSTED_PROXY")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? [])
             : trustedProxy)
+        settings.ingestQueueCapacity = try number(ingestQueueItems, "INGEST_QUEUE_ITEMS", "--ingest-queue-items", 500...10_000_000) ?? settings.ingestQueueCapacity
         settings.retentionDays = try number(retentionDays, "RETENTION_DAYS", "--retention-days", 0...36_500) ?? settings.retentionDays
         if let interval = try number(retentionInterval, "RETENTION_INTERVAL", "--retention-interval", 1...86_400) {
             settings.retentionIntervalSeconds = Double(interval)

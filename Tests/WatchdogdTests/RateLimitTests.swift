@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 @Suite struct RateLimitTests {
@@ -35,5 +36,82 @@ import Testing
         }
         #expect(statuses.contains(429))
         #expect(statuses.filter { $0 == 202 }.count >= 10 && statuses.filter { $0 == 202 }.count <= 12, "a burst of 5 × 2, then about 2 a second")
+    }
+
+    /// The writer stalls for real (another connection holds SQLite's write lock): batches wait
+    /// up to the queue's bound, the next one gets 503 with Retry-After instead of more memory,
+    /// and once the lock is released everything waiting is committed and acknowledged.
+    @Test func aStalledWriterFillsABoundedQueueThenAnswers503AndCatchesUp() throws {
+        let daemon = try Daemon(extraArguments: ["--ingest-queue-items", "500", "--rate-per-key", "0", "--rate-per-address", "0"])
+        let key = try daemon.addApp("com.example.mail")
+        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [try Fixtures.freshReport()]]).status == 202)
+
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        let blocker = try DatabaseQueue(path: daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path, configuration: configuration)
+        let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let unlocked = DispatchSemaphore(value: 0)
+        Thread {
+            try? blocker.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                locked.signal()
+                release.wait()
+                try db.execute(sql: "COMMIT")
+            }
+            unlocked.signal()
+        }.start()
+        locked.wait()
+        // Does not depend on how the writer and the lock interleave: releases in any case.
+        defer { release.signal() }
+
+        let batches: [[UInt8]] = try (0..<20).map { _ in
+            Array(try JSONSerialization.data(withJSONObject: ["reports": try (0..<100).map { _ in try Fixtures.freshReport() }]))
+        }
+        let port = daemon.port
+        let statuses = Locked<[Int: Int]>([:])
+        let group = DispatchGroup()
+        // A thread per post: each blocks until its batch is answered, and GCD's pool would add
+        // threads for them only about once a second.
+        func post(_ index: Int) {
+            group.enter()
+            Thread {
+                let status = (try? HTTPClient(port: port).request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: batches[index]).status) ?? -1
+                statuses.update { $0[index] = status }
+                group.leave()
+            }.start()
+        }
+        func queueDepth() throws -> Int {
+            try daemon.client.request("GET", "/metrics").text.split(separator: "\n")
+                .first { $0.hasPrefix("watchdog_ingest_queue_depth ") }.flatMap { Double($0.split(separator: " ")[1]) }.map { Int($0) } ?? -1
+        }
+        // Batches of 100 until five wait in the queue (the writer holds the first ones it took
+        // while it waits for the lock).
+        var posted = 0
+        while try queueDepth() < 500, posted < batches.count {
+            let before = try queueDepth()
+            post(posted)
+            posted += 1
+            let until = Date().addingTimeInterval(1)
+            while try queueDepth() == before, Date() < until { usleep(5_000) }
+        }
+        #expect(try queueDepth() == 500, "the queue reached its bound of 500 items")
+        let refused = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [try Fixtures.freshReport()]])
+        #expect(refused.status == 503 && refused.errorCode == "overloaded")
+        #expect(refused.headers["retry-after"] == "1")
+        let ready = try daemon.client.request("GET", "/readyz")
+        #expect(ready.status == 503 && ready.errorCode == "overloaded", "not ready while the queue is (nearly) full")
+        #expect(!statuses.value.values.contains(202), "nothing acknowledged while the writer cannot commit")
+        #expect(try queueDepth() <= 500, "memory stays bounded")
+
+        release.signal()
+        unlocked.wait()
+        group.wait()
+        let answered = statuses.value
+        #expect(answered.count == posted && answered.values.allSatisfy { $0 == 202 || $0 == 503 })
+        let acknowledged = answered.values.filter { $0 == 202 }.count
+        #expect(acknowledged >= 5, "the batches that waited are committed, then acknowledged")
+        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [try Fixtures.freshReport()]]).status == 202, "caught up")
+        #expect(try daemon.storedReportCount() == 1 + 100 * acknowledged + 1, "exactly what was acknowledged is stored")
     }
 }
