@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(
             name: "watchdogd",
             dependencies: [
-                "WatchdogServer", "WatchdogStore",
+                "WatchdogServer", "WatchdogStore", "Locking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,10 +1,14 @@
 import ArgumentParser
 import Foundation
+import Locking
 import Logging
 import WatchdogStore
 
 /// Options every verb shares.
 struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: "A file of WATCHDOG_<OPTION>=value lines, like deploy/watchdogd.env; the command line and the environment win over it (env WATCHDOG_CONFIG).")
+    var config: String?
+
     @Option(name: .long, help: "Directory of the SQLite database (env WATCHDOG_DATA_DIR, default ./data).")
     var dataDir: String?
 
@@ -14,20 +18,23 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: "Log format on stderr: human or json (env WATCHDOG_LOG_FORMAT, default human).")
     var logFormat: String?
 
-    var resolvedDataDir: String { Environment.resolve(dataDir, "DATA_DIR") ?? "./data" }
+    var resolvedDataDir: String { Environment.resolve(dataDir, .dataDir) ?? "./data" }
 
     func validate() throws {
-        if let level = Environment.resolve(logLevel, "LOG_LEVEL"), Logger.Level(rawValue: level) == nil {
-            throw ValidationError("log level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(level)")
+        if let path = config ?? ProcessInfo.processInfo.environment["WATCHDOG_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            Environment.use(try ConfigFile(path: path))
         }
-        if let format = Environment.resolve(logFormat, "LOG_FORMAT"), !["human", "json"].contains(format) {
-            throw ValidationError("log format must be human or json, got \(format)")
+        if let level = Environment.resolve(logLevel, .logLevel), Logger.Level(rawValue: level) == nil {
+            throw ValidationError("\(logLevel == nil ? Environment.origin(.logLevel) : "--log-level") must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(level)")
+        }
+        if let format = Environment.resolve(logFormat, .logFormat), !["human", "json"].contains(format) {
+            throw ValidationError("\(logFormat == nil ? Environment.origin(.logFormat) : "--log-format") must be human or json, got \(format)")
         }
     }
 
     func makeLogger() -> Logger {
-        let level = Environment.resolve(logLevel, "LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
-        let json = Environment.resolve(logFormat, "LOG_FORMAT") == "json"
+        let level = Environment.resolve(logLevel, .logLevel).flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let json = Environment.resolve(logFormat, .logFormat) == "json"
         var logger = Logger(label: "watchdogd") { label in
             json ? JSONLogHandler(label: label) as any LogHandler : StreamLogHandler.standardError(label: label)
         }
@@ -44,18 +51,36 @@ struct CommonOptions: ParsableArguments {
     }
 }
 
-/// Flags from `WATCHDOG_*` environment variables when not given on the command line.
+/// Where a flag not given on the command line comes from: the `WATCHDOG_*` environment variable,
+/// else the config file (`--config` or `WATCHDOG_CONFIG`). An empty variable counts as unset.
 enum Environment {
-    static func resolve(_ flag: String?, _ name: String) -> String? {
+    private static let configFile = Locked<ConfigFile?>(nil)
+
+    /// Makes `file` the last place settings are looked up.
+    static func use(_ file: ConfigFile) {
+        configFile.withLock { $0 = file }
+    }
+
+    static func resolve(_ flag: String?, _ setting: Setting) -> String? {
         if let flag { return flag }
-        guard let value = ProcessInfo.processInfo.environment["WATCHDOG_\(name)"], !value.isEmpty else { return nil }
+        if let value = ProcessInfo.processInfo.environment[setting.variable], !value.isEmpty { return value }
+        guard let value = configFile.withLock({ $0?.entries[setting]?.value }), !value.isEmpty else { return nil }
         return value
     }
 
-    static func resolveFlag(_ flag: Bool, _ name: String) -> Bool {
+    static func resolveFlag(_ flag: Bool, _ setting: Setting) -> Bool {
         if flag { return true }
-        guard let value = ProcessInfo.processInfo.environment["WATCHDOG_\(name)"]?.lowercased() else { return false }
+        guard let value = resolve(nil, setting)?.lowercased() else { return false }
         return ["1", "true", "yes", "on"].contains(value)
+    }
+
+    /// Names a setting's value for an error message, with the file and line when it came from there.
+    static func origin(_ setting: Setting) -> String {
+        if let value = ProcessInfo.processInfo.environment[setting.variable], !value.isEmpty { return setting.variable }
+        guard let (path, line) = configFile.withLock({ file in file.flatMap { file in file.entries[setting].map { (file.path, $0.line) } } }) else {
+            return setting.variable
+        }
+        return "\(setting.variable) (config file \(path), line \(line))"
     }
 }
 

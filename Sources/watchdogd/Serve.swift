@@ -76,8 +76,8 @@ struct Serve: ParsableCommand {
             throw CLIError("another watchdogd serve is running on \(settings.dataDirectory)")
         }
         let store = try common.openStore(synchronous: settings.synchronous)
-        SessionCookie.secure = Environment.resolveFlag(cookieSecure, "COOKIE_SECURE")
-        if Environment.resolveFlag(demo, "DEMO") {
+        SessionCookie.secure = Environment.resolveFlag(cookieSecure, .cookieSecure)
+        if Environment.resolveFlag(demo, .demo) {
             if try DemoData.install(into: store, nowMilliseconds: WatchdogServer.systemClock()) {
                 logger.info("created demo app \(DemoData.app) with two releases of data")
             }
@@ -104,7 +104,7 @@ struct Serve: ParsableCommand {
         let url = "http://\(host):\(server.port)"
         logger.info("listening", metadata: ["url": "\(url)", "data_dir": "\(settings.dataDirectory)", "synchronous": "\((try? store.writerSynchronous())??.rawValue ?? "unknown")"])
         emit("listening on \(url)")
-        if Environment.resolveFlag(demo, "DEMO") { try printDemoCredentials(store: store, server: server, url: url) }
+        if Environment.resolveFlag(demo, .demo) { try printDemoCredentials(store: store, server: server, url: url) }
 
         stop.wait()
         logger.info("stopping: draining requests in flight and committing queued reports")
@@ -116,53 +116,53 @@ struct Serve: ParsableCommand {
     }
 
     private func resolveSettings() throws -> ServerSettings {
-        let listenText = Environment.resolve(listen, "LISTEN") ?? "127.0.0.1:8080"
+        let listenText = Environment.resolve(listen, .listen) ?? "127.0.0.1:8080"
         guard let address = ListenAddress(listenText) else {
-            throw ValidationError("--listen must be HOST:PORT with an IP address, e.g. 127.0.0.1:8080 or [::1]:8080, got \(listenText)")
+            throw ValidationError("\(listen == nil ? Environment.origin(.listen) : "--listen") must be HOST:PORT with an IP address, e.g. 127.0.0.1:8080 or [::1]:8080, got \(listenText)")
         }
         var settings = ServerSettings(listen: address, dataDirectory: common.resolvedDataDir)
-        if let mode = Environment.resolve(synchronous, "SYNCHRONOUS") {
+        if let mode = Environment.resolve(synchronous, .synchronous) {
             guard let parsed = SQLiteStore.Synchronous(rawValue: mode.uppercased()) else {
-                throw ValidationError("--synchronous must be full or normal, got \(mode)")
+                throw ValidationError("\(synchronous == nil ? Environment.origin(.synchronous) : "--synchronous") must be full or normal, got \(mode)")
             }
             settings.synchronous = parsed
         }
-        settings.httpThreads = try number(httpThreads, "HTTP_THREADS", "--http-threads", 1...64) ?? settings.httpThreads
-        settings.connectionLimit = try number(connectionLimit, "CONNECTION_LIMIT", "--connection-limit", 1...1_000_000) ?? settings.connectionLimit
-        settings.perAddressConnectionLimit = try number(perIpConnectionLimit, "PER_IP_CONNECTION_LIMIT", "--per-ip-connection-limit", 1...1_000_000) ?? settings.perAddressConnectionLimit
-        settings.connectionTimeoutSeconds = try number(connectionTimeout, "CONNECTION_TIMEOUT", "--connection-timeout", 1...86_400) ?? settings.connectionTimeoutSeconds
-        settings.configMaxAgeSeconds = try number(configMaxAge, "CONFIG_MAX_AGE", "--config-max-age", 0...86_400) ?? settings.configMaxAgeSeconds
-        if let chart = Environment.resolve(chartJsDir, "CHART_JS_DIR") { settings.chartDirectory = chart }
-        if let rate = try number(ratePerKey, "RATE_PER_KEY", "--rate-per-key", 0...1_000_000) {
+        settings.httpThreads = try number(httpThreads, .httpThreads, "--http-threads", 1...64) ?? settings.httpThreads
+        settings.connectionLimit = try number(connectionLimit, .connectionLimit, "--connection-limit", 1...1_000_000) ?? settings.connectionLimit
+        settings.perAddressConnectionLimit = try number(perIpConnectionLimit, .perIPConnectionLimit, "--per-ip-connection-limit", 1...1_000_000) ?? settings.perAddressConnectionLimit
+        settings.connectionTimeoutSeconds = try number(connectionTimeout, .connectionTimeout, "--connection-timeout", 1...86_400) ?? settings.connectionTimeoutSeconds
+        settings.configMaxAgeSeconds = try number(configMaxAge, .configMaxAge, "--config-max-age", 0...86_400) ?? settings.configMaxAgeSeconds
+        if let chart = Environment.resolve(chartJsDir, .chartJSDir) { settings.chartDirectory = chart }
+        if let rate = try number(ratePerKey, .ratePerKey, "--rate-per-key", 0...1_000_000) {
             settings.ingestRatePerKey = Double(rate)
             settings.ingestBurstPerKey = Double(rate * 2)
         }
-        if let rate = try number(ratePerAddress, "RATE_PER_ADDRESS", "--rate-per-address", 0...1_000_000) {
+        if let rate = try number(ratePerAddress, .ratePerAddress, "--rate-per-address", 0...1_000_000) {
             settings.ingestRatePerAddress = Double(rate)
             settings.ingestBurstPerAddress = Double(rate * 5)
         }
-        settings.metricsToken = Environment.resolve(metricsToken, "METRICS_TOKEN")
+        settings.metricsToken = Environment.resolve(metricsToken, .metricsToken)
         settings.trustedProxies = Set(trustedProxy.isEmpty
-            ? (Environment.resolve(nil, "TRUSTED_PROXY")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? [])
+            ? (Environment.resolve(nil, .trustedProxy)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? [])
             : trustedProxy)
-        settings.ingestQueueCapacity = try number(ingestQueueItems, "INGEST_QUEUE_ITEMS", "--ingest-queue-items", 500...10_000_000) ?? settings.ingestQueueCapacity
-        settings.retentionDays = try number(retentionDays, "RETENTION_DAYS", "--retention-days", 0...36_500) ?? settings.retentionDays
-        if let interval = try number(retentionInterval, "RETENTION_INTERVAL", "--retention-interval", 1...86_400) {
+        settings.ingestQueueCapacity = try number(ingestQueueItems, .ingestQueueItems, "--ingest-queue-items", 500...10_000_000) ?? settings.ingestQueueCapacity
+        settings.retentionDays = try number(retentionDays, .retentionDays, "--retention-days", 0...36_500) ?? settings.retentionDays
+        if let interval = try number(retentionInterval, .retentionInterval, "--retention-interval", 1...86_400) {
             settings.retentionIntervalSeconds = Double(interval)
         }
-        settings.resourcesDirectory = Environment.resolve(resourcesDir, "RESOURCES_DIR")
+        settings.resourcesDirectory = Environment.resolve(resourcesDir, .resourcesDir)
             ?? (FileManager.default.fileExists(atPath: "Resources/openapi.yaml") ? "Resources" : "/usr/share/watchdogd")
         return settings
     }
 
-    private func number(_ flag: Int?, _ env: String, _ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+    private func number(_ flag: Int?, _ setting: Setting, _ name: String, _ range: ClosedRange<Int>) throws -> Int? {
         if let flag {
             guard range.contains(flag) else { throw ValidationError("\(name) must be within \(range.lowerBound)…\(range.upperBound)") }
             return flag
         }
-        guard let text = Environment.resolve(nil, env) else { return nil }
+        guard let text = Environment.resolve(nil, setting) else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw ValidationError("WATCHDOG_\(env) must be a whole number within \(range.lowerBound)…\(range.upperBound), got \(text)")
+            throw ValidationError("\(Environment.origin(setting)) must be a whole number within \(range.lowerBound)…\(range.upperBound), got \(text)")
         }
         return value
     }

@@ -8,7 +8,9 @@ struct Watchdogd: ParsableCommand {
         discussion: """
             Every option can also come from an environment variable WATCHDOG_<OPTION>, e.g. \
             WATCHDOG_LISTEN=0.0.0.0:8080 or WATCHDOG_DATA_DIR=/var/lib/watchdogd; a flag given on \
-            the command line wins.
+            the command line wins. Both can also come from a config file of such lines, like \
+            deploy/watchdogd.env, given with --config FILE or WATCHDOG_CONFIG; the environment \
+            wins over the file.
             """,
         subcommands: [Serve.self, Apps.self, Tokens.self, Backup.self, Restore.self, Demo.self, Migrate.self, Check.self]
     )

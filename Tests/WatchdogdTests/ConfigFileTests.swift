@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+@Suite struct ConfigFileTests {
+    private static func write(_ text: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("watchdogd-\(UUID().uuidString).env")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    @Test func aConfigFileSetsWhatTheCommandLineLeavesUnsetAndAFlagWins() throws {
+        let file = try Self.write("""
+            # scrape from elsewhere than loopback
+            WATCHDOG_METRICS_TOKEN="from-file"
+            export WATCHDOG_CONFIG_MAX_AGE=17
+
+            """)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let daemon = try Daemon(extraArguments: ["--config", file.path])
+        let key = try daemon.addApp("com.example.mail")
+        #expect(try daemon.client.request("GET", "/metrics").status == 401, "the file's token is required")
+        #expect(try daemon.client.request("GET", "/metrics", token: "from-file").status == 200)
+        #expect(try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: key).headers["cache-control"]?.contains("max-age=17") == true)
+        daemon.stop()
+
+        let overridden = try Daemon(dataDir: daemon.dataDir, extraArguments: ["--config", file.path, "--metrics-token", "from-flag"])
+        #expect(try overridden.client.request("GET", "/metrics", token: "from-flag").status == 200)
+        #expect(try overridden.client.request("GET", "/metrics", token: "from-file").status == 401, "the command line wins over the file")
+    }
+
+    @Test func theShippedExampleFileIsAccepted() throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/watchdogd.env")
+        let daemon = try Daemon(extraArguments: ["--config", example.path])
+        #expect(try daemon.client.request("GET", "/healthz").status == 200)
+    }
+
+    @Test(arguments: [
+        ("WATCHDOG_LISTEN=127.0.0.1:0\nWATCHDOG_RETENTON_DAYS=30\n", "line 2: unknown setting \"WATCHDOG_RETENTON_DAYS\""),
+        ("WATCHDOG_RATE_PER_KEY=10\nWATCHDOG_RATE_PER_KEY=20\n", "line 2: WATCHDOG_RATE_PER_KEY is already set on line 1"),
+        ("listen 127.0.0.1:0\n", "line 1: expected WATCHDOG_<NAME>=value"),
+        ("WATCHDOG_RETENTION_DAYS=ninety\n", "WATCHDOG_RETENTION_DAYS (config file"),
+    ])
+    func aWrongFileIsRefusedNamingTheLine(text: String, expected: String) throws {
+        let file = try Self.write(text)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let command = Process()
+        command.executableURL = Daemon.binary
+        command.arguments = ["serve", "--listen", "127.0.0.1:0", "--config", file.path, "--data-dir", FileManager.default.temporaryDirectory.appendingPathComponent("watchdogd-\(UUID().uuidString)").path]
+        let errors = Pipe()
+        command.standardError = errors
+        command.standardOutput = Pipe()
+        try command.run()
+        // If a regression let it start serving, stop it instead of waiting forever.
+        let pid = command.processIdentifier
+        let stopper = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: stopper)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        command.waitUntilExit()
+        stopper.cancel()
+        #expect(command.terminationStatus != 0)
+        #expect(message.contains(expected), "\(message)")
+    }
+}
