@@ -88,7 +88,6 @@ enum Callbacks {
         return queue(response, on: connection, context: context)
     }
 
-    /// `MHD_RequestCompletedCallback`: releases the per-request state.
     /// `MHD_AcceptPolicyCallback`: while draining, a new connection is closed as soon as it is
     /// accepted, so clients and load balancers see the refusal at once.
     static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, _, _ in
@@ -97,6 +96,7 @@ enum Callbacks {
         return context.draining.load(ordering: .relaxed) ? .NO : .YES
     }
 
+    /// `MHD_RequestCompletedCallback`: releases the per-request state.
     static let completed: MHD_RequestCompletedCallback = { cls, _, requestSlot, _ in
         guard let cls, let requestSlot, let slot = requestSlot.pointee else { return }
         let state = Unmanaged<RequestState>.fromOpaque(slot).takeRetainedValue()

@@ -71,9 +71,10 @@ public final class HTTPServer: Sendable {
     /// Requests received and not yet completed.
     public var requestsInFlight: Int { context.requestsInFlight.load(ordering: .relaxed) }
 
-    /// Stops accepting connections; requests already received are still answered, new ones on
-    /// open connections get 503, and every response closes its connection. New connections are
-    /// closed as soon as they are accepted (the accept policy refuses them while draining).
+    /// Starts draining: requests already received are still answered, new ones on open
+    /// connections get 503, and every response closes its connection. New connections are
+    /// closed as soon as they are accepted (the accept policy refuses them), so a TCP-level
+    /// health check still sees the port open; `/readyz` is the check to use.
     ///
     /// Not `MHD_quiesce_daemon`: with epoll and internal threads it races the worker threads
     /// removing the listening socket from their epoll sets, and libmicrohttpd 0.9.75 aborts the

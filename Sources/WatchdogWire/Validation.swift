@@ -12,7 +12,7 @@ public struct ValidatedSessionStart: Sendable {
 }
 
 /// Checks one report or session against the rules of SPEC §3. Every failure names the field
-/// and what would be valid, e.g. `view.expected.width must be a finite number ≥ 0 (got -5.0)`.
+/// and what would be valid, e.g. `view.expected.width must be a finite number ≥ 0 and ≤ 1e9, got -5.0`.
 public struct ReportValidator: Sendable {
     /// The server's clock, in milliseconds since the epoch.
     public var nowMilliseconds: Int64
@@ -139,7 +139,7 @@ public struct ReportValidator: Sendable {
 
     private func nonNegative(_ value: Double, field: String) throws(ErrorDetail) {
         guard value.isFinite, value >= 0, value <= 1e9 else {
-            throw invalid(field, "must be a finite number ≥ 0, got \(value)")
+            throw invalid(field, "must be a finite number ≥ 0 and ≤ 1e9, got \(value)")
         }
     }
 

@@ -22,7 +22,11 @@ struct CommonOptions: ParsableArguments {
 
     func validate() throws {
         if let path = config ?? ProcessInfo.processInfo.environment["WATCHDOG_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            Environment.use(try ConfigFile(path: path))
+            do {
+                Environment.use(try ConfigFile(path: path))
+            } catch let error as CLIError where config == nil {
+                throw CLIError("\(error.description) (the file named by WATCHDOG_CONFIG)")
+            }
         }
         if let level = Environment.resolve(logLevel, .logLevel), Logger.Level(rawValue: level) == nil {
             throw ValidationError("\(logLevel == nil ? Environment.origin(.logLevel) : "--log-level") must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(level)")
@@ -68,10 +72,14 @@ enum Environment {
         return value
     }
 
-    static func resolveFlag(_ flag: Bool, _ setting: Setting) -> Bool {
+    /// A yes/no setting: the flag, else 1/true/yes/on or 0/false/no/off; anything else is refused
+    /// (a typo must not quietly turn a protection off).
+    static func resolveFlag(_ flag: Bool, _ setting: Setting) throws -> Bool {
         if flag { return true }
         guard let value = resolve(nil, setting)?.lowercased() else { return false }
-        return ["1", "true", "yes", "on"].contains(value)
+        if ["1", "true", "yes", "on"].contains(value) { return true }
+        if ["0", "false", "no", "off"].contains(value) { return false }
+        throw ValidationError("\(origin(setting)) must be 1, true, yes, on, 0, false, no or off, got \(value.debugDescription)")
     }
 
     /// Names a setting's value for an error message, with the file and line when it came from there.

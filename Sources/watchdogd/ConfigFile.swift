@@ -49,7 +49,9 @@ struct ConfigFile: Sendable {
         } catch {
             throw CLIError("cannot read the config file \(path): \((error as NSError).localizedDescription)")
         }
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // `\.isNewline`: in Swift "\r\n" is one Character, so splitting on "\n" alone would read
+        // a file saved with CRLF endings as a single line.
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             try parse(rawLine.trimmingCharacters(in: .whitespaces), line: index + 1)
         }
     }

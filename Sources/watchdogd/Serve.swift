@@ -76,8 +76,8 @@ struct Serve: ParsableCommand {
             throw CLIError("another watchdogd serve is running on \(settings.dataDirectory)")
         }
         let store = try common.openStore(synchronous: settings.synchronous)
-        SessionCookie.secure = Environment.resolveFlag(cookieSecure, .cookieSecure)
-        if Environment.resolveFlag(demo, .demo) {
+        SessionCookie.secure = try Environment.resolveFlag(cookieSecure, .cookieSecure)
+        if try Environment.resolveFlag(demo, .demo) {
             if try DemoData.install(into: store, nowMilliseconds: WatchdogServer.systemClock()) {
                 logger.info("created demo app \(DemoData.app) with two releases of data")
             }
@@ -104,7 +104,7 @@ struct Serve: ParsableCommand {
         let url = "http://\(host):\(server.port)"
         logger.info("listening", metadata: ["url": "\(url)", "data_dir": "\(settings.dataDirectory)", "synchronous": "\((try? store.writerSynchronous())??.rawValue ?? "unknown")"])
         emit("listening on \(url)")
-        if Environment.resolveFlag(demo, .demo) { try printDemoCredentials(store: store, server: server, url: url) }
+        if try Environment.resolveFlag(demo, .demo) { try printDemoCredentials(store: store, server: server, url: url) }
 
         stop.wait()
         logger.info("stopping: draining requests in flight and committing queued reports")

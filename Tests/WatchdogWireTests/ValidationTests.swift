@@ -50,7 +50,7 @@ import WatchdogWire
     }
 
     @Test func namesTheFieldAndWhatWouldBeValid() {
-        #expect(message { $0.view?.expected.width = -5 } == "view.expected.width must be a finite number ≥ 0, got -5.0")
+        #expect(message { $0.view?.expected.width = -5 } == "view.expected.width must be a finite number ≥ 0 and ≤ 1e9, got -5.0")
         #expect(message { $0.view?.actual.x = .infinity }?.hasPrefix("view.actual.x must be a finite number") == true)
         #expect(message { $0.kind = "crash" }?.hasPrefix("kind must be one of") == true)
         #expect(message { $0.kind = "x-custom_glitch.v2" } == nil)

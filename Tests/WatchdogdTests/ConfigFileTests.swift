@@ -8,13 +8,16 @@ import Testing
         return file
     }
 
-    @Test func aConfigFileSetsWhatTheCommandLineLeavesUnsetAndAFlagWins() throws {
-        let file = try Self.write("""
-            # scrape from elsewhere than loopback
-            WATCHDOG_METRICS_TOKEN="from-file"
-            export WATCHDOG_CONFIG_MAX_AGE=17
-
-            """)
+    /// Also with Windows line endings: a file that starts with a comment must not become one
+    /// long comment.
+    @Test(arguments: ["\n", "\r\n"])
+    func aConfigFileSetsWhatTheCommandLineLeavesUnsetAndAFlagWins(lineEnding: String) throws {
+        let file = try Self.write([
+            "# scrape from elsewhere than loopback",
+            "WATCHDOG_METRICS_TOKEN=\"from-file\"",
+            "export WATCHDOG_CONFIG_MAX_AGE=17",
+            "",
+        ].joined(separator: lineEnding))
         defer { try? FileManager.default.removeItem(at: file) }
         let daemon = try Daemon(extraArguments: ["--config", file.path])
         let key = try daemon.addApp("com.example.mail")
@@ -36,17 +39,21 @@ import Testing
     }
 
     @Test(arguments: [
-        ("WATCHDOG_LISTEN=127.0.0.1:0\nWATCHDOG_RETENTON_DAYS=30\n", "line 2: unknown setting \"WATCHDOG_RETENTON_DAYS\""),
-        ("WATCHDOG_RATE_PER_KEY=10\nWATCHDOG_RATE_PER_KEY=20\n", "line 2: WATCHDOG_RATE_PER_KEY is already set on line 1"),
-        ("listen 127.0.0.1:0\n", "line 1: expected WATCHDOG_<NAME>=value"),
-        ("WATCHDOG_RETENTION_DAYS=ninety\n", "WATCHDOG_RETENTION_DAYS (config file"),
-    ])
-    func aWrongFileIsRefusedNamingTheLine(text: String, expected: String) throws {
+        ("WATCHDOG_LISTEN=127.0.0.1:0\nWATCHDOG_RETENTON_DAYS=30\n", [:], "line 2: unknown setting \"WATCHDOG_RETENTON_DAYS\""),
+        ("WATCHDOG_RATE_PER_KEY=10\r\nWATCHDOG_RATE_PER_KEY=20\r\n", [:], "line 2: WATCHDOG_RATE_PER_KEY is already set on line 1"),
+        ("listen 127.0.0.1:0\n", [:], "line 1: expected WATCHDOG_<NAME>=value"),
+        ("WATCHDOG_RETENTION_DAYS=ninety\n", [:], "WATCHDOG_RETENTION_DAYS (config file"),
+        ("WATCHDOG_COOKIE_SECURE=1  # behind nginx\n", [:], "WATCHDOG_COOKIE_SECURE (config file"),
+        // The environment wins over the file: its bad value is the one refused.
+        ("WATCHDOG_RETENTION_DAYS=30\n", ["WATCHDOG_RETENTION_DAYS": "ninety"], "WATCHDOG_RETENTION_DAYS must be a whole number"),
+    ] as [(String, [String: String], String)])
+    func aWrongSettingIsRefusedNamingWhereItCameFrom(text: String, environment: [String: String], expected: String) throws {
         let file = try Self.write(text)
         defer { try? FileManager.default.removeItem(at: file) }
         let command = Process()
         command.executableURL = Daemon.binary
         command.arguments = ["serve", "--listen", "127.0.0.1:0", "--config", file.path, "--data-dir", FileManager.default.temporaryDirectory.appendingPathComponent("watchdogd-\(UUID().uuidString)").path]
+        command.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
         command.standardError = errors
         command.standardOutput = Pipe()

@@ -31,21 +31,29 @@ import Testing
         let key = try daemon.addApp("com.example.mail")
         let report = try Fixtures.freshReport()
         let id = try #require(report["id"] as? String)
-        let request = KeepAliveConnection.post("/v1/reports", token: key, body: Array(try JSONSerialization.data(withJSONObject: ["reports": [report]])))
-        let split = request.count - 20
+        let body = Array(try JSONSerialization.data(withJSONObject: ["reports": [report]]))
+        // `Expect: 100-continue`: libmicrohttpd answers "100 Continue" once the handler has seen
+        // the headers, so the request is known to be in flight before the signal.
         let inFlight = try KeepAliveConnection(port: daemon.port)
-        try inFlight.write(Array(request[..<split]))
-        usleep(200_000)  // the headers reach the handler before the signal
+        try inFlight.write(Array("POST /v1/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nExpect: 100-continue\r\n\r\n".utf8))
+        #expect(try inFlight.readResponse()?.status == 100)
 
         daemon.process.terminate()
-        usleep(300_000)
-        // (The timeout only tells "closed" from "left waiting"; closing takes no measurable time.)
-        let late = try KeepAliveConnection(port: daemon.port, timeoutSeconds: 5)
-        try late.write(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        #expect(late.closedWithoutAnswer(), "a connection opened while draining is closed without an answer, not left waiting")
+        // Until the drain begins new connections are still served; then they are closed unanswered.
+        // (The receive timeout only tells "closed" from "left waiting"; the deadline stops a
+        // regression from hanging the run.)
+        var closedUnanswered = false
+        let deadline = Date().addingTimeInterval(8)
+        while !closedUnanswered, Date() < deadline {
+            let late = try KeepAliveConnection(port: daemon.port, timeoutSeconds: 2)
+            try late.write(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            closedUnanswered = late.closedWithoutAnswer()
+            if !closedUnanswered { usleep(50_000) }
+        }
+        #expect(closedUnanswered, "a connection opened while draining is closed without an answer, not left waiting")
         #expect(daemon.process.isRunning, "still draining: the request in flight is not complete")
 
-        try inFlight.write(Array(request[split...]))
+        try inFlight.write(body)
         let answer = try #require(try inFlight.readResponse())
         #expect(answer.status == 202)
         #expect(answer.headers["connection"]?.lowercased() == "close")

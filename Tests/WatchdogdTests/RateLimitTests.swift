@@ -61,7 +61,7 @@ import Testing
             }
             unlocked.signal()
         }.start()
-        locked.wait()
+        try #require(locked.wait(timeout: .now() + 10) == .success, "another connection holds SQLite's write lock")
         // Does not depend on how the writer and the lock interleave: releases in any case.
         defer { release.signal() }
 
