@@ -67,21 +67,52 @@ import Testing
         #expect(try daemon.client.postJSON("/v1/auth/login", token: nil, json: ["token": "wdv_nope"]).status == 401)
     }
 
+    /// What the link's page posts: its code and `next`, form-encoded, from the same origin.
+    private static func submit(_ daemon: Daemon, link: String, next: String? = nil, headers: [String: String] = ["Sec-Fetch-Site": "same-origin"]) throws -> Response {
+        let code = try #require(URLComponents(string: link)?.queryItems?.first { $0.name == "code" }?.value)
+        var form = "code=\(code)"
+        if let next { form += "&next=" + (next.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
+        return try daemon.client.request("POST", "/login", headers: ["Content-Type": "application/x-www-form-urlencoded"].merging(headers) { $1 }, body: Array(form.utf8))
+    }
+
     @Test func aSignInLinkWorksOnceAndOnlyRedirectsWithinTheServer() throws {
         let daemon = try Daemon()
         let admin = try daemon.addToken(role: "admin")
         let link = try #require(try daemon.client.request("POST", "/v1/auth/links", token: admin).json["path"] as? String)
-        let first = try daemon.client.request("GET", link + "&next=//evil.example/x")
+        let first = try Self.submit(daemon, link: link, next: "//evil.example/x")
         #expect(first.status == 303)
         #expect(first.headers["location"] == "/")
-        for next in ["/%09/evil.example", "/%0A/evil.example", "/%5Cevil.example", "https://evil.example", "/dashboard/../x"] {
+        for next in ["/\t/evil.example", "/\n/evil.example", "/\\evil.example", "https://evil.example", "/dashboard/../x"] {
             let path = try #require(try daemon.client.request("POST", "/v1/auth/links", token: admin).json["path"] as? String)
-            #expect(try daemon.client.request("GET", path + "&next=\(next)").headers["location"] == "/", "\(next)")
+            #expect(try Self.submit(daemon, link: path, next: next).headers["location"] == "/", "\(next)")
         }
         let cookie = try #require(Self.cookie(from: first))
         #expect(try daemon.client.request("GET", "/v1/auth/session", headers: ["Cookie": cookie]).json["role"] as? String == "admin")
-        #expect(try daemon.client.request("GET", link).status == 401, "used up")
+        #expect(try Self.submit(daemon, link: link).status == 401, "used up")
         let second = try #require(try daemon.client.request("POST", "/v1/auth/links", token: admin).json["path"] as? String)
-        #expect(try daemon.client.request("GET", second + "&next=/%23/compare").headers["location"] == "/#/compare")
+        #expect(try Self.submit(daemon, link: second, next: "/#/compare?app=com.example.mail&base=14.1.0%20(31102)").headers["location"]
+                == "/#/compare?app=com.example.mail&base=14.1.0%20(31102)")
+    }
+
+    /// Chat apps and mail scanners fetch links to preview them: opening the link shows a page
+    /// that posts the code; only that post uses it up, and only from watchdogd's own page.
+    @Test func fetchingASignInLinkDoesNotUseItUp() throws {
+        let daemon = try Daemon()
+        let admin = try daemon.addToken(role: "admin")
+        let link = try #require(try daemon.client.request("POST", "/v1/auth/links", token: admin).json["path"] as? String)
+        for _ in 0..<3 {
+            let page = try daemon.client.request("GET", link + "&next=/%23/releases%3F%22%3E%3Cscript%3E")
+            #expect(page.status == 200 && page.headers["set-cookie"] == nil, "a preview gets the page, not a session")
+            #expect(page.text.contains("<form id=sign-in method=post action=/login>") && page.text.contains("<script src=/dashboard/login.js>"))
+            #expect(!page.text.contains("\"><script>"), "next is escaped inside the form")
+        }
+        #expect(try daemon.client.request("GET", "/login?code=short").status == 401)
+        #expect(try Self.submit(daemon, link: link, headers: ["Sec-Fetch-Site": "cross-site"]).status == 403, "another site cannot sign this browser in")
+        #expect(try Self.submit(daemon, link: link, headers: ["Origin": "https://evil.example", "Host": "127.0.0.1:\(daemon.port)"]).status == 403)
+        let form = try daemon.client.request("POST", "/login", headers: ["Content-Type": "application/json", "Sec-Fetch-Site": "same-origin"], body: Array("{}".utf8))
+        #expect(form.status == 415)
+        let used = try Self.submit(daemon, link: link)
+        #expect(used.status == 303 && Self.cookie(from: used) != nil, "the refused posts did not spend the code")
+        #expect(try Self.submit(daemon, link: link).status == 401)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import WatchdogHTTP
 import WatchdogStore
 import WatchdogWire
@@ -30,17 +31,66 @@ struct AuthRoutes: Sendable {
         return JSONBody.response(Self.view(session), extraHeaders: [("Set-Cookie", SessionCookie.set(cookie))])
     }
 
-    /// `GET /login?code=…[&next=/#/compare…]`: a one-time link signs the browser in and goes on.
+    /// `GET /login?code=…[&next=/#/compare…]`: the page of a one-time link. It does not use the
+    /// code up: chat apps and mail scanners fetch links to preview them, and would spend it. The
+    /// page posts the code back (`/dashboard/login.js` does at once; without scripts, a button).
+    func loginPage(_ request: HTTPRequest) -> HTTPResponse {
+        guard let code = request.query["code"], code.utf8.count == 48, code.utf8.allSatisfy(Self.isHexDigit) else {
+            return Self.page(status: 401, "This sign-in link is incomplete. Ask for a new one, or sign in with a token.")
+        }
+        let next = Self.dashboardPath(request.query["next"])
+        let body = """
+            <!doctype html><meta charset=utf-8><title>watchdogd: sign in</title>\
+            <form id=sign-in method=post action=/login><input type=hidden name=code value="\(code)">\
+            <input type=hidden name=next value="\(Self.escape(next))"><p><button type=submit>Sign in to watchdogd</button></p></form>\
+            <script src=/dashboard/login.js></script>
+            """
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")] + SecurityHeaders.page,
+                            body: Array(body.utf8))
+    }
+
+    /// `POST /login` (the page's form): uses the code up, sets the session cookie, goes on to `next`.
     func loginLink(_ request: HTTPRequest) -> HTTPResponse {
-        guard let code = request.query["code"], let credential = try? sessions.consume(code: code),
+        guard request.headers["content-type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+            return Self.page(status: 415, "Sign-in links are used from their own page.")
+        }
+        // Login CSRF: another site must not sign this browser in as someone else.
+        if let site = request.headers["sec-fetch-site"] {
+            guard site == "same-origin" || site == "none" else { return Self.page(status: 403, "Sign-in must come from watchdogd's own page.") }
+        } else if let origin = request.headers["origin"], let host = request.headers["host"],
+                  origin != "http://\(host)" && origin != "https://\(host)" {
+            return Self.page(status: 403, "Sign-in must come from watchdogd's own page.")
+        }
+        let fields = Self.formFields(request.body)
+        guard let code = fields["code"], let credential = try? sessions.consume(code: code),
               let (cookie, _) = try? sessions.create(for: credential) else {
             return Self.page(status: 401, "This sign-in link has expired or was already used. Ask for a new one, or sign in with a token.")
         }
-        var next = request.query["next"] ?? "/"
-        // Only the dashboard's own pages (`/` or `/#/…`), printable ASCII: never an open
-        // redirect (browsers drop tabs and newlines, so `/\t/evil` would become `//evil`).
-        if !(next == "/" || next.hasPrefix("/#/")) || next.utf8.contains(where: { $0 < 0x21 || $0 >= 0x7F || $0 == 0x5C }) { next = "/" }
-        return HTTPResponse(status: 303, headers: [("Location", next), ("Set-Cookie", SessionCookie.set(cookie)), ("Cache-Control", "no-store")] + SecurityHeaders.page)
+        return HTTPResponse(status: 303, headers: [("Location", Self.dashboardPath(fields["next"])), ("Set-Cookie", SessionCookie.set(cookie)), ("Cache-Control", "no-store")]
+                            + SecurityHeaders.page)
+    }
+
+    /// Only the dashboard's own pages (`/` or `/#/…`), printable ASCII: never an open redirect
+    /// (browsers drop tabs and newlines, so `/\t/evil` would become `//evil`).
+    private static func dashboardPath(_ next: String?) -> String {
+        guard let next, next == "/" || next.hasPrefix("/#/"), !next.utf8.contains(where: { $0 < 0x21 || $0 >= 0x7F || $0 == 0x5C }) else { return "/" }
+        return next
+    }
+
+    /// `application/x-www-form-urlencoded` fields (`+` is a space); undecodable ones are skipped.
+    private static func formFields(_ body: [UInt8]) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String? { String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = decode(parts[0]), let value = parts.count > 1 ? decode(parts[1]) : "" else { continue }
+            fields[name] = value
+        }
+        return fields
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
     }
 
     /// `GET /v1/auth/session`: who the page is signed in as, and its CSRF token.
@@ -71,8 +121,14 @@ struct AuthRoutes: Sendable {
                  "csrf_token": principal.csrfToken.map(JSONValue.string) ?? .null])
     }
 
+    /// Text for HTML, also inside a quoted attribute.
+    private static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
+    }
+
     static func page(status: Int, _ message: String) -> HTTPResponse {
-        let text = message.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        let text = escape(message)
         return HTTPResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")] + SecurityHeaders.page,
                             body: Array("<!doctype html><meta charset=utf-8><title>watchdogd</title><p>\(text)</p><p><a href=\"/\">Sign in</a></p>".utf8))
     }

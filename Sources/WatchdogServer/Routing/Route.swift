@@ -43,7 +43,7 @@ enum Route: Equatable {
     static let templates: [Template] = [
         Template(path: "/", methods: ["GET"]) { _ in .index },
         Template(path: "/openapi.yaml", methods: ["GET"]) { _ in .openAPI },
-        Template(path: "/login", methods: ["GET"]) { _ in .loginLink },
+        Template(path: "/login", methods: ["GET", "POST"]) { _ in .loginLink },
         Template(path: "/dashboard/{*path}", methods: ["GET"]) { .dashboardFile(path: $0["path"] ?? "") },
         Template(path: "/assets/chart.js/{*path}", methods: ["GET"]) { .chartFile(path: $0["path"] ?? "") },
         Template(path: "/v1/auth/login", methods: ["POST"]) { _ in .authLogin },

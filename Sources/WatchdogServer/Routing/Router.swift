@@ -51,7 +51,7 @@ struct Router: Sendable {
         case .openAPI: return try resources.openAPI()
         case .dashboardFile(let path): return try resources.dashboard(path)
         case .chartFile(let path): return try resources.chart(path)
-        case .loginLink: return auth.loginLink(request)
+        case .loginLink: return method == "GET" ? auth.loginPage(request) : auth.loginLink(request)
         case .authLogin: return try auth.login(request)
         case .healthz: return JSONBody.response(["status": "ok"])
         case .metrics: return try metricsAccess.render(request, metrics: metrics, queue: queue, store: store)
