@@ -5,6 +5,7 @@
 # installs them) and a built watchdogd (swift build).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$repo/Tests/lib/listening.sh"
 bin=${WATCHDOGD:-$(swift build --package-path "$repo" --show-bin-path)/watchdogd}
 work=$(mktemp -d)
 trap 'kill $(cat "$work/nginx.pid" 2>/dev/null) "${daemon_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -15,8 +16,8 @@ key=$("$bin" apps add com.example.mail --data-dir "$work/data" 2>/dev/null)
 "$bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" --trusted-proxy 127.0.0.1 --cookie-secure --rate-per-address 2 \
   --resources-dir "$repo/Resources" --log-level warning > "$work/out" &
 daemon_pid=$!
-for _ in $(seq 100); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.1; done
-port=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$work/out")
+url=$(listening_url "$work/out")
+port=${url##*:}
 tls_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 # The shipped server block, with this run's certificate, ports and paths.

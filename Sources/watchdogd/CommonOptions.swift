@@ -29,10 +29,10 @@ struct CommonOptions: ParsableArguments {
             }
         }
         if let level = Environment.resolve(logLevel, .logLevel), Logger.Level(rawValue: level) == nil {
-            throw ValidationError("\(logLevel == nil ? Environment.origin(.logLevel) : "--log-level") must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(level)")
+            throw ValidationError("\(Environment.origin(.logLevel, flag: "--log-level", given: logLevel != nil)) must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(level)")
         }
         if let format = Environment.resolve(logFormat, .logFormat), !["human", "json"].contains(format) {
-            throw ValidationError("\(logFormat == nil ? Environment.origin(.logFormat) : "--log-format") must be human or json, got \(format)")
+            throw ValidationError("\(Environment.origin(.logFormat, flag: "--log-format", given: logFormat != nil)) must be human or json, got \(format)")
         }
     }
 
@@ -82,7 +82,13 @@ enum Environment {
         throw ValidationError("\(origin(setting)) must be 1, true, yes, on, 0, false, no or off, got \(value.debugDescription)")
     }
 
-    /// Names a setting's value for an error message, with the file and line when it came from there.
+    /// Names where a setting's value came from, for an error message: `flag` when it was given
+    /// on the command line, else the variable, with the file and line when it came from there.
+    static func origin(_ setting: Setting, flag: String, given: Bool) -> String {
+        given ? flag : origin(setting)
+    }
+
+    /// The variable, with the file and line when the value came from the config file.
     static func origin(_ setting: Setting) -> String {
         if let value = ProcessInfo.processInfo.environment[setting.variable], !value.isEmpty { return setting.variable }
         guard let (path, line) = configFile.withLock({ file in file.flatMap { file in file.entries[setting].map { (file.path, $0.line) } } }) else {

@@ -77,7 +77,8 @@ struct Serve: ParsableCommand {
         }
         let store = try common.openStore(synchronous: settings.synchronous)
         SessionCookie.secure = try Environment.resolveFlag(cookieSecure, .cookieSecure)
-        if try Environment.resolveFlag(demo, .demo) {
+        let demoMode = try Environment.resolveFlag(demo, .demo)
+        if demoMode {
             if try DemoData.install(into: store, nowMilliseconds: WatchdogServer.systemClock()) {
                 logger.info("created demo app \(DemoData.app) with two releases of data")
             }
@@ -102,9 +103,9 @@ struct Serve: ParsableCommand {
         }
         let host = settings.listen.isIPv6 ? "[\(settings.listen.host)]" : settings.listen.host
         let url = "http://\(host):\(server.port)"
-        logger.info("listening", metadata: ["url": "\(url)", "data_dir": "\(settings.dataDirectory)", "synchronous": "\((try? store.writerSynchronous())??.rawValue ?? "unknown")"])
+        logger.info("listening", metadata: ["url": "\(url)", "data_dir": "\(settings.dataDirectory)", "synchronous": "\(settings.synchronous.rawValue)"])
         emit("listening on \(url)")
-        if try Environment.resolveFlag(demo, .demo) { try printDemoCredentials(store: store, server: server, url: url) }
+        if demoMode { try printDemoCredentials(store: store, server: server, url: url) }
 
         stop.wait()
         logger.info("stopping: draining requests in flight and committing queued reports")
@@ -118,12 +119,12 @@ struct Serve: ParsableCommand {
     private func resolveSettings() throws -> ServerSettings {
         let listenText = Environment.resolve(listen, .listen) ?? "127.0.0.1:8080"
         guard let address = ListenAddress(listenText) else {
-            throw ValidationError("\(listen == nil ? Environment.origin(.listen) : "--listen") must be HOST:PORT with an IP address, e.g. 127.0.0.1:8080 or [::1]:8080, got \(listenText)")
+            throw ValidationError("\(Environment.origin(.listen, flag: "--listen", given: listen != nil)) must be HOST:PORT with an IP address, e.g. 127.0.0.1:8080 or [::1]:8080, got \(listenText)")
         }
         var settings = ServerSettings(listen: address, dataDirectory: common.resolvedDataDir)
         if let mode = Environment.resolve(synchronous, .synchronous) {
             guard let parsed = SQLiteStore.Synchronous(rawValue: mode.uppercased()) else {
-                throw ValidationError("\(synchronous == nil ? Environment.origin(.synchronous) : "--synchronous") must be full or normal, got \(mode)")
+                throw ValidationError("\(Environment.origin(.synchronous, flag: "--synchronous", given: synchronous != nil)) must be full or normal, got \(mode)")
             }
             settings.synchronous = parsed
         }

@@ -12,6 +12,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+. "$repo/Tests/lib/listening.sh"
 shared=${WATCHDOG_SHARED_BENCH:-$repo/../shared/bench}
 duration=${DURATION:-5}
 sync=${SYNC:-full}
@@ -28,8 +29,8 @@ admin=$("$bin" tokens add --role admin bench --data-dir "$work/data" 2>/dev/null
 "$bin" serve --listen 127.0.0.1:0 --data-dir "$work/data" --synchronous "$sync" --log-level warning \
   --rate-per-key "${RATE:-1000000}" --rate-per-address "${RATE:-1000000}" > "$work/out" &
 daemon_pid=$!
-for _ in $(seq 100); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.1; done
-port=$(sed -n 's/^listening on http:\/\/127.0.0.1:\([0-9]*\)$/\1/p' "$work/out")
+url=$(listening_url "$work/out")
+port=${url##*:}
 echo "watchdogd $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?') on port $port, synchronous=$sync, ${duration}s per load, wrk -t2 -c32"
 echo
 

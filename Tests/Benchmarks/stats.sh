@@ -12,6 +12,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+. "$repo/Tests/lib/listening.sh"
 data_root=${BENCH_DATA:-/tmp/watchdog-bench}
 duration=${DURATION:-5}
 work=$(mktemp -d)
@@ -38,8 +39,7 @@ for size in ${SIZES:-1000000 10000000}; do
   token=$("$bin" tokens add --role viewer "bench-$$" --data-dir "$dir" 2>/dev/null)
   "$bin" serve --listen 127.0.0.1:0 --data-dir "$dir" --log-level warning > "$work/out" &
   daemon_pid=$!
-  for _ in $(seq 100); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.1; done
-  url=$(sed -n 's/^listening on //p' "$work/out")
+  url=$(listening_url "$work/out")
   app="$url/v1/apps/com.example.mail"
   reports=$(sqlite3 "$dir/watchdog.sqlite3" "SELECT count(*) FROM reports")
   bytes=$(du -sb "$dir" | cut -f1)

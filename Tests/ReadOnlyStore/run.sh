@@ -12,6 +12,7 @@
 # Needs root (mount, losetup); .ci/run runs it. Exits non-zero on any broken expectation.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+. "$repo/Tests/lib/listening.sh"
 bin=${WATCHDOGD:-$(swift build --package-path "$repo" --show-bin-path)/watchdogd}
 work=$(mktemp -d)
 mnt="$work/mnt"
@@ -42,8 +43,7 @@ start() {
   "$bin" serve --listen 127.0.0.1:0 --data-dir "$data" --rate-per-key 0 --rate-per-address 0 \
     --resources-dir "$repo/Resources" --log-level error > "$work/out" 2>&1 &
   daemon_pid=$!
-  for _ in $(seq 100); do grep -q listening "$work/out" 2>/dev/null && break; sleep 0.1; done
-  url=$(sed -n 's/^listening on \(http:\/\/127.0.0.1:[0-9]*\)$/\1/p' "$work/out")
+  url=$(listening_url "$work/out")
   [ -n "$url" ] || { cat "$work/out"; echo "FAIL: watchdogd did not start" >&2; exit 1; }
 }
 start

@@ -76,9 +76,14 @@ final class DashboardSessions: Sendable {
         return ("/login?code=\(code)", expires)
     }
 
+    /// Whether `code` has the shape of a link's code (48 lowercase hex digits, as `link` makes).
+    static func isLinkCode(_ code: String) -> Bool {
+        code.utf8.count == 48 && code.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
     /// Uses up a link; the credential it signs in as.
     func consume(code: String) throws(APIError) -> CredentialRecord {
-        guard code.utf8.count == 48,
+        guard Self.isLinkCode(code),
               let id = try storeCall({ try store.consumeLoginLink(codeHash: SHA256.hash(Array(code.utf8)), now: clock()) }),
               let credential = try storeCall({ try store.credential(id: id) }) else {
             throw .unauthorized

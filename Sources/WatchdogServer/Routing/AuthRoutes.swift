@@ -35,7 +35,7 @@ struct AuthRoutes: Sendable {
     /// code up: chat apps and mail scanners fetch links to preview them, and would spend it. The
     /// page posts the code back (`/dashboard/login.js` does at once; without scripts, a button).
     func loginPage(_ request: HTTPRequest) -> HTTPResponse {
-        guard let code = request.query["code"], code.utf8.count == 48, code.utf8.allSatisfy(Self.isHexDigit) else {
+        guard let code = request.query["code"], DashboardSessions.isLinkCode(code) else {
             return Self.page(status: 401, "This sign-in link is incomplete. Ask for a new one, or sign in with a token.")
         }
         let next = Self.dashboardPath(request.query["next"])
@@ -87,10 +87,6 @@ struct AuthRoutes: Sendable {
             fields[name] = value
         }
         return fields
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
     }
 
     /// `GET /v1/auth/session`: who the page is signed in as, and its CSRF token.

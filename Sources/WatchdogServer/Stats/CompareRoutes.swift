@@ -102,7 +102,7 @@ struct ReleaseSummary: Encodable {
     var sessions: Int
     var reports: Int
     var suspectReports: Int
-    var glitchFreeSessionRate: Double?
+    @NullWhenAbsent var glitchFreeSessionRate: Double? = nil
 
     init(_ detail: ReleaseDetail) {
         release = ReleaseID.text(detail.stats.release)
@@ -116,15 +116,6 @@ struct ReleaseSummary: Encodable {
         case release, sessions, reports
         case suspectReports = "suspect_reports"
         case glitchFreeSessionRate = "glitch_free_session_rate"
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(release, forKey: .release)
-        try container.encode(sessions, forKey: .sessions)
-        try container.encode(reports, forKey: .reports)
-        try container.encode(suspectReports, forKey: .suspectReports)
-        try container.encode(glitchFreeSessionRate, forKey: .glitchFreeSessionRate)
     }
 }
 
@@ -165,21 +156,21 @@ struct CompareView: Encodable {
 struct IssueView: Encodable {
     var fingerprint: String
     var kind: String
-    var screen: String?
-    var view: String?
-    var keyboardMode: String?
+    @NullWhenAbsent var screen: String? = nil
+    @NullWhenAbsent var view: String? = nil
+    @NullWhenAbsent var keyboardMode: String? = nil
     var reports: Int
     var suspectReports: Int
     var affectedSessions: Int
-    var reportsPer1kSessions: Double?
+    @NullWhenAbsent var reportsPer1kSessions: Double? = nil
     var firstSeen: String
     var lastSeen: String
     var firstRelease: String
     var isNew: Bool
     var regressed: Bool
-    var previousRelease: String?
+    @NullWhenAbsent var previousRelease: String? = nil
     /// This release against the previous one (with sessions), when there is one.
-    var trend: RateComparison?
+    @NullWhenAbsent var trend: RateComparison? = nil
 
     init(row: IssueRow, sessions: Int, firstRelease: ReleaseID, isNew: Bool, previousRelease: ReleaseID?, trend: RateComparison?) {
         fingerprint = row.fingerprint
@@ -211,26 +202,6 @@ struct IssueView: Encodable {
         case firstRelease = "first_release"
         case isNew = "new"
         case previousRelease = "previous_release"
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(fingerprint, forKey: .fingerprint)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(screen, forKey: .screen)
-        try container.encode(view, forKey: .view)
-        try container.encode(keyboardMode, forKey: .keyboardMode)
-        try container.encode(reports, forKey: .reports)
-        try container.encode(suspectReports, forKey: .suspectReports)
-        try container.encode(affectedSessions, forKey: .affectedSessions)
-        try container.encode(reportsPer1kSessions, forKey: .reportsPer1kSessions)
-        try container.encode(firstSeen, forKey: .firstSeen)
-        try container.encode(lastSeen, forKey: .lastSeen)
-        try container.encode(firstRelease, forKey: .firstRelease)
-        try container.encode(isNew, forKey: .isNew)
-        try container.encode(regressed, forKey: .regressed)
-        try container.encode(previousRelease, forKey: .previousRelease)
-        try container.encode(trend, forKey: .trend)
     }
 }
 

@@ -13,18 +13,11 @@ struct RateComparison: Encodable, Equatable {
         var reports: Int
         var sessions: Int
         /// `null` without sessions.
-        var reportsPer1kSessions: Double?
+        @NullWhenAbsent var reportsPer1kSessions: Double? = nil
 
         enum CodingKeys: String, CodingKey {
             case reports, sessions
             case reportsPer1kSessions = "reports_per_1k_sessions"
-        }
-
-        func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(reports, forKey: .reports)
-            try container.encode(sessions, forKey: .sessions)
-            try container.encode(reportsPer1kSessions, forKey: .reportsPer1kSessions)
         }
     }
 
@@ -36,14 +29,14 @@ struct RateComparison: Encodable, Equatable {
     var base: Side
     var target: Side
     /// `null` when the base rate is 0 (the ratio is infinite or undefined) or a side has no sessions.
-    var ratio: Double?
-    var interval: Interval?
+    @NullWhenAbsent var ratio: Double? = nil
+    @NullWhenAbsent var interval: Interval? = nil
     /// `improved`, `regressed`, `no_change`, or `null` when rates cannot be computed.
-    var verdict: String?
+    @NullWhenAbsent var verdict: String? = nil
     /// Set when the interval used the zero-count correction.
-    var correction: String?
+    @NullWhenAbsent var correction: String? = nil
     /// Why `ratio`/`verdict` are `null`, when they are.
-    var reason: String?
+    @NullWhenAbsent var reason: String? = nil
 
     static let z = 1.959963984540054
 
@@ -74,16 +67,5 @@ struct RateComparison: Encodable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case base, target, ratio, interval, verdict, correction, reason
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(base, forKey: .base)
-        try container.encode(target, forKey: .target)
-        try container.encode(ratio, forKey: .ratio)
-        try container.encode(interval, forKey: .interval)
-        try container.encode(verdict, forKey: .verdict)
-        try container.encode(correction, forKey: .correction)
-        try container.encode(reason, forKey: .reason)
     }
 }

@@ -12,11 +12,11 @@ struct ReleaseStatsView: Encodable {
     var reportsByKind: [String: Int]
     var affectedSessions: Int
     /// Share of sessions without any (active) report; `null` without sessions.
-    var glitchFreeSessionRate: Double?
-    var reportsPer1kSessions: Double?
-    var reportsPer1kSessionsByKind: [String: Double]?
+    @NullWhenAbsent var glitchFreeSessionRate: Double? = nil
+    @NullWhenAbsent var reportsPer1kSessions: Double? = nil
+    @NullWhenAbsent var reportsPer1kSessionsByKind: [String: Double]? = nil
     /// Why the rates are `null`, when they are.
-    var ratesUnavailableReason: String?
+    @NullWhenAbsent var ratesUnavailableReason: String? = nil
     /// Reports sent while the app was `inactive`/`background`, kept out of the rates.
     var suspectReports: Int
     var suspectReportsByKind: [String: Int]
@@ -39,28 +39,6 @@ struct ReleaseStatsView: Encodable {
         case testCrashes = "test_crashes"
         case firstSeen = "first_seen"
         case lastSeen = "last_seen"
-    }
-
-    // Rates are always present in the JSON, as numbers or null.
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(release, forKey: .release)
-        try container.encode(version, forKey: .version)
-        try container.encode(build, forKey: .build)
-        try container.encode(sessions, forKey: .sessions)
-        try container.encode(reports, forKey: .reports)
-        try container.encode(reportsByKind, forKey: .reportsByKind)
-        try container.encode(affectedSessions, forKey: .affectedSessions)
-        try container.encode(glitchFreeSessionRate, forKey: .glitchFreeSessionRate)
-        try container.encode(reportsPer1kSessions, forKey: .reportsPer1kSessions)
-        try container.encode(reportsPer1kSessionsByKind, forKey: .reportsPer1kSessionsByKind)
-        try container.encode(ratesUnavailableReason, forKey: .ratesUnavailableReason)
-        try container.encode(suspectReports, forKey: .suspectReports)
-        try container.encode(suspectReportsByKind, forKey: .suspectReportsByKind)
-        try container.encode(autoFixed, forKey: .autoFixed)
-        try container.encode(testCrashes, forKey: .testCrashes)
-        try container.encode(firstSeen, forKey: .firstSeen)
-        try container.encode(lastSeen, forKey: .lastSeen)
     }
 
     init(_ stats: ReleaseStats) {

@@ -88,7 +88,7 @@ struct SeriesRoutes: Sendable {
 
 struct TimeseriesView: Encodable {
     var app: String
-    var release: String?
+    @NullWhenAbsent var release: String? = nil
     var bucket: String
     /// Start of each bucket, UTC.
     var buckets: [String]
@@ -102,17 +102,6 @@ struct TimeseriesView: Encodable {
     enum CodingKeys: String, CodingKey {
         case app, release, bucket, buckets, series, truncated
         case suspectSeries = "suspect_series"
-    }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(app, forKey: .app)
-        try container.encode(release, forKey: .release)
-        try container.encode(bucket, forKey: .bucket)
-        try container.encode(buckets, forKey: .buckets)
-        try container.encode(series, forKey: .series)
-        try container.encode(suspectSeries, forKey: .suspectSeries)
-        try container.encode(truncated, forKey: .truncated)
     }
 }
 
@@ -164,15 +153,8 @@ struct KeyboardGroupView: Encodable {
 
 struct KeyboardView: Encodable {
     var app: String
-    var release: String?
+    @NullWhenAbsent var release: String? = nil
     var groups: [KeyboardGroupView]
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(app, forKey: .app)
-        try container.encode(release, forKey: .release)
-        try container.encode(groups, forKey: .groups)
-    }
 
     enum CodingKeys: String, CodingKey { case app, release, groups }
 }
