@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 /// Verdicts a release manager can trust: a flood from one session cannot flip them, any release
@@ -231,5 +232,41 @@ import Testing
         #expect((lines[0]["rates"] as? [Any])?.prefix(2).map { $0 as? Double } == [200, 100])
         #expect((lines[1]["rates"] as? [Any])?.prefix(2).map { $0 as? Double } == [0, 100], "day 1 of each release lines up")
         #expect((lines[0]["sessions"] as? [Any])?.prefix(2).map { $0 as? Int } == [10, 10])
+    }
+}
+
+/// A data dir from before the affected-session roll-ups gets them from its raw rows.
+@Suite struct VerdictMigrationTests {
+    @Test func anExistingDataDirGetsTheSameFiguresAfterTheMigrationAsFreshIngestGives() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        let admin = try daemon.addToken(role: "admin")
+        _ = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
+                                      body: Array(#"{"rules": [{"id": "half", "match": {"percent": 50}, "set": {"auto_fix": true}}]}"#.utf8))
+        _ = try VerdictTests.demoLikeReleases(daemon, key: key)
+        let paths = ["/compare?base=14.1.0&target=14.2.0", "/compare?release=14.2.0&rule=half", "/releases",
+                     "/timeseries?release=14.2.0&bucket=day&from=2026-11-19&to=2026-11-21", "/issues?release=14.2.0"]
+        func answers() throws -> [String] {
+            try paths.map { try daemon.client.request("GET", "\(VerdictTests.app)\($0)", token: viewer).text }
+        }
+        let fresh = try answers()
+        #expect(fresh.allSatisfy { !$0.contains("\"error\"") })
+        daemon.stop()
+        // Back to the schema before the migration: its tables and columns gone, its record too.
+        let queue = try DatabaseQueue(path: daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path)
+        try queue.write { db in
+            for table in ["affected_session_values", "release_affected", "release_installs", "release_install_kinds", "release_hourly_sessions"] {
+                try db.execute(sql: "DROP TABLE \(table)")
+            }
+            for (table, column) in [("reports", "flooded"), ("release_kinds", "flooded_reports"), ("release_breakdown", "flooded_reports"),
+                                    ("release_hourly", "flooded_reports"), ("issue_releases", "flooded_reports"), ("issue_sessions", "reports")] {
+                try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(column)")
+            }
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = '2026-11-23-robust-verdicts'")
+        }
+        try queue.close()
+        try daemon.restart()
+        #expect(try answers() == fresh)
     }
 }
