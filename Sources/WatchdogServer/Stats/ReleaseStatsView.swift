@@ -24,6 +24,9 @@ struct ReleaseStatsView: Encodable {
     var testCrashes: Int
     var firstSeen: String
     var lastSeen: String
+    /// Items clients dropped without sending them (`client_dropped`).
+    var clientEvicted: Int
+    var clientQuarantined: Int
 
     enum CodingKeys: String, CodingKey {
         case release, version, build, sessions, reports
@@ -39,6 +42,8 @@ struct ReleaseStatsView: Encodable {
         case testCrashes = "test_crashes"
         case firstSeen = "first_seen"
         case lastSeen = "last_seen"
+        case clientEvicted = "client_evicted"
+        case clientQuarantined = "client_quarantined"
     }
 
     init(_ stats: ReleaseStats) {
@@ -55,6 +60,8 @@ struct ReleaseStatsView: Encodable {
         testCrashes = stats.testCrashes
         firstSeen = Timestamp.format(milliseconds: stats.firstSeen)
         lastSeen = Timestamp.format(milliseconds: stats.lastSeen)
+        clientEvicted = stats.clientEvicted
+        clientQuarantined = stats.clientQuarantined
         if stats.sessions > 0 {
             let sessions = Double(stats.sessions)
             glitchFreeSessionRate = stats.glitchFreeSessionRate

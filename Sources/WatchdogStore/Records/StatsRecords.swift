@@ -31,4 +31,7 @@ public struct ReleaseStats: Sendable, Equatable {
     /// Earliest and latest `occurred_at`/`started_at` seen, in ms since the epoch.
     public var firstSeen: Int64
     public var lastSeen: Int64
+    /// Items clients evicted from a full outbox / quarantined, as they reported (`client_dropped`).
+    public var clientEvicted = 0
+    public var clientQuarantined = 0
 }

@@ -38,6 +38,14 @@ extension SQLiteStore {
                 if reports > 0 { stats[id]?.reportsByKind[kind] = reports }
                 if suspect > 0 { stats[id]?.suspectReportsByKind[kind] = suspect }
             }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT version, build, sum(evicted) AS evicted, sum(quarantined) AS quarantined FROM client_drops
+                WHERE app = ? GROUP BY version, build
+                """, arguments: [app]) {
+                let id = ReleaseID(version: row["version"], build: row["build"])
+                stats[id]?.clientEvicted = row["evicted"]
+                stats[id]?.clientQuarantined = row["quarantined"]
+            }
             return Array(stats.values)
         }
     }
