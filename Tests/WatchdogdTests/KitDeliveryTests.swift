@@ -57,12 +57,15 @@ import WatchdogWire
         // The key is revoked; the app keeps reporting for a while.
         #expect(try daemon.client.request("DELETE", "/v1/admin/apps/com.example.mail/keys/\(oldKeyID)", token: admin).status == 204)
         try persist(70)
+        var due = clock.now
         for round in 0..<3 {
-            guard case .waitingUntil(let due) = await uploader.drain() else { Issue.record("round \(round): no wait"); return }
-            #expect(outbox.count(.reports) == 70 + 10 * round, "round \(round): nothing removed")
             clock.advance(due - clock.now)
+            guard case .waitingUntil(let next) = await uploader.drain() else { Issue.record("round \(round): no wait"); return }
+            #expect(outbox.count(.reports) == 70 + 10 * round, "round \(round): nothing removed")
+            due = next
             try persist(10)
         }
+        #expect(due > clock.now, "backing off when the new key comes")
         #expect(heard.all == [.delivering, .ingestKeyRefused(status: 401, message: "missing or unknown credentials: send Authorization: Bearer <token>")])
         #expect(logger.recentLines().contains { $0.contains("ingest key refused (401)") })
         #expect(try daemon.storedReportCount() == 60)
