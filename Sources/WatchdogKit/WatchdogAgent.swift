@@ -41,7 +41,8 @@ public final class WatchdogAgent {
         let installID = try settings.installID ?? Self.installID(in: settings.storageDirectory)
         let context = ReportContext(app: settings.app, release: settings.release, device: settings.device, installID: installID)
         logger = TaggedLogger(tag: "keyboard", capacity: settings.logLines)
-        outbox = try Outbox(directory: settings.storageDirectory.appendingPathComponent("outbox"))
+        outbox = try Outbox(directory: settings.storageDirectory.appendingPathComponent("outbox"), capacity: settings.outboxCapacity,
+                            fallbackRelease: settings.release)
         uploader = Uploader(outbox: outbox, endpoint: settings.endpoint, ingestKey: settings.ingestKey, transport: transport, clock: clock,
                             logger: logger, maximumBackoff: settings.maximumBackoff)
         config = RemoteConfigClient(endpoint: settings.endpoint, app: settings.app, version: settings.release.version, build: settings.release.build,
@@ -92,6 +93,19 @@ public final class WatchdogAgent {
         applyConfig()
         layout.tick()
         locks.tick()
+    }
+
+    /// A new ingest key, e.g. after the old one was revoked (uploads answered 401/403, see
+    /// `setDeliveryStatusHandler`): uploads and config fetches use it from now on, at once.
+    public func setIngestKey(_ key: String) {
+        uploader.setIngestKey(key)
+        config.setIngestKey(key)
+    }
+
+    /// Tells the host app about refusals ("ingest key refused", a proxy's 404/413, …) and
+    /// recovery. Called on a background task whenever the status changes.
+    public func setDeliveryStatusHandler(_ handler: @escaping @Sendable (DeliveryStatus) -> Void) {
+        uploader.setStatusHandler(handler)
     }
 
     /// Reports saved to the outbox by this agent so far.
@@ -158,8 +172,10 @@ public struct WatchdogSettings: Sendable {
     /// `nil`: a random id kept in `storageDirectory`.
     public var installID: String?
     public var configRefreshInterval: Double = 300
-    /// Longest wait between upload attempts after failures, seconds.
+    /// Longest wait between upload attempts after failures (and longest `Retry-After`), seconds.
     public var maximumBackoff: Double = 300
+    /// How much the outbox holds per kind before the oldest items are evicted (and counted).
+    public var outboxCapacity = Outbox.Capacity()
     public var logLines: Int = 50
 
     public init(endpoint: URL, ingestKey: String, app: String, release: Release, device: Device, idiom: DeviceIdiom, storageDirectory: URL, installID: String? = nil) {

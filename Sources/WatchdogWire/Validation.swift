@@ -189,6 +189,20 @@ public struct ReportValidator: Sendable {
     }
 }
 
+extension ReportValidator {
+    /// Checks `client_dropped` by the rules of reports: its id a UUID, its release strings as
+    /// `release.*` of a report. Messages name the field under `client_dropped.`.
+    static func checkClientDropped(_ dropped: ClientDropped) throws(ErrorDetail) {
+        let validator = ReportValidator(nowMilliseconds: 0)
+        do throws(ErrorDetail) {
+            if let id = dropped.id { _ = try validator.uuid(id, field: "id") }
+            try validator.checkRelease(dropped.release)
+        } catch {
+            throw ErrorDetail(code: error.code, message: "\(ClientDropped.key).\(error.message)")
+        }
+    }
+}
+
 /// The textual form of a UUID: 8-4-4-4-12 hexadecimal digits.
 public enum UUIDText {
     public static func isValid(_ text: String) -> Bool {

@@ -13,10 +13,10 @@ public final class RemoteConfigClient: Sendable {
     private struct State {
         var cached: Cached
         var lastAttempt: Double = -.infinity
+        var ingestKey: String
     }
 
     private let url: URL
-    private let ingestKey: String
     private let transport: any HTTPTransport
     private let cacheFile: URL
     private let clock: @Sendable () -> Double
@@ -33,14 +33,18 @@ public final class RemoteConfigClient: Sendable {
             URLQueryItem(name: "channel", value: channel), URLQueryItem(name: "idiom", value: idiom), URLQueryItem(name: "install_id", value: installID),
         ].filter { $0.value != nil }
         self.url = components?.url ?? endpoint
-        self.ingestKey = ingestKey
         self.transport = transport
         self.cacheFile = cacheFile
         self.clock = clock
         self.minimumInterval = minimumInterval
         self.logger = logger.child("config")
         let cached = (try? Data(contentsOf: cacheFile)).flatMap { try? JSONDecoder().decode(Cached.self, from: $0) }
-        state = Locked(State(cached: cached ?? Cached(etag: nil, config: WatchdogConfig())))
+        state = Locked(State(cached: cached ?? Cached(etag: nil, config: WatchdogConfig()), ingestKey: ingestKey))
+    }
+
+    /// A new ingest key (the old one was revoked); the next refresh uses it.
+    public func setIngestKey(_ key: String) {
+        state.withLock { $0.ingestKey = key }
     }
 
     /// The config in force: the last one fetched, or the defaults.
@@ -50,13 +54,13 @@ public final class RemoteConfigClient: Sendable {
     /// `force`, e.g. right after a test-crash report went up); returns whether the config changed.
     @discardableResult
     public func refreshIfDue(force: Bool = false) async -> Bool {
-        let etag: String?? = state.withLock { state in
-            guard force || clock() - state.lastAttempt >= minimumInterval else { return .none }
+        let due: (etag: String?, key: String)? = state.withLock { state in
+            guard force || clock() - state.lastAttempt >= minimumInterval else { return nil }
             state.lastAttempt = clock()
-            return .some(state.cached.etag)
+            return (state.cached.etag, state.ingestKey)
         }
-        guard let etag else { return false }
-        var headers = ["Authorization": "Bearer \(ingestKey)"]
+        guard let (etag, key) = due else { return false }
+        var headers = ["Authorization": "Bearer \(key)"]
         if let etag { headers["If-None-Match"] = etag }
         do {
             let response = try await transport.send(TransportRequest(method: "GET", url: url, headers: headers))

@@ -9,6 +9,11 @@ import Darwin
 /// Reports and session starts on disk, waiting for upload: one file each, written with
 /// `fsync` and an atomic rename, so an item either survives the app being killed whole or
 /// was never acknowledged to the caller. Files go once the server has answered for them.
+///
+/// The outbox is bounded (`Capacity`, per kind): past it the oldest items are evicted. Items
+/// the server refuses as poison are moved aside to `quarantine/` (the newest
+/// `quarantineLimit` kept for inspection). Both are counted per release in a small ledger
+/// (`dropped.json`) that the uploader sends as `client_dropped` with the next reports batch.
 public final class Outbox: ReportSink, @unchecked Sendable {
     /// The two kinds of items, each in its own folder and batch key.
     public enum Kind: String, Sendable, CaseIterable {
@@ -22,12 +27,40 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         public var json: Data
     }
 
+    /// How much each kind may hold before the oldest items are evicted.
+    public struct Capacity: Sendable, Equatable {
+        /// Items per kind.
+        public var items: Int
+        /// Bytes per kind.
+        public var bytes: Int
+
+        public init(items: Int = 5_000, bytes: Int = 20 << 20) {
+            self.items = items
+            self.bytes = bytes
+        }
+    }
+
     public let directory: URL
+    public let capacity: Capacity
+    /// Quarantined files kept on disk at most (older ones are deleted; all stay counted).
+    public let quarantineLimit: Int
+    /// The release dropped items count under when their own is unreadable (the app's).
+    public let fallbackRelease: Release
     private let lock = NSLock()
     private var sequence = 0
+    /// Items and bytes per kind as of the last scan, plus writes, minus removals since (with
+    /// `lock`); a full scan runs only when these say the capacity may be exceeded.
+    private var usage: [Kind: (items: Int, bytes: Int)] = [:]
 
-    public init(directory: URL) throws {
+    /// - Parameters:
+    ///   - capacity: the bound per kind; the oldest items are evicted past it.
+    ///   - fallbackRelease: the app's release, for dropped items whose JSON does not say theirs.
+    public init(directory: URL, capacity: Capacity = Capacity(), quarantineLimit: Int = 50,
+                fallbackRelease: Release = Release(version: "unknown", build: "unknown")) throws {
         self.directory = directory
+        self.capacity = capacity
+        self.quarantineLimit = quarantineLimit
+        self.fallbackRelease = fallbackRelease
         for kind in Kind.allCases {
             try FileManager.default.createDirectory(at: folder(kind), withIntermediateDirectories: true)
             removeTornWrites(in: folder(kind))
@@ -81,6 +114,154 @@ public final class Outbox: ReportSink, @unchecked Sendable {
 
     public func remove(_ items: [Item]) {
         for item in items { try? FileManager.default.removeItem(at: item.file) }
+        forget(items)
+    }
+
+    private func forget(_ items: [Item]) {
+        lock.lock()
+        defer { lock.unlock() }
+        for item in items {
+            guard let kind = Kind(rawValue: item.file.deletingLastPathComponent().lastPathComponent), let used = usage[kind] else { continue }
+            usage[kind] = (max(0, used.items - 1), max(0, used.bytes - item.json.count))
+        }
+    }
+
+    // MARK: - Dropped items
+
+    /// Moves items the server refused as poison to `quarantine/<kind>/` and counts them.
+    public func quarantine(_ items: [Item], kind: Kind) {
+        let folder = directory.appendingPathComponent("quarantine", isDirectory: true).appendingPathComponent(kind.rawValue, isDirectory: true)
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var moved: [Release] = []
+        for item in items {
+            let target = folder.appendingPathComponent(item.file.lastPathComponent)
+            try? FileManager.default.removeItem(at: target)
+            // Moved aside, or deleted if it cannot be (it must not block the outbox either way).
+            if (try? FileManager.default.moveItem(at: item.file, to: target)) != nil || (try? FileManager.default.removeItem(at: item.file)) != nil {
+                moved.append(release(of: item.json))
+            }
+        }
+        let kept = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+        for name in kept.dropLast(quarantineLimit) { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
+        forget(items)
+        count(moved.map { ($0, DropCount(evicted: 0, quarantined: 1)) })
+    }
+
+    /// Files in quarantine now (at most `quarantineLimit` per kind).
+    public func quarantinedFiles(_ kind: Kind) -> Int {
+        let folder = directory.appendingPathComponent("quarantine", isDirectory: true).appendingPathComponent(kind.rawValue, isDirectory: true)
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).count
+    }
+
+    /// Drop counts not yet acknowledged by the server, oldest first.
+    public func unsentDrops() -> [ClientDropped] {
+        lock.lock()
+        defer { lock.unlock() }
+        return readLedger().map(\.dropped)
+    }
+
+    /// The counts to send with the next reports batch. Once handed out an entry is sealed: it
+    /// keeps its id and numbers until `acknowledgeDrop` (new drops go to a new entry), so a
+    /// re-sent batch is counted once by the server.
+    public func nextDropToSend() -> ClientDropped? {
+        lock.lock()
+        defer { lock.unlock() }
+        var ledger = readLedger()
+        guard !ledger.isEmpty else { return nil }
+        if !ledger[0].sealed {
+            ledger[0].sealed = true
+            writeLedger(ledger)
+        }
+        return ledger[0].dropped
+    }
+
+    /// The server stored (or refused for good) the counts with this id.
+    public func acknowledgeDrop(id: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        var ledger = readLedger()
+        ledger.removeAll { $0.dropped.id == id }
+        writeLedger(ledger)
+    }
+
+    private struct DropCount {
+        var evicted: Int
+        var quarantined: Int
+    }
+
+    private struct LedgerEntry: Codable {
+        var dropped: ClientDropped
+        var sealed: Bool
+    }
+
+    private var ledgerFile: URL { directory.appendingPathComponent("dropped.json") }
+
+    /// Called with `lock` held.
+    private func readLedger() -> [LedgerEntry] {
+        guard let data = try? Data(contentsOf: ledgerFile) else { return [] }
+        return (try? JSONDecoder().decode([LedgerEntry].self, from: data)) ?? []
+    }
+
+    /// Called with `lock` held.
+    private func writeLedger(_ ledger: [LedgerEntry]) {
+        if ledger.isEmpty {
+            try? FileManager.default.removeItem(at: ledgerFile)
+        } else if let data = try? JSONEncoder().encode(ledger) {
+            try? data.write(to: ledgerFile, options: .atomic)
+        }
+    }
+
+    private func count(_ drops: [(Release, DropCount)]) {
+        guard !drops.isEmpty else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        var ledger = readLedger()
+        for (release, drop) in drops {
+            let key = Release(version: release.version, build: release.build)
+            if let index = ledger.firstIndex(where: { !$0.sealed && $0.dropped.release == key }) {
+                ledger[index].dropped.evicted = min(ledger[index].dropped.evicted + drop.evicted, ClientDropped.maximumCount)
+                ledger[index].dropped.quarantined = min(ledger[index].dropped.quarantined + drop.quarantined, ClientDropped.maximumCount)
+            } else {
+                ledger.append(LedgerEntry(dropped: ClientDropped(id: UUID().uuidString.lowercased(), release: key, evicted: drop.evicted,
+                                                                 quarantined: drop.quarantined), sealed: false))
+            }
+        }
+        writeLedger(ledger)
+    }
+
+    /// The release an item's JSON names, or the fallback when it is unreadable or invalid.
+    private func release(of json: Data) -> Release {
+        struct Named: Decodable { var release: Release }
+        guard let release = (try? JSONDecoder().decode(Named.self, from: json))?.release, ReleaseCheck.isPlausible(release) else {
+            return fallbackRelease
+        }
+        return release
+    }
+
+    /// Evicts the oldest items of a kind past `capacity`, after a write of `written` bytes.
+    private func evictIfFull(_ kind: Kind, written: Int) {
+        lock.lock()
+        let known = usage[kind].map { (items: $0.items + 1, bytes: $0.bytes + written) }
+        if let known { usage[kind] = known }
+        lock.unlock()
+        if let known, known.items <= capacity.items, known.bytes <= capacity.bytes { return }
+        let folder = folder(kind)
+        let keys: [URLResourceKey] = [.fileSizeKey]
+        guard let files = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: keys) else { return }
+        var items = files.filter { $0.lastPathComponent.hasSuffix(".json") }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+            .map { (file: $0, size: (try? $0.resourceValues(forKeys: Set(keys)).fileSize) ?? 0) }
+        var bytes = items.reduce(0) { $0 + $1.size }
+        var evicted: [(Release, DropCount)] = []
+        while items.count > 1, items.count > capacity.items || bytes > capacity.bytes {
+            let oldest = items.removeFirst()
+            bytes -= oldest.size
+            let json = (try? Data(contentsOf: oldest.file)) ?? Data()
+            if (try? FileManager.default.removeItem(at: oldest.file)) != nil { evicted.append((release(of: json), DropCount(evicted: 1, quarantined: 0))) }
+        }
+        lock.lock()
+        usage[kind] = (items.count, bytes)
+        lock.unlock()
+        count(evicted)
     }
 
     private func folder(_ kind: Kind) -> URL {
@@ -118,6 +299,7 @@ public final class Outbox: ReportSink, @unchecked Sendable {
             fsync(folderDescriptor)
             close(folderDescriptor)
         }
+        evictIfFull(kind, written: data.count)
     }
 }
 
@@ -129,4 +311,13 @@ public struct OutboxError: Error, CustomStringConvertible {
 
 private func systemWrite(_ descriptor: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
     write(descriptor, pointer, count)
+}
+
+/// The shape rules a release must meet to be counted under its own name (the server's).
+enum ReleaseCheck {
+    static func isPlausible(_ release: Release) -> Bool {
+        [release.version, release.build].allSatisfy { text in
+            !text.isEmpty && text.unicodeScalars.count <= Limits.versionLength && !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        }
+    }
 }

@@ -22,6 +22,10 @@ struct IngestRoutes: Sendable {
         try requireJSON(request)
         let batch: DecodedBatch<Item>
         do { batch = try BatchDecoder.decode(Item.self, key: Item.batchKey, from: request.body) } catch { throw .from(error) }
+        var clientDropped: ClientDropped?
+        if Item.batchKey == Report.batchKey {
+            do { clientDropped = try ClientDropped.find(in: request.body) } catch { throw .from(error) }
+        }
         let now = clock()
         let validator = ReportValidator(nowMilliseconds: now)
         var records: [Item.Record] = []
@@ -50,7 +54,7 @@ struct IngestRoutes: Sendable {
         }
         let rejectedCodes = rejected.map(\.error.code)
         let metrics = self.metrics
-        guard !records.isEmpty else {
+        guard !records.isEmpty || clientDropped != nil else {
             metrics.ingested(kind: Item.batchKey, accepted: 0, duplicates: 0, rejectedCodes: rejectedCodes)
             responder.respond(JSONBody.response(status: 202, IngestResult(accepted: 0, duplicates: 0, rejected: rejected)))
             return
@@ -61,7 +65,13 @@ struct IngestRoutes: Sendable {
         let hasTestCrashes = records.contains { $0.isTestCrash }
         let afterTestCrashes = self.afterTestCrashes
         do {
-            try queue.submit(Item.batch(records, receivedAt: now)) { result in
+            var stored = Item.batch(records, receivedAt: now)
+            if let dropped = clientDropped, case .reports(let reports, let receivedAt) = stored {
+                let drops = ClientDropRecord(id: dropped.id?.lowercased(), app: app, version: dropped.release.version, build: dropped.release.build,
+                                             evicted: dropped.evicted, quarantined: dropped.quarantined)
+                stored = .reportsWithClientDrops(reports, drops, receivedAt: receivedAt)
+            }
+            try queue.submit(stored) { result in
                 switch result {
                 case .success(let counts):
                     metrics.ingested(kind: Item.batchKey, accepted: counts.accepted, duplicates: counts.duplicates, rejectedCodes: rejectedCodes)

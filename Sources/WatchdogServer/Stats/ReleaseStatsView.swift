@@ -32,6 +32,9 @@ struct ReleaseStatsView: Encodable {
     var testCrashes: Int
     var firstSeen: String
     var lastSeen: String
+    /// Items clients dropped without sending them (`client_dropped`).
+    var clientEvicted: Int
+    var clientQuarantined: Int
 
     enum CodingKeys: String, CodingKey {
         case release, id, version, build, sessions, reports, concentration
@@ -50,6 +53,8 @@ struct ReleaseStatsView: Encodable {
         case testCrashes = "test_crashes"
         case firstSeen = "first_seen"
         case lastSeen = "last_seen"
+        case clientEvicted = "client_evicted"
+        case clientQuarantined = "client_quarantined"
     }
 
     init(_ stats: ReleaseStats) {
@@ -70,6 +75,8 @@ struct ReleaseStatsView: Encodable {
         testCrashes = stats.testCrashes
         firstSeen = Timestamp.format(milliseconds: stats.firstSeen)
         lastSeen = Timestamp.format(milliseconds: stats.lastSeen)
+        clientEvicted = stats.clientEvicted
+        clientQuarantined = stats.clientQuarantined
         if stats.sessions > 0 {
             let sessions = Double(stats.sessions)
             glitchFreeSessionRate = stats.glitchFreeSessionRate

@@ -85,12 +85,35 @@ public struct SessionRecord: Sendable {
 public enum IngestBatch: Sendable {
     case reports([ReportRecord], receivedAt: Int64)
     case sessions([SessionRecord], receivedAt: Int64)
+    /// Reports with the client's count of items it dropped, counted in the same transaction.
+    case reportsWithClientDrops([ReportRecord], ClientDropRecord, receivedAt: Int64)
 
     public var count: Int {
         switch self {
         case .reports(let items, _): items.count
         case .sessions(let items, _): items.count
+        case .reportsWithClientDrops(let items, _, _): items.count
         }
+    }
+}
+
+/// Items a client evicted from its full outbox or quarantined, for one release of an app
+/// (`client_dropped` of a reports batch). An `id` is counted once.
+public struct ClientDropRecord: Sendable, Equatable {
+    public var id: String?
+    public var app: String
+    public var version: String
+    public var build: String
+    public var evicted: Int
+    public var quarantined: Int
+
+    public init(id: String?, app: String, version: String, build: String, evicted: Int, quarantined: Int) {
+        self.id = id
+        self.app = app
+        self.version = version
+        self.build = build
+        self.evicted = evicted
+        self.quarantined = quarantined
     }
 }
 

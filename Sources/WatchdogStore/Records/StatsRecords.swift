@@ -35,6 +35,9 @@ public struct ReleaseStats: Sendable, Equatable {
     public var floodedReportsByKind: [String: Int] = [:]
     /// How the release's reports spread over installs.
     public var concentration = InstallConcentration()
+    /// Items clients evicted from a full outbox / quarantined, as they reported (`client_dropped`).
+    public var clientEvicted = 0
+    public var clientQuarantined = 0
 }
 
 /// How concentrated a release's active reports (flooded included) are among its installs.

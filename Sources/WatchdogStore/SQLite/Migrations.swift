@@ -311,6 +311,22 @@ enum Migrations {
                     FROM sessions GROUP BY app, version, build, hour;
                 """)
         }
+        migrator.registerMigration("2026-11-23-client-drops") { db in
+            try db.execute(sql: """
+                -- Items clients evicted from a full outbox or quarantined (client_dropped of a
+                -- reports batch), one row per batch that carried them; an id counts once.
+                CREATE TABLE client_drops (
+                    id TEXT UNIQUE,
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    evicted INTEGER NOT NULL,
+                    quarantined INTEGER NOT NULL,
+                    received_at INTEGER NOT NULL
+                );
+                CREATE INDEX client_drops_by_release ON client_drops (app, version, build);
+                """)
+        }
         return migrator
     }
 }

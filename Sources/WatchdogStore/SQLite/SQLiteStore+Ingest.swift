@@ -13,6 +13,9 @@ extension SQLiteStore {
                         counts.append(try insert(reports, receivedAt: receivedAt, into: &rollup, db))
                     case .sessions(let sessions, let receivedAt):
                         counts.append(try insert(sessions, receivedAt: receivedAt, into: &rollup, db))
+                    case .reportsWithClientDrops(let reports, let drops, let receivedAt):
+                        counts.append(try insert(reports, receivedAt: receivedAt, into: &rollup, db))
+                        try insert(drops, receivedAt: receivedAt, db)
                     }
                 }
                 try rollup.write(db)
@@ -106,5 +109,13 @@ extension SQLiteStore {
             }
         }
         return counts
+    }
+
+    /// One row per `client_dropped`; a repeated id (a re-sent batch) is not counted again.
+    private func insert(_ drops: ClientDropRecord, receivedAt: Int64, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO client_drops (id, app, version, build, evicted, quarantined, received_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO NOTHING
+            """, arguments: [drops.id, drops.app, drops.version, drops.build, drops.evicted, drops.quarantined, receivedAt])
     }
 }

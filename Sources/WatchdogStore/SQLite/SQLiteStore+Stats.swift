@@ -41,6 +41,14 @@ extension SQLiteStore {
                 if flooded > 0 { stats[id]?.floodedReportsByKind[kind] = flooded }
             }
             for id in stats.keys { stats[id]?.concentration = try Self.concentration(db, app: app, release: id) }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT version, build, sum(evicted) AS evicted, sum(quarantined) AS quarantined FROM client_drops
+                WHERE app = ? GROUP BY version, build
+                """, arguments: [app]) {
+                let id = ReleaseID(version: row["version"], build: row["build"])
+                stats[id]?.clientEvicted = row["evicted"]
+                stats[id]?.clientQuarantined = row["quarantined"]
+            }
             return Array(stats.values)
         }
     }

@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+import Testing
+import WatchdogKit
+import WatchdogWire
+
+/// WatchdogKit's outbox and uploader against the real daemon: a revoked key loses nothing, a
+/// malformed outbox file costs only itself.
+@Suite struct KitDeliveryTests {
+    typealias Clock = AgentTests.Clock
+
+    static let release = Release(version: "14.2.0", build: "31245", channel: "beta")
+
+    static func report() -> Report {
+        Report(id: UUID().uuidString.lowercased(), kind: "view_frame_mismatch", occurredAt: Timestamp.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)),
+               app: "com.example.mail", release: release, sessionId: "5f0c7a8e-1d2b-4c3d-9e4f-a1b2c3d4e5f6", appState: "active",
+               view: ViewFrames(name: "composeToolbar", expected: Frame(x: 0, y: 584, width: 390, height: 44), actual: Frame(x: 0, y: 620, width: 390, height: 44)))
+    }
+
+    static func outbox() throws -> Outbox {
+        try Outbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID())"), fallbackRelease: release)
+    }
+
+    func releaseStats(_ daemon: Daemon, viewer: String) throws -> [String: Any] {
+        let stats = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer)
+        return (stats.json["releases"] as? [[String: Any]])?.first { $0["release"] as? String == "14.2.0 (31245)" } ?? [:]
+    }
+
+    @Test func aRevokedKeyKeepsEverythingUntilANewKeyIsSetThenEveryReportIsStoredExactlyOnce() async throws {
+        let daemon = try Daemon()
+        let admin = try daemon.addToken(role: "admin")
+        let viewer = try daemon.addToken(role: "viewer")
+        let created = try daemon.client.postJSON("/v1/admin/apps", token: admin, json: ["app": "com.example.mail"])
+        let oldKey = try #require(created.json["ingest_key"] as? String)
+        let oldKeyID = try #require(created.json["key_id"] as? String)
+
+        let clock = Clock()
+        let outbox = try Self.outbox()
+        let logger = TaggedLogger(tag: "keyboard")
+        let uploader = Uploader(outbox: outbox, endpoint: URL(string: "http://127.0.0.1:\(daemon.port)")!, ingestKey: oldKey,
+                                clock: { clock.now }, random: { 1.0 }, logger: logger, maxItems: 50, maximumBackoff: 60)
+        let heard = StatusLog()
+        uploader.setStatusHandler { heard.append($0) }
+        var ids: Set<String> = []
+        func persist(_ count: Int) throws {
+            for _ in 0..<count {
+                let report = Self.report()
+                ids.insert(report.id)
+                try outbox.persist(report)
+            }
+        }
+        try outbox.persist(SessionStart(id: UUID().uuidString.lowercased(), startedAt: Timestamp.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)),
+                                        app: "com.example.mail", release: Self.release))
+        try persist(60)
+        #expect(await uploader.drain() == .drained)
+
+        // The key is revoked; the app keeps reporting for a while.
+        #expect(try daemon.client.request("DELETE", "/v1/admin/apps/com.example.mail/keys/\(oldKeyID)", token: admin).status == 204)
+        try persist(70)
+        var due = clock.now
+        for round in 0..<3 {
+            clock.advance(due - clock.now)
+            guard case .waitingUntil(let next) = await uploader.drain() else { Issue.record("round \(round): no wait"); return }
+            #expect(outbox.count(.reports) == 70 + 10 * round, "round \(round): nothing removed")
+            due = next
+            try persist(10)
+        }
+        #expect(due > clock.now, "backing off when the new key comes")
+        #expect(heard.all == [.delivering, .ingestKeyRefused(status: 401, message: "missing or unknown credentials: send Authorization: Bearer <token>")])
+        #expect(logger.recentLines().contains { $0.contains("ingest key refused (401)") })
+        #expect(try daemon.storedReportCount() == 60)
+
+        // A new key is configured: delivery resumes at once, without waiting out the backoff.
+        let second = try daemon.client.postJSON("/v1/admin/apps/com.example.mail/keys", token: admin, json: [:] as [String: String])
+        uploader.setIngestKey(try #require(second.json["ingest_key"] as? String))
+        #expect(await uploader.drain() == .drained)
+        #expect(heard.all.last == .delivering)
+        #expect(outbox.count(.reports) == 0)
+        let stored = try daemon.query { db in try String.fetchAll(db, sql: "SELECT id FROM reports") }
+        #expect(stored.count == 160)
+        #expect(Set(stored) == ids, "every report stored exactly once")
+        let release = try releaseStats(daemon, viewer: viewer)
+        // One simulated session sends them all: past the flood cap they are counted apart, each still once.
+        #expect((release["reports"] as? Int ?? 0) + (release["flooded_reports"] as? Int ?? 0) == 160, "counted once in the roll-up")
+        #expect(release["sessions"] as? Int == 1)
+        #expect(release["client_evicted"] as? Int == 0)
+        #expect(release["client_quarantined"] as? Int == 0)
+    }
+
+    @Test func oneMalformedFileInA500ItemOutboxCostsOnlyItself() async throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        try #require(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": [Fixtures.session()]]).status == 202)
+        let outbox = try Self.outbox()
+        for _ in 0..<500 { try outbox.persist(Self.report()) }
+        // A file torn by a broken disk or an old SDK: not JSON any more.
+        let victim = outbox.pending(.reports, limit: 500, maxBytes: 1 << 30)[317]
+        try Data(victim.json.prefix(100)).write(to: victim.file)
+
+        let uploader = Uploader(outbox: outbox, endpoint: URL(string: "http://127.0.0.1:\(daemon.port)")!, ingestKey: key, clock: { 0 }, logger: TaggedLogger(tag: "t"))
+        #expect(await uploader.drain() == .drained)
+        #expect(try daemon.storedReportCount() == 499)
+        #expect(outbox.count(.reports) == 0)
+        #expect(outbox.quarantinedFiles(.reports) == 1)
+        #expect(FileManager.default.fileExists(atPath: outbox.directory.appendingPathComponent("quarantine/reports/\(victim.file.lastPathComponent)").path))
+        let release = try releaseStats(daemon, viewer: viewer)
+        #expect((release["reports"] as? Int ?? 0) + (release["flooded_reports"] as? Int ?? 0) == 499)
+        #expect(release["client_quarantined"] as? Int == 1, "the quarantined item is counted on the server")
+        #expect(outbox.unsentDrops().isEmpty)
+    }
+}
+
+/// Statuses a handler heard, from any thread.
+final class StatusLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var statuses: [DeliveryStatus] = []
+    func append(_ status: DeliveryStatus) { lock.lock(); statuses.append(status); lock.unlock() }
+    var all: [DeliveryStatus] { lock.lock(); defer { lock.unlock() }; return statuses }
+}
