@@ -133,7 +133,7 @@ import Testing
                 let q = encoded(name)
                 for path in ["issues?release=\(q)", "timeseries?release=\(q)&bucket=day", "keyboard?release=\(q)", "reports?release=\(q)",
                              "reports.ndjson?release=\(q)", "compare?base=\(q)&target=\(encoded(other["id"] as? String ?? ""))",
-                             "timeseries?base=\(q)&target=\(encoded(other["id"] as? String ?? ""))&bucket=day"] {
+                             "overlay?base=\(q)&target=\(encoded(other["id"] as? String ?? ""))&bucket=day"] {
                     let response = try daemon.client.request("GET", "\(Self.app)/\(path)", token: viewer)
                     #expect(response.status == 200, "\(path): \(response.status) \(response.text.prefix(200))")
                 }
@@ -177,7 +177,7 @@ import Testing
             return report
         }
         try Self.post(daemon, key: key, reports)
-        let response = try daemon.client.request("GET", "\(Self.app)/compare?release=14.2.0&rule=fix-half", token: viewer)
+        let response = try daemon.client.request("GET", "\(Self.app)/cohorts?release=14.2.0&rule=fix-half", token: viewer)
         #expect(response.status == 200, "\(response.text)")
         let cohort = try #require(response.json["cohort"] as? [String: Any])
         #expect(cohort["installs_matched"] as? Int == matched.count && cohort["installs_not_matched"] as? Int == unmatched.count)
@@ -190,7 +190,7 @@ import Testing
         #expect(Statistics.rounded((overall["interval"] as? [String: Any])?["upper"]) == Statistics.rounded(expected.upper))
         #expect(overall["verdict"] as? String == "improved")
         #expect((response.json["by_kind"] as? [[String: Any]])?.first?["verdict"] as? String == "improved")
-        #expect(try daemon.client.request("GET", "\(Self.app)/compare?release=14.2.0&rule=nope", token: viewer).status == 404)
+        #expect(try daemon.client.request("GET", "\(Self.app)/cohorts?release=14.2.0&rule=nope", token: viewer).status == 404)
         let rules = try daemon.client.request("GET", "\(Self.app)/rules", token: viewer)
         #expect((rules.json["rules"] as? [[String: Any]])?.first?["id"] as? String == "fix-half")
     }
@@ -224,7 +224,7 @@ import Testing
         let todayBuckets = (today.json["buckets"] as? [String] ?? []).count
         #expect(today.json["partial_buckets"] as? [Int] == [todayBuckets - 1], "the bucket holding now is partial")
 
-        let overlay = try daemon.client.request("GET", "\(Self.app)/timeseries?base=14.1.0&target=14.2.0&bucket=day", token: viewer)
+        let overlay = try daemon.client.request("GET", "\(Self.app)/overlay?base=14.1.0&target=14.2.0&bucket=day", token: viewer)
         #expect(overlay.status == 200, "\(overlay.text)")
         let lines = try #require(overlay.json["releases"] as? [[String: Any]])
         #expect(lines.map { $0["role"] as? String } == ["base", "target"])
@@ -245,7 +245,7 @@ import Testing
         _ = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
                                       body: Array(#"{"rules": [{"id": "half", "match": {"percent": 50}, "set": {"auto_fix": true}}]}"#.utf8))
         _ = try VerdictTests.demoLikeReleases(daemon, key: key)
-        let paths = ["/compare?base=14.1.0&target=14.2.0", "/compare?release=14.2.0&rule=half", "/releases",
+        let paths = ["/compare?base=14.1.0&target=14.2.0", "/cohorts?release=14.2.0&rule=half", "/releases",
                      "/timeseries?release=14.2.0&bucket=day&from=2026-11-19&to=2026-11-21", "/issues?release=14.2.0"]
         func answers() throws -> [String] {
             try paths.map { try daemon.client.request("GET", "\(VerdictTests.app)\($0)", token: viewer).text }

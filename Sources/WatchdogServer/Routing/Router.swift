@@ -82,6 +82,8 @@ struct Router: Sendable {
         case .releases(let app): return try reads.releases(app: app, principal: principal)
         case .compare(let app): return try viewer(principal) { () throws(APIError) in try compare.compare(app: app, request: request) }
         case .rules(let app): return try viewer(principal) { () throws(APIError) in try compare.rules(app: app) }
+        case .cohorts(let app): return try viewer(principal) { () throws(APIError) in try compare.cohorts(app: app, request: request) }
+        case .overlay(let app): return try viewer(principal) { () throws(APIError) in try series.overlay(app: app, request: request) }
         case .issues(let app): return try viewer(principal) { () throws(APIError) in try issues.issues(app: app, request: request) }
         case .timeseries(let app): return try viewer(principal) { () throws(APIError) in try series.timeseries(app: app, request: request) }
         case .keyboard(let app): return try viewer(principal) { () throws(APIError) in try series.keyboard(app: app, request: request) }

@@ -11,11 +11,8 @@ struct CompareRoutes: Sendable {
     private var store: any TelemetryStore { lookup.store }
 
     func compare(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        if request.query["rule"] != nil || (request.query["release"] != nil && request.query["base"] == nil) {
-            return try cohorts(app: app, request: request)
-        }
         guard let baseText = request.query["base"], let targetText = request.query["target"] else {
-            throw .badRequest("missing_parameter", "base and target are required: /compare?base=14.1.0 (31102)&target=14.2.0 (31245), or release=&rule= for a config rule's cohorts")
+            throw .badRequest("missing_parameter", "base and target are required: /compare?base=14.1.0 (31102)&target=14.2.0 (31245); a config rule's cohorts are /cohorts?release=&rule=")
         }
         let resolver = ReleaseResolver(releases: try lookup.releases(of: app))
         let baseID = try resolver.resolve(baseText, parameter: "base").release
@@ -90,12 +87,12 @@ struct CompareRoutes: Sendable {
         return JSONBody.response(RulesView(app: app, version: document.version, rules: document.rules.map(\.json)))
     }
 
-    /// `compare?release=R&rule=ID`: the installs of release R that rule ID matches (same salted
+    /// `GET /v1/apps/{app}/cohorts?release=R&rule=ID`: the installs of release R that rule ID matches (same salted
     /// hash of `install_id`, same channel and idiom conditions as `GET /v1/config`) against
     /// those it does not.
-    private func cohorts(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    func cohorts(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard let releaseText = request.query["release"], let ruleID = request.query["rule"] else {
-            throw .badRequest("missing_parameter", "a cohort comparison needs release and rule: /compare?release=14.2.0 (31245)&rule=RULE_ID")
+            throw .badRequest("missing_parameter", "a cohort comparison needs release and rule: /cohorts?release=14.2.0 (31245)&rule=RULE_ID")
         }
         let release = try ReleaseResolver(releases: try lookup.releases(of: app)).resolve(releaseText, parameter: "release")
         guard let document = try storeCall({ try config.document(app: app) }) else { throw .notFound("no app \(app)") }

@@ -10,18 +10,7 @@ struct SeriesRoutes: Sendable {
     static let maximumBuckets = 5_000
 
     func timeseries(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let bucketName = request.query["bucket"] ?? "hour"
-        guard bucketName == "hour" || bucketName == "day" else {
-            throw .badRequest("invalid_parameter", "bucket must be hour or day, got \(bucketName.prefix(20))")
-        }
-        let hoursPerBucket: Int64 = bucketName == "day" ? 24 : 1
-        let kind = request.query["kind"]
-        if let kind, !Vocabulary.isValidKind(kind) {
-            throw .badRequest("invalid_parameter", "kind must be a report kind such as view_frame_mismatch, got \(kind.prefix(40))")
-        }
-        if request.query["base"] != nil || request.query["target"] != nil {
-            return try overlay(app: app, request: request, bucketName: bucketName, hoursPerBucket: hoursPerBucket, kind: kind)
-        }
+        let (bucketName, hoursPerBucket, kind) = try Self.bucketAndKind(request, defaultBucket: "hour")
         let release = try lookup.release(request.query, "release", of: app)
         // Default range: the release's traffic, or the app's last 7 days.
         let span = release.map { ($0.firstSeen, $0.lastSeen) } ?? (clock() - 7 * 86_400_000, clock())
@@ -78,11 +67,25 @@ struct SeriesRoutes: Sendable {
         zip(counts, sessions).map { count, sessions in sessions > 0 ? Double(count) * 1000 / Double(sessions) : nil }
     }
 
-    /// `timeseries?base=&target=`: two releases side by side, each from the bucket of its first
-    /// session start, so day 3 of one release lines up with day 3 of the other.
-    private func overlay(app: String, request: HTTPRequest, bucketName: String, hoursPerBucket: Int64, kind: String?) throws(APIError) -> HTTPResponse {
+    /// `bucket=` and `kind=` of the time series.
+    private static func bucketAndKind(_ request: HTTPRequest, defaultBucket: String) throws(APIError) -> (String, Int64, String?) {
+        let bucketName = request.query["bucket"] ?? defaultBucket
+        guard bucketName == "hour" || bucketName == "day" else {
+            throw .badRequest("invalid_parameter", "bucket must be hour or day, got \(bucketName.prefix(20))")
+        }
+        let kind = request.query["kind"]
+        if let kind, !Vocabulary.isValidKind(kind) {
+            throw .badRequest("invalid_parameter", "kind must be a report kind such as view_frame_mismatch, got \(kind.prefix(40))")
+        }
+        return (bucketName, bucketName == "day" ? 24 : 1, kind)
+    }
+
+    /// `GET /v1/apps/{app}/overlay?base=&target=`: two releases side by side, each from the
+    /// bucket of its first session start, so day 3 of one release lines up with day 3 of the other.
+    func overlay(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let (bucketName, hoursPerBucket, kind) = try Self.bucketAndKind(request, defaultBucket: "day")
         guard let base = try lookup.release(request.query, "base", of: app), let target = try lookup.release(request.query, "target", of: app) else {
-            throw .badRequest("missing_parameter", "an overlay needs both base and target: /timeseries?base=14.1.0 (31102)&target=14.2.0 (31245)&bucket=day")
+            throw .badRequest("missing_parameter", "an overlay needs base and target: /overlay?base=14.1.0 (31102)&target=14.2.0 (31245)&bucket=day")
         }
         let now = clock()
         let nowBucket = Self.floorDiv(Self.floorDiv(now, 3_600_000), hoursPerBucket)
@@ -194,7 +197,7 @@ struct TimeseriesView: Encodable {
     }
 }
 
-/// `timeseries?base=&target=`: two releases aligned on their first session start.
+/// `GET /v1/apps/{app}/overlay`: two releases aligned on their first session start.
 struct OverlayView: Encodable {
     var app: String
     var bucket: String
