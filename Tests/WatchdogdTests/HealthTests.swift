@@ -16,7 +16,11 @@ import Testing
         }
         var sessionIDs: [String: [String]] = [:]
         for (version, build) in [("14.1.0", "31102"), ("14.2.0", "31245")] {
-            let sessions = (0..<1000).map { _ in Fixtures.session(version: version, build: build) }
+            let sessions = (0..<1000).map { index in
+                var session = Fixtures.session(version: version, build: build)
+                session["install_id"] = "I-\(version)-\(index)"
+                return session
+            }
             sessionIDs[version] = sessions.compactMap { $0["id"] as? String }
             for start in stride(from: 0, to: 1000, by: 500) {
                 #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<start + 500])]).status == 202)
@@ -28,6 +32,7 @@ import Testing
                 let index = next[version, default: 0]
                 next[version] = index + 1
                 var report = try Fixtures.freshReport(version: version, build: build, kind: kind, sessionID: sessionIDs[version]?[index])
+                report["install_id"] = "I-\(version)-\(index)"
                 report["screen"] = screen
                 if kind == "interaction_lock" { report["lock"] = ["duration_s": 12.0] }
                 return report
@@ -52,8 +57,9 @@ import Testing
         #expect(response.status == 200, "\(response.text)")
         #expect(response.json["method"] as? String == "affected_sessions")
         let byKind = Dictionary(uniqueKeysWithValues: (response.json["by_kind"] as? [[String: Any]] ?? []).map { ($0["value"] as? String ?? "", $0) })
-        func check(_ row: [String: Any], target: Double, base: Double, verdict: String, _ what: String) {
-            let expected = Statistics.comparison(target: target, of: 1000, base: base, of: 1000)
+        func check(_ row: [String: Any], target: Int, base: Int, verdict: String, _ what: String) {
+            // Every session has an install of its own: the design effect is only m / (m − 1).
+            let expected = Statistics.unclustered(target: target, of: 1000, base: base, of: 1000)
             let interval = row["interval"] as? [String: Any]
             #expect(Self.rounded(row["ratio"]) == Statistics.rounded(expected.ratio), "\(what) ratio")
             #expect(Self.rounded(interval?["lower"]) == Statistics.rounded(expected.lower), "\(what) lower")
@@ -64,6 +70,7 @@ import Testing
         check(frames, target: 100, base: 400, verdict: "improved", "view frames")
         #expect(Self.rounded(frames["ratio"]) == 0.25)
         #expect(Self.rounded((frames["interval"] as? [String: Any])?["lower"]) == 0.204, "a literal, worked by hand from the formula")
+        #expect(Self.rounded((frames["base"] as? [String: Any])?["design_effect"]) == 1.001)
         #expect((frames["base"] as? [String: Any])?["affected_session_rate"] as? Double == 0.4)
         #expect((frames["base"] as? [String: Any])?["reports_per_1k_sessions"] as? Double == 400)
         #expect(Self.rounded(frames["report_rate_ratio"]) == 0.25)

@@ -64,7 +64,7 @@ import Testing
         let target = try Self.demoLikeReleases(daemon, key: key)
 
         let plain = try #require(try Self.compare(daemon, viewer)["overall"] as? [String: Any])
-        let expected = Statistics.comparison(target: 132, of: 1500, base: 313, of: 1200)
+        let expected = Statistics.unclustered(target: 132, of: 1500, base: 313, of: 1200)
         #expect(plain["verdict"] as? String == "improved")
         #expect(Statistics.rounded(plain["ratio"]) == Statistics.rounded(expected.ratio))
         #expect(Statistics.rounded((plain["interval"] as? [String: Any])?["lower"]) == Statistics.rounded(expected.lower))
@@ -80,7 +80,7 @@ import Testing
         try Self.post(daemon, key: key, flood)
         let json = try Self.compare(daemon, viewer)
         let overall = try #require(json["overall"] as? [String: Any])
-        let flooded = Statistics.comparison(target: 133, of: 1500, base: 313, of: 1200)
+        let flooded = Statistics.unclustered(target: 133, of: 1500, base: 313, of: 1200)
         #expect(overall["verdict"] as? String == "improved", "one session must not flip the verdict")
         #expect(Statistics.rounded(overall["ratio"]) == Statistics.rounded(flooded.ratio))
         #expect(Statistics.rounded((overall["interval"] as? [String: Any])?["lower"]) == Statistics.rounded(flooded.lower))
@@ -103,6 +103,40 @@ import Testing
             #expect(targetSide["flooded_reports"] as? Int == 0)
             #expect(Statistics.rounded(overall["report_rate_ratio"]) == Statistics.rounded((838.0 / 1500) / (418.0 / 1200)))
         }
+    }
+
+    @Test func oneInstallWithSixHundredGlitchingSessionsWidensTheIntervalInsteadOfFlippingTheVerdict() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        _ = try Self.demoLikeReleases(daemon, key: key)
+        // One tester's device: 600 sessions of 14.2.0, a glitch in every one.
+        var sessions: [[String: Any]] = []
+        var reports: [[String: Any]] = []
+        for _ in 0..<600 {
+            var session = Fixtures.session(version: "14.2.0", build: "31245")
+            session["install_id"] = "I-heavy"
+            sessions.append(session)
+            var report = try Fixtures.freshReport(version: "14.2.0", build: "31245", kind: "view_frame_mismatch", sessionID: session["id"] as? String)
+            report["install_id"] = "I-heavy"
+            reports.append(report)
+        }
+        for start in stride(from: 0, to: 600, by: 300) {
+            #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<start + 300])]).status == 202)
+        }
+        try Self.post(daemon, key: key, reports)
+        let overall = try #require(try Self.compare(daemon, viewer)["overall"] as? [String: Any])
+        // Plain Wilson intervals would say `regressed` (732/2,100 against 313/1,200: 1.20–1.50).
+        let plain = Statistics.comparison(target: 732, of: 2100, base: 313, of: 1200)
+        #expect(plain.lower > 1)
+        let targetDesignEffect = Statistics.designEffect([(600, 600)] + Statistics.singletons(132, of: 1500))
+        let expected = Statistics.comparison(target: 732, of: 2100, base: 313, of: 1200, targetDesignEffect: targetDesignEffect,
+                                             baseDesignEffect: Statistics.designEffect(Statistics.singletons(313, of: 1200)))
+        #expect(targetDesignEffect > 100)
+        #expect(Statistics.rounded((overall["target"] as? [String: Any])?["design_effect"]) == Statistics.rounded(targetDesignEffect))
+        #expect(Statistics.rounded((overall["interval"] as? [String: Any])?["lower"]) == Statistics.rounded(expected.lower))
+        #expect(Statistics.rounded((overall["interval"] as? [String: Any])?["upper"]) == Statistics.rounded(expected.upper))
+        #expect(overall["verdict"] as? String == "no_change", "one install cannot make the verdict")
     }
 
     @Test func anyReleaseStringIngestAcceptsIsReachableThroughEveryPerReleaseEndpoint() throws {
@@ -183,7 +217,7 @@ import Testing
         #expect(cohort["installs_matched"] as? Int == matched.count && cohort["installs_not_matched"] as? Int == unmatched.count)
         let overall = try #require(response.json["overall"] as? [String: Any])
         let matchedAffected = Double((matched.count + 9) / 10), unmatchedAffected = Double((unmatched.count + 4) / 5)
-        let expected = Statistics.comparison(target: matchedAffected, of: Double(matched.count), base: unmatchedAffected, of: Double(unmatched.count))
+        let expected = Statistics.unclustered(target: Int(matchedAffected), of: matched.count, base: Int(unmatchedAffected), of: unmatched.count)
         #expect(Statistics.rounded(overall["ratio"]) == Statistics.rounded(expected.ratio))
         #expect(abs((overall["ratio"] as? Double ?? 0) - 0.5) < 0.02, "half as often")
         #expect(Statistics.rounded((overall["interval"] as? [String: Any])?["lower"]) == Statistics.rounded(expected.lower))

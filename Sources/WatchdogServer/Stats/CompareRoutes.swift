@@ -24,10 +24,13 @@ struct CompareRoutes: Sendable {
               let target = try storeCall({ try store.releaseDetail(app: app, release: targetID) }) else {
             throw .notFound("release data disappeared while reading; retry")
         }
+        let baseInstalls = try storeCall { try store.installs(app: app, release: baseID) }
+        let targetInstalls = try storeCall { try store.installs(app: app, release: targetID) }
         let kinds = Set(base.stats.reportsByKind.keys).union(target.stats.reportsByKind.keys)
             .union(base.affectedSessions["kind"]?.keys ?? [:].keys).union(target.affectedSessions["kind"]?.keys ?? [:].keys).sorted()
         let byKind = kinds.map { kind in
-            Breakdown(value: kind, comparison: SessionComparison(base: Self.side(base, kind: kind), target: Self.side(target, kind: kind)))
+            Breakdown(value: kind, comparison: SessionComparison(base: Self.side(base, kind: kind, installs: baseInstalls),
+                                                                 target: Self.side(target, kind: kind, installs: targetInstalls)))
         }
         func breakdown(_ dimension: String, sessions: (ReleaseDetail, String) -> Int) -> [Breakdown] {
             let values = Set(Self.values(base, dimension)).union(Self.values(target, dimension))
@@ -41,7 +44,7 @@ struct CompareRoutes: Sendable {
         }
         let view = CompareView(
             app: app, base: ReleaseSummary(base), target: ReleaseSummary(target),
-            overall: SessionComparison(base: Self.side(base), target: Self.side(target)), byKind: byKind,
+            overall: SessionComparison(base: Self.side(base, installs: baseInstalls), target: Self.side(target, installs: targetInstalls)), byKind: byKind,
             byScreen: breakdown("screen") { detail, _ in detail.stats.sessions },
             byKeyboardMode: breakdown("keyboard_mode") { detail, _ in detail.stats.sessions },
             // Per idiom, the denominator is the sessions started on that idiom.
@@ -50,16 +53,23 @@ struct CompareRoutes: Sendable {
         return JSONBody.response(view)
     }
 
-    /// All kinds of a release.
-    private static func side(_ detail: ReleaseDetail) -> SessionComparison.Side {
-        SessionComparison.Side(sessions: detail.stats.sessions, affectedSessions: detail.stats.affectedSessions,
-                               reports: detail.stats.reportsByKind.values.reduce(0, +),
-                               floodedReports: detail.stats.floodedReportsByKind.values.reduce(0, +))
+    /// All kinds of a release, its installs as clusters.
+    private static func side(_ detail: ReleaseDetail, installs: [InstallRow]) -> SessionComparison.Side {
+        let affected = detail.stats.affectedSessions
+        return SessionComparison.Side(
+            sessions: detail.stats.sessions, affectedSessions: affected, reports: detail.stats.reportsByKind.values.reduce(0, +),
+            floodedReports: detail.stats.floodedReportsByKind.values.reduce(0, +),
+            designEffect: InstallClusters.designEffect(sessions: detail.stats.sessions, affected: affected,
+                                                       clusters: installs.map { ($0.sessions, $0.affectedSessions) }))
     }
 
-    private static func side(_ detail: ReleaseDetail, kind: String) -> SessionComparison.Side {
-        SessionComparison.Side(sessions: detail.stats.sessions, affectedSessions: detail.affectedSessions["kind"]?[kind] ?? 0,
-                               reports: detail.stats.reportsByKind[kind] ?? 0, floodedReports: detail.stats.floodedReportsByKind[kind] ?? 0)
+    private static func side(_ detail: ReleaseDetail, kind: String, installs: [InstallRow]) -> SessionComparison.Side {
+        let affected = detail.affectedSessions["kind"]?[kind] ?? 0
+        return SessionComparison.Side(
+            sessions: detail.stats.sessions, affectedSessions: affected,
+            reports: detail.stats.reportsByKind[kind] ?? 0, floodedReports: detail.stats.floodedReportsByKind[kind] ?? 0,
+            designEffect: InstallClusters.designEffect(sessions: detail.stats.sessions, affected: affected,
+                                                       clusters: installs.map { ($0.sessions, $0.kinds[kind]?.affectedSessions ?? 0) }))
     }
 
     private static func side(_ detail: ReleaseDetail, _ dimension: String, _ value: String, sessions: Int) -> SessionComparison.Side {
@@ -137,6 +147,8 @@ struct Cohort {
     var kinds: [String: (reports: Int, affectedSessions: Int)] = [:]
     /// Active reports per install, flooded included: for the concentration figure.
     var reportsPerInstall: [Int] = []
+    /// The installs themselves: the clusters of the design effect.
+    var members: [InstallRow] = []
 
     mutating func add(_ install: InstallRow) {
         installs += 1
@@ -151,14 +163,20 @@ struct Cohort {
         reports += installReports
         floodedReports += max(0, install.reports - installReports)
         reportsPerInstall.append(install.reports)
+        members.append(install)
     }
 
     func side() -> SessionComparison.Side {
-        SessionComparison.Side(sessions: sessions, affectedSessions: affectedSessions, reports: reports, floodedReports: floodedReports)
+        SessionComparison.Side(sessions: sessions, affectedSessions: affectedSessions, reports: reports, floodedReports: floodedReports,
+                               designEffect: InstallClusters.designEffect(sessions: sessions, affected: affectedSessions,
+                                                                          clusters: members.map { ($0.sessions, $0.affectedSessions) }))
     }
 
     func side(kind: String) -> SessionComparison.Side {
-        SessionComparison.Side(sessions: sessions, affectedSessions: kinds[kind]?.affectedSessions ?? 0, reports: kinds[kind]?.reports ?? 0, floodedReports: 0)
+        let affected = kinds[kind]?.affectedSessions ?? 0
+        return SessionComparison.Side(sessions: sessions, affectedSessions: affected, reports: kinds[kind]?.reports ?? 0, floodedReports: 0,
+                                      designEffect: InstallClusters.designEffect(sessions: sessions, affected: affected,
+                                                                                 clusters: members.map { ($0.sessions, $0.kinds[kind]?.affectedSessions ?? 0) }))
     }
 
     var concentration: InstallConcentration {

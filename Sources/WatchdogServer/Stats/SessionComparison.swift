@@ -10,7 +10,11 @@ import Foundation
 ///     p = x / n                       (x affected sessions, n sessions)
 ///     (l, u) = Wilson score interval of p at 95 %
 ///
-/// and the ratio θ = p_target / p_base gets the MOVER-R interval of Donner & Zou (2012), which
+/// When sessions cluster by install (one device starting hundreds of sessions, each with the
+/// same glitch), the Wilson interval of that side is taken at an effective sample size
+/// n / deff, where deff ≥ 1 is the design effect of clustering by install (a cluster-robust
+/// variance of the ratio estimator against the binomial one; see `InstallClusters`), so one
+/// install cannot make an interval look certain. The ratio θ = p_target / p_base gets the MOVER-R interval of Donner & Zou (2012), which
 /// combines the two Wilson intervals (Newcombe's method, for a ratio):
 ///
 ///     L = (p₁p₂ − √((p₁p₂)² − l₁u₂(2p₁ − l₁)(2p₂ − u₂))) / (u₂(2p₂ − u₂))
@@ -29,8 +33,11 @@ struct SessionComparison: Encodable, Equatable {
         var reports: Int
         var floodedReports: Int
         @NullWhenAbsent var reportsPer1kSessions: Double? = nil
+        /// ≥ 1: how much clustering by install widens this side's interval (1: none measured).
+        var designEffect: Double = 1
 
-        init(sessions: Int, affectedSessions: Int, reports: Int, floodedReports: Int) {
+        init(sessions: Int, affectedSessions: Int, reports: Int, floodedReports: Int, designEffect: Double = 1) {
+            self.designEffect = max(1, designEffect.isFinite ? designEffect : 1)
             self.sessions = sessions
             // Reports can name sessions whose start never arrived: at most every session is affected.
             self.affectedSessions = min(max(0, affectedSessions), max(0, sessions))
@@ -48,7 +55,11 @@ struct SessionComparison: Encodable, Equatable {
             case affectedSessionRate = "affected_session_rate"
             case floodedReports = "flooded_reports"
             case reportsPer1kSessions = "reports_per_1k_sessions"
+            case designEffect = "design_effect"
         }
+
+        /// Affected and sessions at the effective sample size.
+        var effective: (x: Double, n: Double) { (Double(affectedSessions) / designEffect, Double(sessions) / designEffect) }
     }
 
     struct Interval: Encodable, Equatable {
@@ -84,8 +95,7 @@ struct SessionComparison: Encodable, Equatable {
         if base.reports > 0 {
             reportRateRatio = (Double(target.reports) / Double(target.sessions)) / (Double(base.reports) / Double(base.sessions))
         }
-        let interval = Self.moverR(target: (Double(target.affectedSessions), Double(target.sessions)),
-                                   base: (Double(base.affectedSessions), Double(base.sessions)))
+        let interval = Self.moverR(target: target.effective, base: base.effective)
         self.interval = interval
         if let upper = interval.upper, upper < 1 {
             verdict = "improved"
