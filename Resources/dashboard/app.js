@@ -10,10 +10,12 @@ import * as reports from './views/reports.js';
 import * as report from './views/report.js';
 import * as keyboard from './views/keyboard.js';
 import * as config from './views/config.js';
+import * as cohort from './views/cohort.js';
 import * as login from './views/login.js';
 
-const views = { releases, compare, timeline, issues, reports, report, keyboard, config };
-const navigation = [['releases', 'Releases'], ['compare', 'Compare'], ['timeline', 'Over time'], ['issues', 'Issues'], ['keyboard', 'Keyboard heights'], ['config', 'Config']];
+const views = { releases, compare, timeline, issues, reports, report, keyboard, cohort, config };
+const navigation = [['releases', 'Releases'], ['compare', 'Compare'], ['timeline', 'Over time'], ['issues', 'Issues'], ['keyboard', 'Keyboard heights'],
+  ['cohort', 'Config effect'], ['config', 'Config']];
 const main = document.getElementById('main');
 const status = document.getElementById('status');
 let session = null;
@@ -22,7 +24,9 @@ let apps = [];
 
 /** The route in the URL: `#/compare?app=…&base=…`. */
 export function route() {
-  const [path, query = ''] = location.hash.replace(/^#\/?/, '').split('?');
+  const hash = location.hash.replace(/^#\/?/, '');
+  const mark = hash.indexOf('?');  // the first one: a value may hold another (encoded or not)
+  const [path, query] = mark < 0 ? [hash, ''] : [hash.slice(0, mark), hash.slice(mark + 1)];
   return { view: Object.hasOwn(views, path) ? path : 'releases', params: new URLSearchParams(query) };
 }
 

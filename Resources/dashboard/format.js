@@ -11,16 +11,33 @@ export const number = (value, digits = 0) => value === null || value === undefin
 export const percent = (value) => value === null || value === undefined ? '—' : `${(value * 100).toFixed(1)} %`;
 export const time = (text) => text ? text.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—';
 
-/** "4.0× fewer view-frame glitches, 95 % interval 3.2–5.1" — or why it cannot be said. */
+/** A ratio as text: one decimal, two below 0.1, "∞" past any bound. */
+export const times = (value) => !Number.isFinite(value) ? '∞' : value < 0.1 ? value.toFixed(2) : value.toFixed(1);
+
+/** An interval of a ratio; `upper` null means unbounded above. */
+export const intervalText = (interval) => !interval ? '—'
+  : interval.upper === null || interval.upper === undefined ? `at least ${interval.lower.toFixed(2)}` : `${interval.lower.toFixed(2)}–${interval.upper.toFixed(2)}`;
+
+/** "3.1× fewer sessions with keyboard glitches, 95 % interval 2.6–3.7" — or why it cannot be
+ * said. `what` names what is counted ("sessions with keyboard glitches"); the ratio and its
+ * interval compare the shares of sessions with at least one such glitch (target / base). */
 export function ratioSentence(comparison, what) {
   const { ratio, interval, verdict, reason } = comparison;
   if (!interval) return reason ?? 'no comparison possible';
-  if (ratio === null) {
-    return `${what} appeared (none in the base release); 95 % interval of the ratio ${interval.lower.toFixed(1)}–${interval.upper.toFixed(1)}×`;
+  const lower = interval.lower ?? 0;
+  const upper = interval.upper ?? null;  // null: unbounded
+  const notSignificant = verdict === 'no_change' ? ' (not significant)' : '';  // an increase that is noise must not read as one
+  if (ratio === null || ratio === undefined) {
+    return `${what} appeared (none in the base release); 95 % interval of the ratio ${upper === null ? `at least ${times(lower)}` : `${times(lower)}–${times(upper)}`}×`;
   }
-  if (ratio === 0) return `no ${what} any more (95 % interval: at least ${(1 / interval.upper).toFixed(1)}× fewer)`;
-  if (ratio < 1) return `${(1 / ratio).toFixed(1)}× fewer ${what}, 95 % interval ${(1 / interval.upper).toFixed(1)}–${(1 / interval.lower).toFixed(1)}`;
-  return `${ratio.toFixed(1)}× more ${what}, 95 % interval ${interval.lower.toFixed(1)}–${interval.upper.toFixed(1)}` + (verdict === 'no_change' ? ' (not significant)' : '');
+  if (ratio === 0) return `no ${what} any more` + (upper ? ` (95 % interval: at least ${times(1 / upper)}× fewer)` : '');
+  if (ratio < 1) {
+    const range = upper === null
+      ? (lower > 0 ? `of the ratio at least ${times(lower)}× (unbounded above)` : 'unbounded')
+      : lower > 0 ? `${times(1 / upper)}–${times(1 / lower)}` : `at least ${times(1 / upper)}`;
+    return `${times(1 / ratio)}× fewer ${what}, 95 % interval ${range}`;
+  }
+  return `${times(ratio)}× more ${what}, 95 % interval ${upper === null ? `at least ${times(lower)}` : `${times(lower)}–${times(upper)}`}` + notSignificant;
 }
 
 export const verdictText = (verdict) => ({ improved: 'improved', regressed: 'regressed', no_change: 'no significant change' })[verdict] ?? 'n/a';

@@ -27,6 +27,9 @@ public protocol TelemetryStore: Sendable {
     func hourly(app: String, release: ReleaseID?, kind: String?, fromHour: Int64, toHour: Int64) throws -> [HourlyRow]
     /// The keyboard-height histogram; all releases when `release` is nil.
     func keyboardHeights(app: String, release: ReleaseID?) throws -> [HeightRow]
+    /// How concentrated each release's reports are among its installs (a query per release:
+    /// for `/releases` only; `releases(app:)` leaves `concentration` empty).
+    func concentrations(app: String) throws -> [ReleaseID: InstallConcentration]
     /// Every install of a release with its sessions and active reports (config cohorts).
     func installs(app: String, release: ReleaseID) throws -> [InstallRow]
     /// Session starts per hour between two hours (inclusive); all releases when `release` is nil.

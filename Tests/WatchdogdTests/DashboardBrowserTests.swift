@@ -17,9 +17,16 @@ import Testing
         #expect(releases.contains("demo admin (admin)"), "signed in through the one-time link")
 
         let compare = try browser.dom("\(base)/#/compare?\(app)&base=14.1.0%20(31102)&target=14.2.0%20(31245)")
-        #expect(compare.range(of: #"[0-9.]+× fewer keyboard glitches, 95 % interval [0-9.]+–[0-9.]+"#, options: .regularExpression) != nil, "comparison sentence")
+        #expect(compare.range(of: #"14\.2\.0 \(31245\) against 14\.1\.0 \(31102\): [0-9.]+× fewer sessions with keyboard glitches, 95 % interval [0-9.]+–[0-9.]+"#,
+                              options: .regularExpression) != nil, "comparison sentence, about affected sessions")
         #expect(compare.contains("class=\"verdict improved\""))
+        #expect(compare.range(of: #"Sessions with a glitch: [0-9.]+ % \([0-9,]+ of 1,200\) → [0-9.]+ % \([0-9,]+ of 1,500\)"#, options: .regularExpression) != nil,
+                "affected-session rate per side")
+        #expect(compare.range(of: #"Secondary: reports per 1,000 sessions [0-9.,]+ → [0-9.,]+ \([0-9.]+×\)"#, options: .regularExpression) != nil, "report rates, secondary")
+        #expect(compare.range(of: #"top 1 % of installs \([0-9,]+ of [0-9,]+\) sent [0-9.]+ % of reports"#, options: .regularExpression) != nil, "concentration")
+        #expect(compare.contains("Flooded (not counted)"), "flooded reports")
         #expect(compare.contains("<canvas"), "Chart.js drew the bars")
+        #expect(compare.contains("data-view=\"cohort\">Config effect</a>"), "the Config effect view is in the nav")
 
         let id = try #require((try daemon.client.request("GET", "/v1/apps/com.example.mail/reports?kind=view_frame_mismatch&limit=1", token: viewer)
             .json["reports"] as? [[String: Any]])?.first?["id"] as? String)
@@ -30,7 +37,7 @@ import Testing
         #expect(report.contains("[keyboard][tracker]"), "tagged log lines")
 
         for (name, route) in [("releases", "releases?\(app)"), ("compare", "compare?\(app)"), ("timeline", "timeline?\(app)"), ("issues", "issues?\(app)"),
-                              ("report", "report?\(app)&id=\(id)"), ("keyboard", "keyboard?\(app)"), ("config", "config?\(app)")] {
+                              ("report", "report?\(app)&id=\(id)"), ("keyboard", "keyboard?\(app)"), ("cohort", "cohort?\(app)"), ("config", "config?\(app)")] {
             let file = try browser.screenshot("\(base)/#/\(route)", name: name)
             #expect(((try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0) > 10_000, "\(name) screenshot")
         }
@@ -62,7 +69,7 @@ import Testing
         let app = "app=com.example.mail"
         _ = try browser.dom("\(base)\(link)")
         for route in ["report?\(app)&id=\(id)", "reports?\(app)", "issues?\(app)", "keyboard?\(app)", "releases?\(app)", "compare?\(app)",
-                      "timeline?\(app)", "config?\(app)"] {
+                      "timeline?\(app)", "cohort?\(app)", "config?\(app)"] {
             let dom = try browser.dom("\(base)/#/\(route)")
             // The rendered views: nothing from a report may have become an element.
             let main = dom.components(separatedBy: "<main id=\"main\">").last?.components(separatedBy: "</main>").first ?? ""

@@ -1,16 +1,17 @@
 import { api, q } from '../api.js';
 import { el, replace, table } from '../dom.js';
 import { number } from '../format.js';
+import { loadReleases, releaseParam, releaseSelect } from '../pickers.js';
 
 /** Keyboard heights per device model, mode and input mode; outliers highlighted. */
 export async function render(main, params, { go }) {
   const app = params.get('app');
-  const releases = (await api.get(`/v1/apps/${q(app)}/releases`)).releases.map((r) => r.release);
-  const release = params.get('release') ?? '';
+  const releases = await loadReleases(app);
+  const release = releaseParam(releases, params.get('release') ?? '');
   const holder = el('div');
   replace(main, el('h1', {}, 'Keyboard heights'),
-    el('form', { class: 'inline' }, el('label', {}, 'Release ', el('select', { onchange: (e) => go('keyboard', e.target.value ? { release: e.target.value } : {}) },
-      el('option', { value: '' }, 'all releases'), releases.map((r) => el('option', { value: r, selected: r === release ? 'selected' : null }, r))))),
+    el('form', { class: 'inline' }, el('label', {}, 'Release ', releaseSelect('release', releases, release,
+      (chosen) => go('keyboard', chosen ? { release: chosen } : {}), [['', 'all releases']]))),
     holder);
   let last = null;
   async function refresh() {
@@ -19,10 +20,10 @@ export async function render(main, params, { go }) {
     if (key === last) return;
     last = key;
     replace(holder,
-      table(['Model', 'Mode', 'Input mode', { label: 'Reports', num: true }, { label: 'Min', num: true }, { label: 'Median', num: true }, { label: 'Max', num: true }, 'Notes'],
+      el('div', { class: 'scroll' }, table(['Model', 'Mode', 'Input mode', { label: 'Reports', num: true }, { label: 'Min', num: true }, { label: 'Median', num: true }, { label: 'Max', num: true }, 'Notes'],
         data.groups.map((g) => ({ data: g, cells: [g.model || '?', g.mode || '?', g.input_mode || '?', number(g.reports), g.min, g.median, g.max,
           [g.outlier ? g.outlier_reason : null, g.height_differs_by_input_mode ? `height differs from ${g.height_differs_by_input_mode.join(', ')}: never hard-code one` : null].filter(Boolean).join('; ')] })),
-        (g) => (g.outlier ? 'outlier' : null)),
+        (g) => (g.outlier ? 'outlier' : null))),
       el('p', { class: 'muted' }, 'Outliers: heights of at least 90 % of the window — the zero frame of a dragged iPad keyboard taken as docked.'));
   }
   await refresh();

@@ -60,7 +60,7 @@ export async function render(main, params) {
         el('pre', { class: 'logs' }, logs.join('\n') || '(none)'),
         el('h2', {}, 'Fields'),
         el('dl', { class: 'fields' },
-          [['received_at', time(item.received_at)], ['fingerprint', item.fingerprint], ['suspect', String(item.suspect)],
+          [['received_at', time(item.received_at)], ['fingerprint', item.fingerprint], ['suspect', String(item.suspect)], ['flooded', String(item.flooded ?? false)],
             ...fields(Object.fromEntries(Object.entries(report).filter(([k]) => k !== 'logs')))].map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])))));
   return {};
 }

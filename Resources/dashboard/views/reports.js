@@ -1,14 +1,21 @@
 import { api, q } from '../api.js';
 import { el, replace, table } from '../dom.js';
 import { time, kindName } from '../format.js';
+import { loadReleases, releaseParam, releaseLabel } from '../pickers.js';
 
 /** Reports of an issue (or a release, a kind, a screen), newest first, page by page. */
 export async function render(main, params, { link }) {
   const app = params.get('app');
-  const filters = ['release', 'kind', 'screen', 'fingerprint'].filter((f) => params.get(f)).map((f) => `&${f}=${q(params.get(f))}`).join('');
+  // A release is sent as its id (a link with display text, made before ids, still resolves).
+  const releases = params.get('release') ? await loadReleases(app) : [];
+  const chosen = { ...Object.fromEntries(params), release: params.get('release') ? releaseParam(releases, params.get('release')) : null };
+  const filters = ['release', 'kind', 'screen', 'fingerprint'].filter((f) => chosen[f]).map((f) => `&${f}=${q(chosen[f])}`).join('');
   const holder = el('div');
   const more = el('button', {}, 'More');
-  replace(main, el('h1', {}, 'Reports'), holder, el('p', {}, more));
+  const described = [chosen.release ? `release ${releaseLabel(releases, chosen.release)}` : null, chosen.kind ? kindName(chosen.kind) : null,
+    chosen.screen ? `screen ${chosen.screen}` : null, chosen.fingerprint ? `issue ${chosen.fingerprint}` : null].filter(Boolean).join(', ');
+  replace(main, el('h1', {}, 'Reports'), described ? el('p', { class: 'muted', 'data-role': 'filters' }, `Only ${described}.`) : null, holder, el('p', {}, more),
+    el('p', { class: 'muted' }, 'Suspect: sent while the app was inactive or in the background. Flooded: past the per-session cap for one glitch. Both are stored and kept out of the rates.'));
   let cursor = null;
   const rows = [];
   async function page() {
@@ -16,9 +23,12 @@ export async function render(main, params, { link }) {
     rows.push(...data.reports);
     cursor = data.next_cursor;
     more.hidden = !cursor;
-    replace(holder, table(['Occurred', 'Kind', 'Screen', 'View', 'Release', 'State'],
+    const badges = (r) => [r.suspect ? el('span', { class: 'badge suspect', title: 'sent while the app was not active; kept out of the rates' }, 'suspect') : null,
+      r.flooded ? el('span', { class: 'badge flooded', title: 'past the per-session cap for this glitch; kept out of the rates' }, 'flooded') : null];
+    replace(holder, el('div', { class: 'scroll' }, table(['Occurred', 'Kind', 'Screen', 'View', 'Release', 'State'],
       rows.map((r) => ({ data: r, cells: [el('a', { href: link('report', { id: r.id }) }, time(r.occurred_at)), kindName(r.kind),
-        r.report?.screen ?? '—', r.report?.view?.name ?? '—', r.release, r.suspect ? `${r.report?.app_state} (suspect)` : 'active'] }))));
+        r.report?.screen ?? '—', r.report?.view?.name ?? '—', r.release, el('span', {}, r.report?.app_state ?? '—', badges(r))] })),
+      (r) => (r.flooded || r.suspect ? 'counted-apart' : null))));
   }
   more.addEventListener('click', page);
   await page();

@@ -1,37 +1,133 @@
-import { api, q } from '../api.js';
-import { el, replace } from '../dom.js';
+import { api, q, APIError } from '../api.js';
+import { el, replace, table } from '../dom.js';
 import { drawChart, color } from '../charts.js';
-import { kindName } from '../format.js';
+import { kindName, number, time } from '../format.js';
+import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore } from '../pickers.js';
 
-/** Glitches over time, one line per kind. */
+const knownKinds = ['view_frame_mismatch', 'input_covered_by_keyboard', 'keyboard_without_input', 'interaction_lock'];
+
+/** A line whose partial buckets (the one still in progress) are dashed and drawn as hollow
+ * triangles; null entries (no sessions, or past now) are gaps, never a drop to 0. */
+function line(label, values, partial, colour) {
+  return {
+    label, data: values, borderColor: colour, backgroundColor: colour, tension: 0.2, spanGaps: false,
+    segment: { borderDash: (context) => (partial[context.p1DataIndex] ? [6, 4] : undefined) },
+    pointStyle: partial.map((p) => (p ? 'triangle' : 'circle')),
+    pointRadius: partial.map((p) => (p ? 6 : 3)),
+    pointBackgroundColor: partial.map((p) => (p ? '#ffffff' : colour)),
+  };
+}
+
+const options = (partialAt) => ({
+  scales: { y: { beginAtZero: true, title: { display: true, text: 'reports / 1,000 sessions' } } },
+  plugins: { tooltip: { callbacks: { footer: (items) => (items.some((i) => partialAt(i.datasetIndex, i.dataIndex)) ? 'partial: still in progress' : '') } } },
+});
+
+/** Glitches over time: base vs target aligned by days since each release's first session
+ * (reports per 1,000 sessions, with a table of the same numbers), and the target by kind. */
 export async function render(main, params, { go, settle }) {
   const app = params.get('app');
-  const releases = (await api.get(`/v1/apps/${q(app)}/releases`)).releases.map((r) => r.release);
-  const release = params.get('release') ?? releases[0] ?? '';
-  const bucket = params.get('bucket') ?? 'day';
-  const chart = el('div', { class: 'chart' });
+  const releases = await loadReleases(app);
+  // `release=` (links made before the overlay) names the target.
+  const target = releaseParam(releases, params.get('target') ?? params.get('release') ?? releases[0]?.id ?? '');
+  const base = releaseParam(releases, params.get('base') ?? releaseBefore(releases, target) ?? '');
+  const kind = params.get('kind') ?? '';
+  const bucket = params.get('bucket') === 'hour' ? 'hour' : 'day';
+  const reopen = (change) => go('timeline', Object.fromEntries(Object.entries({ base, target, kind, bucket, ...change }).filter(([, v]) => v)));
+  const kinds = [...new Set([...knownKinds, ...releases.flatMap((r) => Object.keys(r.reports_by_kind ?? {}))])];
+  const what = kind ? kindName(kind) : 'keyboard glitches';
+  const overlayChart = el('div', { class: 'chart', role: 'img', 'aria-label': `Reports per 1,000 sessions of base and target by days since first session; the same numbers are in the table below.` });
+  const overlayTable = el('div', { 'data-role': 'overlay' });
+  const kindChart = el('div', { class: 'chart', role: 'img', 'aria-label': 'Reports per 1,000 sessions of the target release by kind; the same numbers are in the table below.' });
+  const kindTable = el('div');
   replace(main, el('h1', {}, 'Glitches over time'),
     el('form', { class: 'inline' },
-      el('label', {}, 'Release ', el('select', { onchange: (e) => go('timeline', { release: e.target.value, bucket }) },
-        releases.map((r) => el('option', { value: r, selected: r === release ? 'selected' : null }, r)))),
-      el('label', {}, 'Bucket ', el('select', { onchange: (e) => go('timeline', { release, bucket: e.target.value }) },
+      el('label', {}, 'Base ', releaseSelect('base', releases, base, (chosen) => reopen({ base: chosen }))),
+      el('label', {}, 'Target ', releaseSelect('target', releases, target, (chosen) => reopen({ target: chosen }))),
+      el('label', {}, 'Kind ', el('select', { name: 'kind', onchange: (e) => reopen({ kind: e.target.value }) },
+        el('option', { value: '' }, 'all kinds'), kinds.map((k) => el('option', { value: k, selected: k === kind ? 'selected' : null }, kindName(k)))))),
+    el('div', { class: 'card' },
+      el('h2', {}, `${what[0].toUpperCase()}${what.slice(1)} per 1,000 sessions, by days since each release’s first session`),
+      overlayChart,
+      el('p', { class: 'muted' }, 'Day 0 is the UTC day of the release’s first session. Dashed, hollow triangle: a partial day (still in progress). Gaps: no sessions, or not yet.'),
+      overlayTable),
+    el('div', { class: 'card' },
+      el('h2', {}, target ? `${releaseLabel(releases, target)}: ${what} per 1,000 sessions, by kind` : 'By kind'),
+      el('form', { class: 'inline' }, el('label', {}, 'Bucket ', el('select', { name: 'bucket', onchange: (e) => reopen({ bucket: e.target.value }) },
         ['hour', 'day'].map((b) => el('option', { value: b, selected: b === bucket ? 'selected' : null }, b))))),
-    el('div', { class: 'card' }, chart));
-  settle({ release, bucket });
+      kindChart, el('details', {}, el('summary', {}, 'Table'), kindTable)));
+  settle({ base, target, bucket });
+  const kindQuery = kind ? `&kind=${q(kind)}` : '';
+  const same = (message) => { overlayChart.hidden = true; replace(overlayTable, el('p', { class: 'error', 'data-role': 'same-release' }, message)); };
   let last = null;
+  let overlaySides = [];  // what the tooltips of the charts (drawn once, then updated in place) read
+  let kindPartial = [];
+
+  async function overlay() {
+    if (!base || !target) { overlayChart.hidden = true; return replace(overlayTable, el('p', { class: 'muted' }, 'An overlay needs two releases.')); }
+    if (base === target) return same(`Base and target are the same release (${releaseLabel(releases, base)}): pick two different releases.`);
+    try {
+      return await api.get(`/v1/apps/${q(app)}/overlay?base=${q(base)}&target=${q(target)}&bucket=day${kindQuery}`);
+    } catch (error) {
+      if (error instanceof APIError && error.code === 'same_release') return same(`Base and target are the same release: pick two different releases. (${error.message})`);
+      throw error;
+    }
+  }
+
+  function drawOverlay(data) {
+    const sides = ['base', 'target'].map((role) => data.releases.find((r) => r.role === role)).filter(Boolean);
+    overlaySides = sides;
+    const colours = { base: color(7), target: color(0) };
+    drawChart(overlayChart, {
+      type: 'line',
+      data: { labels: data.offsets.map((o) => `day ${o}`), datasets: sides.map((r) => line(`${r.role}: ${r.release}`, r.rates, r.partial, colours[r.role])) },
+      options: options((dataset, index) => overlaySides[dataset]?.partial[index]),
+    });
+    const cell = (r, i) => {
+      if (r.sessions[i] === null || r.sessions[i] === undefined) return '—';
+      const text = r.rates[i] === null || r.rates[i] === undefined ? 'no sessions' : number(r.rates[i], 1);
+      return r.partial[i] ? el('span', {}, text, el('span', { class: 'badge partial' }, 'partial')) : text;
+    };
+    const count = (values, i) => (values[i] === null || values[i] === undefined ? '—' : number(values[i]));
+    const headers = ['Day', ...sides.flatMap((r) => [{ label: `${r.role[0].toUpperCase()}${r.role.slice(1)} / 1k sessions`, num: true }, { label: 'sessions', num: true }, { label: 'reports', num: true }])];
+    const grid = table(headers, data.offsets.map((offset, i) => ({ data: { offset, partial: sides.some((r) => r.partial[i]) },
+      cells: [`day ${offset}`, ...sides.flatMap((r) => [cell(r, i), count(r.sessions, i), count(r.reports, i)])] })),
+    (row) => (row.partial ? 'partial' : null));
+    grid.setAttribute('data-role', 'overlay-table');
+    grid.classList.add('compact');
+    grid.prepend(el('caption', { class: 'sr-only' }, `${what[0].toUpperCase()}${what.slice(1)} per 1,000 sessions by day since each release’s first session: the chart’s numbers`));
+    overlayChart.hidden = false;
+    replace(overlayTable,
+      el('p', { class: 'muted' }, sides.map((r, i) => [i ? '; ' : '', `${r.role[0].toUpperCase()}${r.role.slice(1)}: `, el('span', { 'data-role': `overlay-${r.role}` }, r.release),
+        ` (first session ${time(r.first_session)})`]), '.'),
+      el('div', { class: 'scroll' }, grid));
+  }
+
+  function drawKinds(data) {
+    const partial = data.buckets.map((_, i) => (data.partial_buckets ?? []).includes(i));
+    kindPartial = partial;
+    const series = Object.entries(data.rates ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const labels = data.buckets.map((b) => (bucket === 'day' ? b.slice(0, 10) : b.slice(5, 16).replace('T', ' ')));
+    drawChart(kindChart, {
+      type: 'line',
+      data: { labels, datasets: series.map(([k, values], index) => line(kindName(k), values, partial, color(index))) },
+      options: options((_, index) => kindPartial[index]),
+    });
+    const rate = (values, i) => (values[i] === null || values[i] === undefined ? '—' : number(values[i], 1));
+    replace(kindTable, el('div', { class: 'scroll' }, table(['Bucket (UTC)', { label: 'Sessions', num: true }, ...series.map(([k]) => ({ label: `${kindName(k)} / 1k`, num: true }))],
+      labels.map((label, i) => ({ data: { partial: partial[i] }, cells: [partial[i] ? el('span', {}, label, el('span', { class: 'badge partial' }, 'partial')) : label,
+        number(data.sessions?.[i]), ...series.map(([, values]) => rate(values, i))] })))));
+  }
+
   async function refresh() {
-    if (!release) return;
-    const data = await api.get(`/v1/apps/${q(app)}/timeseries?release=${q(release)}&bucket=${bucket}`);
-    const key = JSON.stringify(data);
+    if (!target) return replace(overlayTable, el('p', { class: 'muted' }, 'No releases yet.'));
+    const [pair, single] = await Promise.all([overlay(),
+      api.get(`/v1/apps/${q(app)}/timeseries?release=${q(target)}&bucket=${bucket}${kindQuery}`)]);
+    const key = JSON.stringify([pair, single]);
     if (key === last) return;
     last = key;
-    drawChart(chart, {
-      type: 'line',
-      data: {
-        labels: data.buckets.map((b) => bucket === 'day' ? b.slice(0, 10) : b.slice(5, 16).replace('T', ' ')),
-        datasets: Object.entries(data.series).sort().map(([kind, counts], index) => ({ label: kindName(kind), data: counts, borderColor: color(index), backgroundColor: color(index), tension: 0.2 })),
-      },
-    });
+    if (pair && pair.releases) drawOverlay(pair);
+    drawKinds(single);
   }
   await refresh();
   return { refresh };

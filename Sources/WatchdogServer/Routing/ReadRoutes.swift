@@ -26,7 +26,12 @@ struct ReadRoutes: Sendable {
         guard let releases = try storeCall({ try store.releases(app: app) }) else {
             throw .notFound("no app \(app)")
         }
-        let sorted = releases.sorted { ReleaseOrder.isOlder($1.release, $0.release) }
+        let concentrations = try storeCall { try store.concentrations(app: app) }
+        let sorted = releases.map { release in
+            var release = release
+            release.concentration = concentrations[release.release] ?? release.concentration
+            return release
+        }.sorted { ReleaseOrder.isOlder($1.release, $0.release) }
         return JSONBody.response(ReleasesView(app: app, releases: sorted.map(ReleaseStatsView.init)))
     }
 

@@ -27,7 +27,7 @@ struct CompareRoutes: Sendable {
         let baseInstalls = try storeCall { try store.installs(app: app, release: baseID) }
         let targetInstalls = try storeCall { try store.installs(app: app, release: targetID) }
         let kinds = Set(base.stats.reportsByKind.keys).union(target.stats.reportsByKind.keys)
-            .union(base.affectedSessions["kind"]?.keys ?? [:].keys).union(target.affectedSessions["kind"]?.keys ?? [:].keys).sorted()
+            .union(base.affectedSessions["kind", default: [:]].keys).union(target.affectedSessions["kind", default: [:]].keys).sorted()
         let byKind = kinds.map { kind in
             Breakdown(value: kind, comparison: SessionComparison(base: Self.side(base, kind: kind, installs: baseInstalls),
                                                                  target: Self.side(target, kind: kind, installs: targetInstalls)))

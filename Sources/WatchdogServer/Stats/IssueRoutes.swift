@@ -110,7 +110,7 @@ struct IssueView: Encodable {
         switch (view, screen) {
         case let (view?, screen?): title += " · \(view) on \(screen)"
         case let (view?, nil): title += " · \(view)"
-        case let (nil, screen?): title += " · on \(screen)"
+        case let (nil, screen?): title += " on \(screen)"
         case (nil, nil): break
         }
         if let keyboardMode { title += " (\(keyboardMode))" }

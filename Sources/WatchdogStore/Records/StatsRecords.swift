@@ -33,7 +33,7 @@ public struct ReleaseStats: Sendable, Equatable {
     public var lastSeen: Int64
     /// Active reports past the per-session, per-fingerprint cap, per kind: counted apart.
     public var floodedReportsByKind: [String: Int] = [:]
-    /// How the release's reports spread over installs.
+    /// How the release's reports spread over installs (filled by `releaseDetail` and `concentrations`).
     public var concentration = InstallConcentration()
     /// Items clients evicted from a full outbox / quarantined, as they reported (`client_dropped`).
     public var clientEvicted = 0

@@ -40,7 +40,6 @@ extension SQLiteStore {
                 if suspect > 0 { stats[id]?.suspectReportsByKind[kind] = suspect }
                 if flooded > 0 { stats[id]?.floodedReportsByKind[kind] = flooded }
             }
-            for id in stats.keys { stats[id]?.concentration = try Self.concentration(db, app: app, release: id) }
             for row in try Row.fetchAll(db, sql: """
                 SELECT version, build, sum(evicted) AS evicted, sum(quarantined) AS quarantined FROM client_drops
                 WHERE app = ? GROUP BY version, build
@@ -50,6 +49,17 @@ extension SQLiteStore {
                 stats[id]?.clientQuarantined = row["quarantined"]
             }
             return Array(stats.values)
+        }
+    }
+
+    public func concentrations(app: String) throws -> [ReleaseID: InstallConcentration] {
+        try pool.read { db in
+            var result: [ReleaseID: InstallConcentration] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT version, build FROM releases WHERE app = ?", arguments: [app]) {
+                let id = ReleaseID(version: row[0], build: row[1])
+                result[id] = try Self.concentration(db, app: app, release: id)
+            }
+            return result
         }
     }
 

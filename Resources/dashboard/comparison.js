@@ -1,0 +1,72 @@
+// What Compare and Config effect both show: the affected-session comparison in words, each
+// side's sessions, reports, flooded reports and concentration, and a table per breakdown.
+import { el, table } from './dom.js';
+import { number, percent, ratioSentence, verdictText, intervalText, kindName } from './format.js';
+
+/** A share of reports from the top installs at or above which the comparison warns of a flood. */
+export const floodShare = 0.5;
+
+export const verdictBadge = (verdict) => el('span', { class: `verdict ${verdict ?? ''}` }, verdictText(verdict));
+
+/** `what` for a kind: "sessions with view-frame glitches". */
+export const sessionsWith = (kind) => `sessions with ${kind ? kindName(kind) : 'keyboard glitches'}`;
+
+/** "top 1 % of installs (2) sent 84.0 % of reports". */
+export function concentrationText(concentration) {
+  if (!concentration || concentration.top_installs_report_share === null || concentration.top_installs_report_share === undefined) {
+    return 'no reports with an install id';
+  }
+  return `top 1 % of installs (${number(concentration.top_installs)} of ${number(concentration.installs)}) sent ${percent(concentration.top_installs_report_share)} of reports`;
+}
+
+export const flooded = (concentration) => (concentration?.top_installs_report_share ?? 0) >= floodShare;
+
+/** One line per kind: "2.1× fewer sessions with view-frame glitches, … [improved]". */
+export function kindSentences(byKind, prefix = '') {
+  const capital = (text) => (prefix ? text : text.charAt(0).toUpperCase() + text.slice(1));
+  return el('ul', {}, byKind.map((k) => el('li', { class: 'kind-sentence' }, prefix, capital(ratioSentence(k, sessionsWith(k.value))), ' ', verdictBadge(k.verdict))));
+}
+
+/** The secondary figures under the headline: affected-session rates, report rates, glitch-free sessions. */
+export function secondary(data) {
+  const { base, target, report_rate_ratio: reportRatio } = data.overall;
+  return [
+    el('p', { class: 'muted', 'data-role': 'affected-rates' },
+      `Sessions with a glitch: ${percent(base.affected_session_rate)} (${number(base.affected_sessions)} of ${number(base.sessions)}) → `,
+      `${percent(target.affected_session_rate)} (${number(target.affected_sessions)} of ${number(target.sessions)}). `,
+      `Glitch-free sessions: ${percent(data.base.glitch_free_session_rate)} → ${percent(data.target.glitch_free_session_rate)}.`),
+    el('p', { class: 'muted', 'data-role': 'report-rates' },
+      `Secondary: reports per 1,000 sessions ${number(base.reports_per_1k_sessions, 1)} → ${number(target.reports_per_1k_sessions, 1)}`,
+      reportRatio === null || reportRatio === undefined ? '' : ` (${reportRatio.toFixed(2)}×)`,
+      ' — reports cluster in sessions and installs, so the verdict counts sessions.'),
+  ];
+}
+
+/** Base and target side by side: sessions, reports, what is counted apart, and how concentrated the reports are. */
+export function sides(data, roles = ['Base', 'Target']) {
+  const side = (role, summary, overall) => ({ data: summary, cells: [role, summary.release, number(summary.sessions),
+    number(overall.affected_sessions), percent(overall.affected_session_rate), number(summary.reports), number(overall.reports_per_1k_sessions, 1),
+    number(summary.flooded_reports), number(summary.suspect_reports),
+    el('span', { class: flooded(summary.concentration) ? 'warn' : null, 'data-role': 'concentration' }, concentrationText(summary.concentration))] });
+  const warnings = [[roles[0], data.base], [roles[1], data.target]].filter(([, summary]) => flooded(summary.concentration)).map(([, summary]) =>
+    el('p', { class: 'warning', 'data-role': 'flood-warning' },
+      `⚠ ${summary.release}: the ${concentrationText(summary.concentration)} — a few devices flood the report counts. `,
+      'The verdict counts sessions with a glitch, so they cannot tip it.'));
+  return [
+    el('div', { class: 'scroll' }, table(['', 'Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Rate', num: true },
+      { label: 'Reports', num: true }, { label: '/1k sessions', num: true }, { label: 'Flooded (not counted)', num: true }, { label: 'Suspect (not counted)', num: true }, 'Concentration'],
+    [side(roles[0], data.base, data.overall.base), side(roles[1], data.target, data.overall.target)])),
+    warnings,
+  ];
+}
+
+/** A breakdown (by kind, screen, keyboard mode, idiom) as a table: affected sessions first, report rates second. */
+export function breakdown(list, label, roles = ['Base', 'Target']) {
+  const headers = ['', { label: `${roles[0]}: sessions with`, num: true }, { label: 'rate', num: true }, { label: `${roles[1]}: sessions with`, num: true }, { label: 'rate', num: true },
+    { label: 'Ratio', num: true }, { label: '95 % interval', num: true }, 'Verdict', { label: 'Reports / 1k sessions', num: true }];
+  const floodedNote = (r) => (r.base.flooded_reports || r.target.flooded_reports) ? ` (flooded ${number(r.base.flooded_reports)} → ${number(r.target.flooded_reports)})` : '';
+  return el('div', { class: 'scroll' }, table(headers, list.map((r) => ({ data: r, cells: [label(r.value),
+    number(r.base.affected_sessions), percent(r.base.affected_session_rate), number(r.target.affected_sessions), percent(r.target.affected_session_rate),
+    r.ratio === null || r.ratio === undefined ? '—' : `${r.ratio.toFixed(2)}×`, intervalText(r.interval), verdictBadge(r.verdict),
+    `${number(r.base.reports_per_1k_sessions, 1)} → ${number(r.target.reports_per_1k_sessions, 1)}${floodedNote(r)}`] }))));
+}
