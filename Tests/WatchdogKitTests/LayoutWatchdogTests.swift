@@ -97,10 +97,51 @@ import WatchdogWire
         harness.tick()
         harness.tick()
         #expect(harness.fixes == 1)
-        #expect(try harness.reports().first?.action?.autoFixed == true)
+        #expect(try harness.reports().isEmpty, "reported once the fix is checked")
+        harness.tick()
+        let report = try #require(try harness.reports().first)
+        #expect(report.action?.autoFixed == true)
+        #expect(report.attributes?[LayoutWatchdog.autoFixAttribute] == "held")
+        #expect(report.view?.actual.y == 500, "where it was when the glitch was seen")
         harness.tick()
         harness.tick()
         #expect(harness.fixes == 1, "fixed: no new episode")
+        #expect(try harness.reports().count == 1)
+    }
+
+    /// A fix that sets a frame Auto Layout undoes: the view is back on the next tick.
+    @Test func aFixThatDidNotHoldIsReportedAsSuchAndNotAsAutoFixed() throws {
+        var config = WatchdogConfig()
+        config.autoFix = true
+        config.testCrash = true
+        let harness = try Harness(config: config)
+        let wrongY = harness.actualY
+        var afterLayoutPass: [() -> Void] = []
+        harness.watchdog.unwatch(1)
+        harness.watchdog.watch(WatchedView(name: "composeToolbar", screen: "ComposeViewController",
+                                           expectedFrame: { Frame(x: 0, y: 844 - (harness.watchdog.keyboard.current?.height ?? 0) - 44, width: 390, height: 44) },
+                                           actualFrame: { Frame(x: 0, y: harness.actualY, width: 390, height: 44) },
+                                           autoFix: {
+                                               harness.fixes += 1
+                                               harness.actualY = 844 - 216 - 44
+                                               afterLayoutPass.append { harness.actualY = wrongY }  // constraints win
+                                           }))
+        harness.showKeyboard(height: 216)
+        harness.tick()
+        harness.tick()
+        #expect(harness.fixes == 1)
+        afterLayoutPass.forEach { $0() }
+        #expect(harness.crashes.isEmpty, "no report yet, so no crash")
+        harness.tick()
+        let reports = try harness.reports()
+        #expect(reports.count == 1)
+        #expect(reports.first?.action == ClientAction(autoFixed: false, testCrash: true))
+        #expect(reports.first?.attributes?[LayoutWatchdog.autoFixAttribute] == "did_not_hold")
+        #expect(reports.first?.logs?.contains("[keyboard][watchdog] auto-fix of composeToolbar did not hold") == true)
+        #expect(harness.crashes == [true], "test_crash after the report is on disk")
+        for _ in 0..<3 { harness.tick() }
+        #expect(harness.fixes == 1, "one fix per episode")
+        #expect(try harness.reports().count == 1)
     }
 
     @Test func testCrashRunsOnlyAfterTheReportIsOnDisk() throws {
