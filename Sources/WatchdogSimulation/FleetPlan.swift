@@ -22,6 +22,10 @@ public struct FleetPlan: Sendable {
     public var sessions: Int
     /// Chance a session includes a switch to another app (foreign keyboard notifications).
     public var appSwitchProbability: Double = 0.2
+    /// Chance an iPad session goes through Split View: the window narrows (no keyboard
+    /// notification), the other app's keyboard comes and goes (`isLocal == false`), the window
+    /// widens again.
+    public var splitViewProbability: Double = 0.3
     /// Chance a session includes a navigation lock longer than the threshold.
     public var lockProbability: Double = 0.05
     public var seed: UInt64 = 1
@@ -58,14 +62,42 @@ public struct FleetResult: Sendable, Equatable {
     public var undelivered = 0
     /// Test crashes the devices went through.
     public var testCrashes = 0
+    /// Reports a correct watchdog makes of what the devices did, per release: one per
+    /// misplaced-view episode and per long lock — no false glitches from other apps' keyboards,
+    /// app switches or window changes.
+    public var expectedReports: [String: Int] = [:]
+    /// Devices told "ingest key refused" by their uploader (the key was revoked meanwhile).
+    public var devicesRefused = 0
 
     public var totalSessions: Int { sessions.values.reduce(0, +) }
     public var totalReports: Int { reports.values.reduce(0, +) }
+    public var totalExpectedReports: Int { expectedReports.values.reduce(0, +) }
 
     mutating func merge(_ other: FleetResult) {
         sessions.merge(other.sessions, uniquingKeysWith: +)
         reports.merge(other.reports, uniquingKeysWith: +)
         undelivered += other.undelivered
         testCrashes += other.testCrashes
+        expectedReports.merge(other.expectedReports, uniquingKeysWith: +)
+        devicesRefused += other.devicesRefused
+    }
+}
+
+/// A key rotation in the middle of a run: after `revokeAfter` sessions (in all) the key in use
+/// is revoked — uploads get 401 and outboxes keep everything — and after `replaceAfter`
+/// sessions a new key is issued and given to every device, which then delivers all of it.
+public struct KeyRotation: Sendable {
+    public var revokeAfter: Int
+    public var replaceAfter: Int
+    /// Revokes the key the fleet started with.
+    public var revoke: @Sendable () async throws -> Void
+    /// Issues the new key.
+    public var issue: @Sendable () async throws -> String
+
+    public init(revokeAfter: Int, replaceAfter: Int, revoke: @escaping @Sendable () async throws -> Void, issue: @escaping @Sendable () async throws -> String) {
+        self.revokeAfter = revokeAfter
+        self.replaceAfter = replaceAfter
+        self.revoke = revoke
+        self.issue = issue
     }
 }
