@@ -1,4 +1,5 @@
 import Foundation
+import WatchdogKit
 import WatchdogWire
 
 /// What a simulated fleet does: which releases, how often each glitches, how many sessions.
@@ -100,4 +101,36 @@ public struct KeyRotation: Sendable {
         self.revoke = revoke
         self.issue = issue
     }
+}
+
+extension KeyRotation {
+    /// A rotation through watchdogd's admin API: issues a key for the fleet to start with,
+    /// revokes it after a third of `sessions` and issues its successor after two thirds.
+    public static func viaAdminAPI(endpoint: URL, app: String, adminToken: String, sessions: Int,
+                                   transport: any HTTPTransport = URLSessionTransport()) async throws -> (key: String, rotation: KeyRotation) {
+        let keys = endpoint.appendingPathComponent("v1/admin/apps").appendingPathComponent(app).appendingPathComponent("keys")
+        @Sendable func issue() async throws -> (key: String, id: String) {
+            let response = try await transport.send(TransportRequest(method: "POST", url: keys, headers: [
+                "Authorization": "Bearer \(adminToken)", "Content-Type": "application/json",
+            ], body: Data("{}".utf8)))
+            let json = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+            guard response.status == 201, let key = json?["ingest_key"] as? String, let id = json?["key_id"] as? String else {
+                throw RotationError(message: "issuing an ingest key for \(app) got \(response.status)")
+            }
+            return (key, id)
+        }
+        let first = try await issue()
+        let rotation = KeyRotation(revokeAfter: max(1, sessions / 3), replaceAfter: max(2, sessions * 2 / 3), revoke: {
+            let response = try await transport.send(TransportRequest(method: "DELETE", url: keys.appendingPathComponent(first.id),
+                                                                     headers: ["Authorization": "Bearer \(adminToken)"]))
+            guard response.status == 204 else { throw RotationError(message: "revoking the ingest key got \(response.status)") }
+        }, issue: { try await issue().key })
+        return (first.key, rotation)
+    }
+}
+
+/// The admin API refused a key rotation step.
+public struct RotationError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }
