@@ -36,12 +36,13 @@ public struct ClientDropped: Codable, Hashable, Sendable {
     ///
     /// - Throws: `ErrorDetail` with code `invalid_client_dropped` naming the field.
     public static func find(in body: [UInt8]) throws(ErrorDetail) -> ClientDropped? {
-        // Most bodies do not carry it: only those mentioning the key are parsed as a whole.
-        let needle = Array("\"\(key)\"".utf8)
-        guard body.count >= needle.count, (0...(body.count - needle.count)).contains(where: { body[$0..<$0 + needle.count].elementsEqual(needle) }) else {
-            return nil
+        guard let range = JSONBatchSplitter.member(key, in: body) else { return nil }
+        let value: JSONNode
+        do throws(JSONReader.Failure) {
+            value = try JSONReader.parse(body[range])
+        } catch {
+            throw ErrorDetail(code: "invalid_client_dropped", message: "\(key) is not valid JSON: \(error.reason)")
         }
-        guard let node = try? JSONReader.parse(body), let value = node[key] else { return nil }
         if case .null = value { return nil }
         do throws(ErrorDetail) {
             let reader = try ObjectReader(value, path: key)
