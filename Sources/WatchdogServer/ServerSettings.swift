@@ -25,6 +25,8 @@ public struct ServerSettings: Sendable {
     public var trustedProxies: Set<String> = []
     /// Bearer token for `GET /metrics`; without one, only loopback clients may scrape.
     public var metricsToken: String?
+    /// Reports of one fingerprint one session may send before the rest count as flooded; 0: no cap.
+    public var floodCap: Int = SQLiteStore.defaultFloodCap
     /// Raw reports and session starts older than this are pruned (roll-ups stay); 0 keeps all.
     public var retentionDays: Int = 90
     /// How often the retention job looks for old rows.

@@ -31,7 +31,7 @@ public final class WatchdogServer: Sendable {
         }
         let authenticator = Authenticator(store: store, clock: clock)
         let config = try ConfigService(store: store, clock: clock)
-        let compare = CompareRoutes(store: store)
+        let lookup = ReleaseLookup(store: store)
         let router = Router(
             authenticator: authenticator,
             ingest: IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.reload() },
@@ -41,9 +41,10 @@ public final class WatchdogServer: Sendable {
                                  metrics: metrics, trustedProxies: settings.trustedProxies),
             reads: ReadRoutes(store: store, config: config, cacheControl: "private, max-age=\(settings.configMaxAgeSeconds)"),
             admin: AdminRoutes(store: store, config: config, authenticator: authenticator, clock: clock),
-            compare: compare,
-            series: SeriesRoutes(compare: compare, clock: clock),
-            drillDown: ReportRoutes(compare: compare),
+            compare: CompareRoutes(lookup: lookup, config: config),
+            issues: IssueRoutes(lookup: lookup),
+            series: SeriesRoutes(lookup: lookup, clock: clock),
+            drillDown: ReportRoutes(lookup: lookup),
             store: store,
             queue: queue,
             resources: StaticResources(directory: settings.resourcesDirectory, chartDirectory: settings.chartDirectory),

@@ -27,6 +27,12 @@ public protocol TelemetryStore: Sendable {
     func hourly(app: String, release: ReleaseID?, kind: String?, fromHour: Int64, toHour: Int64) throws -> [HourlyRow]
     /// The keyboard-height histogram; all releases when `release` is nil.
     func keyboardHeights(app: String, release: ReleaseID?) throws -> [HeightRow]
+    /// Every install of a release with its sessions and active reports (config cohorts).
+    func installs(app: String, release: ReleaseID) throws -> [InstallRow]
+    /// Session starts per hour between two hours (inclusive); all releases when `release` is nil.
+    func hourlySessions(app: String, release: ReleaseID?, fromHour: Int64, toHour: Int64) throws -> [HourlySessionsRow]
+    /// The hour of a release's first session start, `nil` without any.
+    func firstSessionHour(app: String, release: ReleaseID) throws -> Int64?
     /// Reports newest first (by `sequence`), those with a sequence below `before` when given.
     func reports(app: String, filter: ReportFilter, before: Int64?, limit: Int) throws -> [StoredReport]
     /// One report by id.

@@ -46,9 +46,9 @@ struct CommonOptions: ParsableArguments {
         return logger
     }
 
-    func openStore(synchronous: SQLiteStore.Synchronous = .full) throws -> SQLiteStore {
+    func openStore(synchronous: SQLiteStore.Synchronous = .full, floodCap: Int = SQLiteStore.defaultFloodCap) throws -> SQLiteStore {
         do {
-            return try SQLiteStore(directory: resolvedDataDir, synchronous: synchronous)
+            return try SQLiteStore(directory: resolvedDataDir, synchronous: synchronous, floodCap: floodCap)
         } catch {
             throw CLIError("cannot open the database in \(resolvedDataDir): \(error)")
         }

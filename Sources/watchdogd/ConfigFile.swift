@@ -16,6 +16,7 @@ enum Setting: String, CaseIterable, Sendable {
     case ratePerKey = "RATE_PER_KEY"
     case ratePerAddress = "RATE_PER_ADDRESS"
     case ingestQueueItems = "INGEST_QUEUE_ITEMS"
+    case floodCap = "FLOOD_CAP"
     case retentionDays = "RETENTION_DAYS"
     case retentionInterval = "RETENTION_INTERVAL"
     case trustedProxy = "TRUSTED_PROXY"

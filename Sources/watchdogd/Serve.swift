@@ -56,6 +56,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Reports and session starts that may wait for the writer; past it ingest answers 503 with Retry-After instead of growing memory (env WATCHDOG_INGEST_QUEUE_ITEMS, default 100000).")
     var ingestQueueItems: Int?
 
+    @Option(help: "Reports of one issue (fingerprint) that one session may send before the rest are stored but counted apart as flooded, out of every rate and verdict; 0: no cap (env WATCHDOG_FLOOD_CAP, default 10).")
+    var floodCap: Int?
+
     @Option(help: "Days raw reports and session starts are kept; release stats stay. 0 keeps everything (env WATCHDOG_RETENTION_DAYS, default 90).")
     var retentionDays: Int?
 
@@ -75,7 +78,7 @@ struct Serve: ParsableCommand {
         guard lock.tryLock() else {
             throw CLIError("another watchdogd serve is running on \(settings.dataDirectory)")
         }
-        let store = try common.openStore(synchronous: settings.synchronous)
+        let store = try common.openStore(synchronous: settings.synchronous, floodCap: settings.floodCap)
         SessionCookie.secure = try Environment.resolveFlag(cookieSecure, .cookieSecure)
         let demoMode = try Environment.resolveFlag(demo, .demo)
         if demoMode {
@@ -147,6 +150,7 @@ struct Serve: ParsableCommand {
             ? (Environment.resolve(nil, .trustedProxy)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? [])
             : trustedProxy)
         settings.ingestQueueCapacity = try number(ingestQueueItems, .ingestQueueItems, "--ingest-queue-items", 500...10_000_000) ?? settings.ingestQueueCapacity
+        settings.floodCap = try number(floodCap, .floodCap, "--flood-cap", 0...1_000_000) ?? settings.floodCap
         settings.retentionDays = try number(retentionDays, .retentionDays, "--retention-days", 0...36_500) ?? settings.retentionDays
         if let interval = try number(retentionInterval, .retentionInterval, "--retention-interval", 1...86_400) {
             settings.retentionIntervalSeconds = Double(interval)

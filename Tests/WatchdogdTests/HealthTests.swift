@@ -6,6 +6,7 @@ import Testing
     /// Base 14.1.0: 1,000 sessions; 400 view-frame glitches on Compose, 30 covered inputs on
     /// Search, 50 keyboards without input. Target 14.2.0: 1,000 sessions; 100 view-frame
     /// glitches, 90 covered inputs (tripled), none without input, 20 x-new_glitch on Settings.
+    /// Every report comes from a session of its own, so each kind's reports equal its affected sessions.
     static func dataset(_ daemon: Daemon, key: String) throws {
         func post(_ reports: [[String: Any]]) throws {
             for start in stride(from: 0, to: reports.count, by: 500) {
@@ -13,15 +14,25 @@ import Testing
                 #expect(response.status == 202 && response.json["accepted"] as? Int == min(500, reports.count - start))
             }
         }
+        var sessionIDs: [String: [String]] = [:]
         for (version, build) in [("14.1.0", "31102"), ("14.2.0", "31245")] {
-            let sessions = (0..<1000).map { _ in Fixtures.session(version: version, build: build) }
+            let sessions = (0..<1000).map { index in
+                var session = Fixtures.session(version: version, build: build)
+                session["install_id"] = "I-\(version)-\(index)"
+                return session
+            }
+            sessionIDs[version] = sessions.compactMap { $0["id"] as? String }
             for start in stride(from: 0, to: 1000, by: 500) {
                 #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<start + 500])]).status == 202)
             }
         }
+        var next: [String: Int] = [:]
         func reports(_ count: Int, version: String, build: String, kind: String, screen: String) throws -> [[String: Any]] {
             try (0..<count).map { _ in
-                var report = try Fixtures.freshReport(version: version, build: build, kind: kind)
+                let index = next[version, default: 0]
+                next[version] = index + 1
+                var report = try Fixtures.freshReport(version: version, build: build, kind: kind, sessionID: sessionIDs[version]?[index])
+                report["install_id"] = "I-\(version)-\(index)"
                 report["screen"] = screen
                 if kind == "interaction_lock" { report["lock"] = ["duration_s": 12.0] }
                 return report
@@ -35,62 +46,58 @@ import Testing
             + reports(20, version: "14.2.0", build: "31245", kind: "x-new_glitch", screen: "SettingsViewController"))
     }
 
-    /// The log-method interval, computed here independently of the server.
-    static func interval(target: Double, targetSessions: Double, base: Double, baseSessions: Double) -> (Double, Double, Double) {
-        let ratio = (target / targetSessions) / (base / baseSessions)
-        let se = (1 / target + 1 / base).squareRoot()
-        return (ratio, ratio * exp(-1.959964 * se), ratio * exp(1.959964 * se))
-    }
+    static func rounded(_ value: Any?) -> Double? { Statistics.rounded(value) }
 
-    static func rounded(_ value: Any?) -> Double? {
-        (value as? Double).map { ($0 * 1000).rounded() / 1000 }
-    }
-
-    @Test func compareGivesTheRateRatioWithItsIntervalAndVerdict() throws {
+    @Test func compareGivesTheAffectedSessionRatioWithItsIntervalAndVerdict() throws {
         let daemon = try Daemon()
         let key = try daemon.addApp("com.example.mail")
         let viewer = try daemon.addToken(role: "viewer")
         try Self.dataset(daemon, key: key)
         let response = try daemon.client.request("GET", "/v1/apps/com.example.mail/compare?base=14.1.0&target=14.2.0%20(31245)", token: viewer)
         #expect(response.status == 200, "\(response.text)")
+        #expect(response.json["method"] as? String == "affected_sessions")
         let byKind = Dictionary(uniqueKeysWithValues: (response.json["by_kind"] as? [[String: Any]] ?? []).map { ($0["value"] as? String ?? "", $0) })
-
+        func check(_ row: [String: Any], target: Int, base: Int, verdict: String, _ what: String) {
+            // Every session has an install of its own: the design effect is only m / (m − 1).
+            let expected = Statistics.unclustered(target: target, of: 1000, base: base, of: 1000)
+            let interval = row["interval"] as? [String: Any]
+            #expect(Self.rounded(row["ratio"]) == Statistics.rounded(expected.ratio), "\(what) ratio")
+            #expect(Self.rounded(interval?["lower"]) == Statistics.rounded(expected.lower), "\(what) lower")
+            #expect(Self.rounded(interval?["upper"]) == Statistics.rounded(expected.upper), "\(what) upper")
+            #expect(row["verdict"] as? String == verdict, "\(what) verdict")
+        }
         let frames = try #require(byKind["view_frame_mismatch"])
-        let (ratio, lower, upper) = Self.interval(target: 100, targetSessions: 1000, base: 400, baseSessions: 1000)
-        #expect(Self.rounded(frames["ratio"]) == (ratio * 1000).rounded() / 1000)
+        check(frames, target: 100, base: 400, verdict: "improved", "view frames")
         #expect(Self.rounded(frames["ratio"]) == 0.25)
-        let frameInterval = frames["interval"] as? [String: Any]
-        #expect(Self.rounded(frameInterval?["lower"]) == (lower * 1000).rounded() / 1000)
-        #expect(Self.rounded(frameInterval?["upper"]) == (upper * 1000).rounded() / 1000)
-        #expect(Self.rounded(frameInterval?["lower"]) == 0.201 && Self.rounded(frameInterval?["upper"]) == 0.311)
-        #expect(frames["verdict"] as? String == "improved")
+        #expect(Self.rounded((frames["interval"] as? [String: Any])?["lower"]) == 0.204, "a literal, worked by hand from the formula")
+        #expect(Self.rounded((frames["base"] as? [String: Any])?["design_effect"]) == 1.001)
+        #expect((frames["base"] as? [String: Any])?["affected_session_rate"] as? Double == 0.4)
         #expect((frames["base"] as? [String: Any])?["reports_per_1k_sessions"] as? Double == 400)
+        #expect(Self.rounded(frames["report_rate_ratio"]) == 0.25)
 
-        // 50 → 0: corrected counts give a finite upper bound well below 1.
+        // 50 → 0: no continuity correction needed; the upper bound is finite and below 1.
         let vanished = try #require(byKind["keyboard_without_input"])
         #expect(vanished["ratio"] as? Double == 0)
-        let (_, _, vanishedUpper) = Self.interval(target: 0.5, targetSessions: 1000, base: 50.5, baseSessions: 1000)
-        let vanishedInterval = try #require(vanished["interval"] as? [String: Any])
-        #expect(Self.rounded(vanishedInterval["upper"]) == (vanishedUpper * 1000).rounded() / 1000)
-        #expect((vanishedInterval["upper"] as? Double ?? 1) < 1)
-        #expect(vanished["verdict"] as? String == "improved")
-        #expect(vanished["correction"] is String)
+        check(vanished, target: 0, base: 50, verdict: "improved", "vanished")
 
-        // 0 → 20: no finite ratio, but a verdict from the corrected interval.
+        // 0 → 20: no finite ratio or upper bound, but a lower bound above 1.
         let appeared = try #require(byKind["x-new_glitch"])
         #expect(appeared["ratio"] is NSNull)
-        #expect(appeared["verdict"] as? String == "regressed")
+        #expect((appeared["interval"] as? [String: Any])?["upper"] is NSNull)
+        check(appeared, target: 20, base: 0, verdict: "regressed", "appeared")
 
         let tripled = try #require(byKind["input_covered_by_keyboard"])
         #expect(Self.rounded(tripled["ratio"]) == 3)
-        #expect(tripled["verdict"] as? String == "regressed")
+        check(tripled, target: 90, base: 30, verdict: "regressed", "tripled")
 
         let overall = try #require(response.json["overall"] as? [String: Any])
+        check(overall, target: 210, base: 480, verdict: "improved", "overall")
         #expect((overall["base"] as? [String: Any])?["reports"] as? Int == 480)
         #expect((overall["target"] as? [String: Any])?["reports"] as? Int == 210)
         let screens = (response.json["by_screen"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? String }
         #expect(Set(screens) == ["ComposeViewController", "SearchViewController", "SettingsViewController"])
-        #expect((response.json["target"] as? [String: Any])?["glitch_free_session_rate"] is Double)
+        #expect((response.json["target"] as? [String: Any])?["glitch_free_session_rate"] as? Double == 0.79)
+        #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/compare?base=14.2.0&target=14.2.0%20(31245)", token: viewer).errorCode == "same_release")
     }
 
     @Test func aReleaseWithoutSessionsHasNullRatesWithAReason() throws {
@@ -128,7 +135,12 @@ import Testing
         let fewer = try #require(issues["view_frame_mismatch"])
         #expect(fewer["regressed"] as? Bool == false)
         #expect(fewer["reports"] as? Int == 100)
-        #expect(fewer["affected_sessions"] as? Int == 1, "all fixture reports share one session id")
+        #expect(fewer["affected_sessions"] as? Int == 100)
+        #expect(fewer["title"] as? String == "View frame mismatch · composeToolbar on ComposeViewController (docked)")
+        let previous = try #require(tripled["previous"] as? [String: Any])
+        #expect(previous["release"] as? String == "14.1.0 (31102)" && previous["affected_sessions"] as? Int == 30)
+        #expect(previous["affected_session_rate"] as? Double == 0.03)
+        #expect(new["regressed"] as? Bool == false, "new is never also regressed")
 
         // The fingerprint leads to its reports.
         let fingerprint = try #require(tripled["fingerprint"] as? String)

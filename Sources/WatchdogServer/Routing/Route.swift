@@ -18,6 +18,9 @@ enum Route: Equatable {
     case apps
     case releases(app: String)
     case compare(app: String)
+    case rules(app: String)
+    case cohorts(app: String)
+    case overlay(app: String)
     case issues(app: String)
     case timeseries(app: String)
     case keyboard(app: String)
@@ -59,6 +62,9 @@ enum Route: Equatable {
         Template(path: "/v1/apps", methods: ["GET"]) { _ in .apps },
         Template(path: "/v1/apps/{app}/releases", methods: ["GET"]) { .releases(app: $0["app"] ?? "") },
         Template(path: "/v1/apps/{app}/compare", methods: ["GET"]) { .compare(app: $0["app"] ?? "") },
+        Template(path: "/v1/apps/{app}/rules", methods: ["GET"]) { .rules(app: $0["app"] ?? "") },
+        Template(path: "/v1/apps/{app}/cohorts", methods: ["GET"]) { .cohorts(app: $0["app"] ?? "") },
+        Template(path: "/v1/apps/{app}/overlay", methods: ["GET"]) { .overlay(app: $0["app"] ?? "") },
         Template(path: "/v1/apps/{app}/issues", methods: ["GET"]) { .issues(app: $0["app"] ?? "") },
         Template(path: "/v1/apps/{app}/timeseries", methods: ["GET"]) { .timeseries(app: $0["app"] ?? "") },
         Template(path: "/v1/apps/{app}/keyboard", methods: ["GET"]) { .keyboard(app: $0["app"] ?? "") },

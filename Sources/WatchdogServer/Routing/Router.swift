@@ -11,6 +11,7 @@ struct Router: Sendable {
     let reads: ReadRoutes
     let admin: AdminRoutes
     let compare: CompareRoutes
+    let issues: IssueRoutes
     let series: SeriesRoutes
     let drillDown: ReportRoutes
     let store: any TelemetryStore
@@ -80,7 +81,10 @@ struct Router: Sendable {
         case .apps: return try reads.apps(principal: principal)
         case .releases(let app): return try reads.releases(app: app, principal: principal)
         case .compare(let app): return try viewer(principal) { () throws(APIError) in try compare.compare(app: app, request: request) }
-        case .issues(let app): return try viewer(principal) { () throws(APIError) in try compare.issues(app: app, request: request) }
+        case .rules(let app): return try viewer(principal) { () throws(APIError) in try compare.rules(app: app) }
+        case .cohorts(let app): return try viewer(principal) { () throws(APIError) in try compare.cohorts(app: app, request: request) }
+        case .overlay(let app): return try viewer(principal) { () throws(APIError) in try series.overlay(app: app, request: request) }
+        case .issues(let app): return try viewer(principal) { () throws(APIError) in try issues.issues(app: app, request: request) }
         case .timeseries(let app): return try viewer(principal) { () throws(APIError) in try series.timeseries(app: app, request: request) }
         case .keyboard(let app): return try viewer(principal) { () throws(APIError) in try series.keyboard(app: app, request: request) }
         case .reports(let app): return try viewer(principal) { () throws(APIError) in try drillDown.list(app: app, request: request) }

@@ -2,43 +2,49 @@ import WatchdogHTTP
 import WatchdogStore
 import WatchdogWire
 
-/// `GET /v1/apps/{app}/compare` and `GET /v1/apps/{app}/issues`: release against release,
-/// with intervals, from the roll-ups only.
+/// `GET /v1/apps/{app}/compare`: two releases, or — with `rule=` — the installs of one
+/// release that a config rule matched against those it did not, from the roll-ups only.
 struct CompareRoutes: Sendable {
-    let store: any TelemetryStore
+    let lookup: ReleaseLookup
+    let config: ConfigService
 
-    func releases(of app: String) throws(APIError) -> [ReleaseStats] {
-        guard let releases = try storeCall({ try store.releases(app: app) }) else { throw .notFound("no app \(app)") }
-        return releases
-    }
+    private var store: any TelemetryStore { lookup.store }
 
     func compare(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard let baseText = request.query["base"], let targetText = request.query["target"] else {
-            throw .badRequest("missing_parameter", "base and target are required: /compare?base=14.1.0 (31102)&target=14.2.0 (31245)")
+            throw .badRequest("missing_parameter", "base and target are required: /compare?base=14.1.0 (31102)&target=14.2.0 (31245); a config rule's cohorts are /cohorts?release=&rule=")
         }
-        let resolver = ReleaseResolver(releases: try releases(of: app))
+        let resolver = ReleaseResolver(releases: try lookup.releases(of: app))
         let baseID = try resolver.resolve(baseText, parameter: "base").release
         let targetID = try resolver.resolve(targetText, parameter: "target").release
+        guard baseID != targetID else {
+            throw .badRequest("same_release", "base and target are the same release (\(baseID.text.prefix(200))); pick two different releases")
+        }
         guard let base = try storeCall({ try store.releaseDetail(app: app, release: baseID) }),
               let target = try storeCall({ try store.releaseDetail(app: app, release: targetID) }) else {
             throw .notFound("release data disappeared while reading; retry")
         }
-        let overall = RateComparison(base: base.stats.reportsByKind.values.reduce(0, +), baseSessions: base.stats.sessions,
-                                     target: target.stats.reportsByKind.values.reduce(0, +), targetSessions: target.stats.sessions)
-        let kinds = Set(base.stats.reportsByKind.keys).union(target.stats.reportsByKind.keys).sorted()
+        let baseInstalls = try storeCall { try store.installs(app: app, release: baseID) }
+        let targetInstalls = try storeCall { try store.installs(app: app, release: targetID) }
+        let kinds = Set(base.stats.reportsByKind.keys).union(target.stats.reportsByKind.keys)
+            .union(base.affectedSessions["kind"]?.keys ?? [:].keys).union(target.affectedSessions["kind"]?.keys ?? [:].keys).sorted()
         let byKind = kinds.map { kind in
-            Breakdown(value: kind, comparison: RateComparison(base: base.stats.reportsByKind[kind] ?? 0, baseSessions: base.stats.sessions,
-                                                              target: target.stats.reportsByKind[kind] ?? 0, targetSessions: target.stats.sessions))
+            Breakdown(value: kind, comparison: SessionComparison(base: Self.side(base, kind: kind, installs: baseInstalls),
+                                                                 target: Self.side(target, kind: kind, installs: targetInstalls)))
         }
         func breakdown(_ dimension: String, sessions: (ReleaseDetail, String) -> Int) -> [Breakdown] {
-            let baseCounts = Self.counts(base, dimension), targetCounts = Self.counts(target, dimension)
-            return Set(baseCounts.keys).union(targetCounts.keys).sorted().map { value in
-                Breakdown(value: value, comparison: RateComparison(base: baseCounts[value] ?? 0, baseSessions: sessions(base, value),
-                                                                   target: targetCounts[value] ?? 0, targetSessions: sessions(target, value)))
-            }.sorted { ($0.comparison.base.reports + $0.comparison.target.reports) > ($1.comparison.base.reports + $1.comparison.target.reports) }
+            let values = Set(Self.values(base, dimension)).union(Self.values(target, dimension))
+            return values.sorted().map { value in
+                Breakdown(value: value, comparison: SessionComparison(base: Self.side(base, dimension, value, sessions: sessions(base, value)),
+                                                                      target: Self.side(target, dimension, value, sessions: sessions(target, value))))
+            }.sorted {
+                ($0.comparison.base.affectedSessions + $0.comparison.target.affectedSessions, $1.value)
+                    > ($1.comparison.base.affectedSessions + $1.comparison.target.affectedSessions, $0.value)
+            }
         }
         let view = CompareView(
-            app: app, base: ReleaseSummary(base), target: ReleaseSummary(target), overall: overall, byKind: byKind,
+            app: app, base: ReleaseSummary(base), target: ReleaseSummary(target),
+            overall: SessionComparison(base: Self.side(base, installs: baseInstalls), target: Self.side(target, installs: targetInstalls)), byKind: byKind,
             byScreen: breakdown("screen") { detail, _ in detail.stats.sessions },
             byKeyboardMode: breakdown("keyboard_mode") { detail, _ in detail.stats.sessions },
             // Per idiom, the denominator is the sessions started on that idiom.
@@ -47,167 +53,135 @@ struct CompareRoutes: Sendable {
         return JSONBody.response(view)
     }
 
-    /// Headline (active) reports per value of a dimension.
-    private static func counts(_ detail: ReleaseDetail, _ dimension: String) -> [String: Int] {
-        var counts: [String: Int] = [:]
-        for row in detail.breakdown where row.dimension == dimension && row.reports > 0 { counts[row.value, default: 0] += row.reports }
-        return counts
+    /// All kinds of a release, its installs as clusters.
+    private static func side(_ detail: ReleaseDetail, installs: [InstallRow]) -> SessionComparison.Side {
+        let affected = detail.stats.affectedSessions
+        return SessionComparison.Side(
+            sessions: detail.stats.sessions, affectedSessions: affected, reports: detail.stats.reportsByKind.values.reduce(0, +),
+            floodedReports: detail.stats.floodedReportsByKind.values.reduce(0, +),
+            designEffect: InstallClusters.designEffect(sessions: detail.stats.sessions, affected: affected,
+                                                       clusters: installs.map { ($0.sessions, $0.affectedSessions) }))
     }
 
-    func issues(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let releases = try releases(of: app).sorted { ReleaseOrder.isOlder($0.release, $1.release) }
-        guard !releases.isEmpty else { throw .notFound("app \(app) has no releases yet") }
-        let current = try request.query["release"].map { text throws(APIError) in try ReleaseResolver(releases: releases).resolve(text, parameter: "release") }
-            ?? releases[releases.count - 1]
-        let limit = try Self.limit(request.query["limit"], default: 100, maximum: 1000)
-        let rows = try storeCall { try store.issues(app: app, release: current.release) }
-            .sorted { $0.reports != $1.reports ? $0.reports > $1.reports : $0.fingerprint < $1.fingerprint }
-            .prefix(limit)
-        let history = try storeCall { try store.issueHistory(app: app, fingerprints: rows.map(\.fingerprint)) }
-        let byFingerprint = Dictionary(grouping: history, by: \.fingerprint)
-        // Releases ranked once, oldest first, instead of comparing version strings per row.
-        let rank = Dictionary(uniqueKeysWithValues: releases.enumerated().map { ($1.release, $0) })
-        let index = releases.firstIndex { $0.release == current.release } ?? releases.count - 1
-        let previous = releases[..<index].last { $0.sessions > 0 }
-        let issues = rows.map { row -> IssueView in
-            // Suspect-only rows (reports from inactive apps) do not make a fingerprint "seen".
-            let seen = (byFingerprint[row.fingerprint] ?? [row]).filter { $0.reports > 0 || $0.release == row.release }
-            let first = seen.min { (rank[$0.release] ?? .max) < (rank[$1.release] ?? .max) }?.release ?? row.release
-            var trend: RateComparison?
-            if let previous {
-                let before = seen.first { $0.release == previous.release }?.reports ?? 0
-                trend = RateComparison(base: before, baseSessions: previous.sessions, target: row.reports, targetSessions: current.sessions)
-            }
-            return IssueView(row: row, sessions: current.sessions, firstRelease: first, isNew: first == current.release,
-                             previousRelease: previous?.release, trend: trend)
+    private static func side(_ detail: ReleaseDetail, kind: String, installs: [InstallRow]) -> SessionComparison.Side {
+        let affected = detail.affectedSessions["kind"]?[kind] ?? 0
+        return SessionComparison.Side(
+            sessions: detail.stats.sessions, affectedSessions: affected,
+            reports: detail.stats.reportsByKind[kind] ?? 0, floodedReports: detail.stats.floodedReportsByKind[kind] ?? 0,
+            designEffect: InstallClusters.designEffect(sessions: detail.stats.sessions, affected: affected,
+                                                       clusters: installs.map { ($0.sessions, $0.kinds[kind]?.affectedSessions ?? 0) }))
+    }
+
+    private static func side(_ detail: ReleaseDetail, _ dimension: String, _ value: String, sessions: Int) -> SessionComparison.Side {
+        var reports = 0, flooded = 0
+        for row in detail.breakdown where row.dimension == dimension && row.value == value {
+            reports += row.reports
+            flooded += row.floodedReports
         }
-        return JSONBody.response(IssuesView(app: app, release: ReleaseID.text(current.release), sessions: current.sessions, issues: issues))
+        return SessionComparison.Side(sessions: sessions, affectedSessions: detail.affectedSessions[dimension]?[value] ?? 0,
+                                      reports: reports, floodedReports: flooded)
     }
 
-    static func limit(_ text: String?, default value: Int, maximum: Int) throws(APIError) -> Int {
-        guard let text else { return value }
-        guard let limit = Int(text), (1...maximum).contains(limit) else {
-            throw .badRequest("invalid_parameter", "limit must be a whole number from 1 to \(maximum), got \(text.prefix(20))")
+    /// Values of a dimension with headline reports or affected sessions.
+    private static func values(_ detail: ReleaseDetail, _ dimension: String) -> [String] {
+        detail.breakdown.filter { $0.dimension == dimension && $0.reports > 0 }.map(\.value)
+            + (detail.affectedSessions[dimension] ?? [:]).filter { $0.value > 0 }.map(\.key)
+    }
+
+    // MARK: Config cohorts
+
+    /// `GET /v1/apps/{app}/rules`: the rules of the current config, for viewers to pick a
+    /// cohort comparison (the whole document stays admin-only).
+    func rules(app: String) throws(APIError) -> HTTPResponse {
+        guard let document = try storeCall({ try config.document(app: app) }) else { throw .notFound("no app \(app)") }
+        return JSONBody.response(RulesView(app: app, version: document.version, rules: document.rules.map(\.json)))
+    }
+
+    /// `GET /v1/apps/{app}/cohorts?release=R&rule=ID`: the installs of release R that rule ID matches (same salted
+    /// hash of `install_id`, same channel and idiom conditions as `GET /v1/config`) against
+    /// those it does not.
+    func cohorts(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        guard let releaseText = request.query["release"], let ruleID = request.query["rule"] else {
+            throw .badRequest("missing_parameter", "a cohort comparison needs release and rule: /cohorts?release=14.2.0 (31245)&rule=RULE_ID")
         }
-        return limit
+        let release = try ReleaseResolver(releases: try lookup.releases(of: app)).resolve(releaseText, parameter: "release")
+        guard let document = try storeCall({ try config.document(app: app) }) else { throw .notFound("no app \(app)") }
+        guard let rule = document.rules.first(where: { $0.id == ruleID }) else {
+            let known = document.rules.map(\.id)
+            throw .notFound("rule=\(ruleID.prefix(64)) is not in the app's current config; its rules are: \(known.isEmpty ? "none" : known.joined(separator: ", ").prefix(400))")
+        }
+        guard rule.match.versions.map({ $0.contains(release.release.version) }) ?? true,
+              rule.match.builds.isEmpty || rule.match.builds.contains(release.release.build) else {
+            throw .badRequest("rule_not_for_release", "rule \(rule.id) does not apply to \(release.release.text.prefix(200)) (its versions or builds exclude it): no install of it was switched")
+        }
+        let installs = try storeCall { try store.installs(app: app, release: release.release) }
+        var matched = Cohort(), unmatched = Cohort()
+        for install in installs {
+            let client = ConfigClient(version: release.release.version, build: release.release.build, channel: install.channel,
+                                      idiom: install.idiom, installID: install.installID)
+            if rule.matchesIgnoringVersion(client) { matched.add(install) } else { unmatched.add(install) }
+        }
+        let kinds = Set(matched.kinds.keys).union(unmatched.kinds.keys).sorted()
+        let view = CompareView(
+            app: app,
+            base: ReleaseSummary(cohort: unmatched, release: release.release, label: "rule \(rule.id) not matched"),
+            target: ReleaseSummary(cohort: matched, release: release.release, label: "rule \(rule.id) matched"),
+            overall: SessionComparison(base: unmatched.side(), target: matched.side()),
+            byKind: kinds.map { Breakdown(value: $0, comparison: SessionComparison(base: unmatched.side(kind: $0), target: matched.side(kind: $0))) },
+            byScreen: [], byKeyboardMode: [], byIdiom: [],
+            cohort: CohortView(rule: rule, release: release.release, matched: matched.installs, unmatched: unmatched.installs,
+                               sessionsWithoutInstall: max(0, release.sessions - matched.sessions - unmatched.sessions))
+        )
+        return JSONBody.response(view)
     }
 }
 
-extension ReleaseID {
-    static func text(_ release: ReleaseID) -> String { "\(release.version) (\(release.build))" }
-}
+/// The installs of one side of a cohort comparison, summed.
+struct Cohort {
+    var installs = 0
+    var sessions = 0
+    var affectedSessions = 0
+    /// Headline reports (under the flood cap), and flooded ones.
+    var reports = 0
+    var floodedReports = 0
+    var kinds: [String: (reports: Int, affectedSessions: Int)] = [:]
+    /// Active reports per install, flooded included: for the concentration figure.
+    var reportsPerInstall: [Int] = []
+    /// The installs themselves: the clusters of the design effect.
+    var members: [InstallRow] = []
 
-struct ReleaseSummary: Encodable {
-    var release: String
-    var sessions: Int
-    var reports: Int
-    var suspectReports: Int
-    @NullWhenAbsent var glitchFreeSessionRate: Double? = nil
-
-    init(_ detail: ReleaseDetail) {
-        release = ReleaseID.text(detail.stats.release)
-        sessions = detail.stats.sessions
-        reports = detail.stats.reportsByKind.values.reduce(0, +)
-        suspectReports = detail.stats.suspectReportsByKind.values.reduce(0, +)
-        glitchFreeSessionRate = detail.stats.glitchFreeSessionRate
+    mutating func add(_ install: InstallRow) {
+        installs += 1
+        sessions += install.sessions
+        affectedSessions += min(install.affectedSessions, install.sessions)
+        var installReports = 0
+        for (kind, counts) in install.kinds {
+            kinds[kind, default: (0, 0)].reports += counts.reports
+            kinds[kind, default: (0, 0)].affectedSessions += min(counts.affectedSessions, install.sessions)
+            installReports += counts.reports
+        }
+        reports += installReports
+        floodedReports += max(0, install.reports - installReports)
+        reportsPerInstall.append(install.reports)
+        members.append(install)
     }
 
-    enum CodingKeys: String, CodingKey {
-        case release, sessions, reports
-        case suspectReports = "suspect_reports"
-        case glitchFreeSessionRate = "glitch_free_session_rate"
-    }
-}
-
-/// One value of a breakdown with its comparison, flattened: `{"value": ..., "base": ..., ...}`.
-struct Breakdown: Encodable {
-    var value: String
-    var comparison: RateComparison
-
-    enum CodingKeys: String, CodingKey { case value }
-
-    func encode(to encoder: Encoder) throws {
-        try comparison.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(value, forKey: .value)
-    }
-}
-
-struct CompareView: Encodable {
-    var app: String
-    var base: ReleaseSummary
-    var target: ReleaseSummary
-    /// Headline reports (app `active`), all kinds.
-    var overall: RateComparison
-    var byKind: [Breakdown]
-    var byScreen: [Breakdown]
-    var byKeyboardMode: [Breakdown]
-    var byIdiom: [Breakdown]
-
-    enum CodingKeys: String, CodingKey {
-        case app, base, target, overall
-        case byKind = "by_kind"
-        case byScreen = "by_screen"
-        case byKeyboardMode = "by_keyboard_mode"
-        case byIdiom = "by_idiom"
-    }
-}
-
-struct IssueView: Encodable {
-    var fingerprint: String
-    var kind: String
-    @NullWhenAbsent var screen: String? = nil
-    @NullWhenAbsent var view: String? = nil
-    @NullWhenAbsent var keyboardMode: String? = nil
-    var reports: Int
-    var suspectReports: Int
-    var affectedSessions: Int
-    @NullWhenAbsent var reportsPer1kSessions: Double? = nil
-    var firstSeen: String
-    var lastSeen: String
-    var firstRelease: String
-    var isNew: Bool
-    var regressed: Bool
-    @NullWhenAbsent var previousRelease: String? = nil
-    /// This release against the previous one (with sessions), when there is one.
-    @NullWhenAbsent var trend: RateComparison? = nil
-
-    init(row: IssueRow, sessions: Int, firstRelease: ReleaseID, isNew: Bool, previousRelease: ReleaseID?, trend: RateComparison?) {
-        fingerprint = row.fingerprint
-        kind = row.kind
-        screen = row.screen
-        view = row.viewName
-        keyboardMode = row.keyboardMode
-        reports = row.reports
-        suspectReports = row.suspectReports
-        affectedSessions = row.affectedSessions
-        reportsPer1kSessions = sessions > 0 ? Double(row.reports) * 1000 / Double(sessions) : nil
-        firstSeen = Timestamp.format(milliseconds: row.firstSeen)
-        lastSeen = Timestamp.format(milliseconds: row.lastSeen)
-        self.firstRelease = ReleaseID.text(firstRelease)
-        self.isNew = isNew
-        regressed = trend?.verdict == "regressed"
-        self.previousRelease = previousRelease.map(ReleaseID.text)
-        self.trend = trend
+    func side() -> SessionComparison.Side {
+        SessionComparison.Side(sessions: sessions, affectedSessions: affectedSessions, reports: reports, floodedReports: floodedReports,
+                               designEffect: InstallClusters.designEffect(sessions: sessions, affected: affectedSessions,
+                                                                          clusters: members.map { ($0.sessions, $0.affectedSessions) }))
     }
 
-    enum CodingKeys: String, CodingKey {
-        case fingerprint, kind, screen, view, reports, regressed, trend
-        case keyboardMode = "keyboard_mode"
-        case suspectReports = "suspect_reports"
-        case affectedSessions = "affected_sessions"
-        case reportsPer1kSessions = "reports_per_1k_sessions"
-        case firstSeen = "first_seen"
-        case lastSeen = "last_seen"
-        case firstRelease = "first_release"
-        case isNew = "new"
-        case previousRelease = "previous_release"
+    func side(kind: String) -> SessionComparison.Side {
+        let affected = kinds[kind]?.affectedSessions ?? 0
+        return SessionComparison.Side(sessions: sessions, affectedSessions: affected, reports: kinds[kind]?.reports ?? 0, floodedReports: 0,
+                                      designEffect: InstallClusters.designEffect(sessions: sessions, affected: affected,
+                                                                                 clusters: members.map { ($0.sessions, $0.kinds[kind]?.affectedSessions ?? 0) }))
     }
-}
 
-struct IssuesView: Encodable {
-    var app: String
-    var release: String
-    var sessions: Int
-    var issues: [IssueView]
+    var concentration: InstallConcentration {
+        let top = installs == 0 ? 0 : max(1, (installs + 99) / 100)
+        return InstallConcentration(installs: installs, topInstalls: top, reports: reportsPerInstall.reduce(0, +),
+                                    topInstallsReports: reportsPerInstall.sorted(by: >).prefix(top).reduce(0, +))
+    }
 }

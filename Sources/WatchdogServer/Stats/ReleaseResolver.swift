@@ -1,30 +1,74 @@
 import WatchdogStore
 
-/// Turns a `release` query value — `14.2.0 (31245)`, or `14.2.0` when that version has one
-/// build — into a release of the app.
+/// Turns a release parameter into one release of the app. Any version and build that ingest
+/// accepts can be named, unambiguously, by one of:
+///
+/// - the release's `id` from `/releases` (`r` + hex of `version \n build`): always unique;
+/// - its display text `VERSION (BUILD)`, compared whole against every release's display text,
+///   so builds with `(`, `)`, spaces, quotes, `%`, `/` or non-ASCII need no parsing;
+/// - a version alone, when the app has one build of it.
 struct ReleaseResolver {
     let releases: [ReleaseStats]
 
     func resolve(_ text: String, parameter: String) throws(APIError) -> ReleaseStats {
-        let trimmed = text.trimmingCharacters(in: " ")
-        var version = trimmed
-        var build: String?
-        if trimmed.hasSuffix(")"), let open = trimmed.lastIndex(of: "(") {
-            version = String(trimmed[..<open]).trimmingCharacters(in: " ")
-            build = String(trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)]).trimmingCharacters(in: " ")
+        if text.hasPrefix("r"), let release = releases.first(where: { $0.release.id == text }) { return release }
+        let exact = releases.filter { $0.release.text == text }
+        if exact.count == 1 { return exact[0] }
+        if exact.count > 1 {
+            throw .badRequest("ambiguous_release", "\(parameter)=\(text.prefix(200)) names several releases; use one of their ids: \(exact.map(\.release.id).joined(separator: ", "))")
         }
-        let matches = releases.filter { $0.release.version == version && (build == nil || $0.release.build == build) }
-        if matches.count == 1 { return matches[0] }
-        if matches.isEmpty {
-            throw .notFound("\(parameter)=\(text.prefix(80)) matches no release of this app; use VERSION (BUILD) as listed by /releases")
+        let byVersion = releases.filter { $0.release.version == text }
+        if byVersion.count == 1 { return byVersion[0] }
+        if byVersion.count > 1 {
+            let builds = byVersion.map(\.release.build).sorted().joined(separator: ", ")
+            throw .badRequest("ambiguous_release", "\(parameter)=\(text.prefix(64)) has several builds (\(builds.prefix(400))); use \(text.prefix(64)) (BUILD) or the release id from /releases")
         }
-        let builds = matches.map(\.release.build).sorted().joined(separator: ", ")
-        throw .badRequest("ambiguous_release", "\(parameter)=\(version) has several builds (\(builds)); use \(version) (BUILD)")
+        throw .notFound("\(parameter)=\(text.prefix(200)) matches no release of this app; use the release's id or its VERSION (BUILD) text as listed by /releases")
     }
 }
 
-extension String {
-    func trimmingCharacters(in characters: String) -> String {
-        self[...].trimmingCharacters(in: characters)
+extension ReleaseID {
+    /// How a release is shown: `14.2.0 (31245)`.
+    var text: String { "\(version) (\(build))" }
+
+    static func text(_ release: ReleaseID) -> String { release.text }
+
+    /// The opaque, URL-safe id of a release: `r` + lowercase hex of `version \n build` (neither
+    /// may hold a control character, so the pair is recovered exactly).
+    var id: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = [UInt8(ascii: "r")]
+        for byte in Array(version.utf8) + [0x0A] + Array(build.utf8) {
+            bytes.append(digits[Int(byte >> 4)])
+            bytes.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
+
+/// The releases of an app and the store, shared by the stats routes.
+struct ReleaseLookup: Sendable {
+    let store: any TelemetryStore
+
+    /// Every release of the app; 404 when there is no such app.
+    func releases(of app: String) throws(APIError) -> [ReleaseStats] {
+        guard let releases = try storeCall({ try store.releases(app: app) }) else { throw .notFound("no app \(app)") }
+        return releases
+    }
+
+    /// The release a parameter names, `nil` when the parameter is absent.
+    func release(_ query: [String: String], _ parameter: String, of app: String) throws(APIError) -> ReleaseStats? {
+        guard let text = query[parameter] else { return nil }
+        return try ReleaseResolver(releases: releases(of: app)).resolve(text, parameter: parameter)
+    }
+
+    /// `limit=`: a whole number within 1…maximum.
+    static func limit(_ text: String?, default value: Int, maximum: Int) throws(APIError) -> Int {
+        guard let text else { return value }
+        guard let limit = Int(text), (1...maximum).contains(limit) else {
+            throw .badRequest("invalid_parameter", "limit must be a whole number from 1 to \(maximum), got \(text.prefix(20))")
+        }
+        return limit
+    }
+}
+

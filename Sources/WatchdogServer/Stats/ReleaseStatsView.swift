@@ -4,6 +4,8 @@ import WatchdogWire
 /// One release as `GET /v1/apps/{app}/releases` shows it.
 struct ReleaseStatsView: Encodable {
     var release: String
+    /// Opaque, unambiguous release id: any per-release parameter takes it.
+    var id: String
     var version: String
     var build: String
     var sessions: Int
@@ -11,6 +13,8 @@ struct ReleaseStatsView: Encodable {
     var reports: Int
     var reportsByKind: [String: Int]
     var affectedSessions: Int
+    /// Share of sessions with an active report; `null` without sessions.
+    @NullWhenAbsent var affectedSessionRate: Double? = nil
     /// Share of sessions without any (active) report; `null` without sessions.
     @NullWhenAbsent var glitchFreeSessionRate: Double? = nil
     @NullWhenAbsent var reportsPer1kSessions: Double? = nil
@@ -20,6 +24,10 @@ struct ReleaseStatsView: Encodable {
     /// Reports sent while the app was `inactive`/`background`, kept out of the rates.
     var suspectReports: Int
     var suspectReportsByKind: [String: Int]
+    /// Active reports past the per-session, per-fingerprint cap, kept out of the rates.
+    var floodedReports: Int
+    var floodedReportsByKind: [String: Int]
+    var concentration: ConcentrationView
     var autoFixed: Int
     var testCrashes: Int
     var firstSeen: String
@@ -29,9 +37,12 @@ struct ReleaseStatsView: Encodable {
     var clientQuarantined: Int
 
     enum CodingKeys: String, CodingKey {
-        case release, version, build, sessions, reports
+        case release, id, version, build, sessions, reports, concentration
         case reportsByKind = "reports_by_kind"
         case affectedSessions = "affected_sessions"
+        case affectedSessionRate = "affected_session_rate"
+        case floodedReports = "flooded_reports"
+        case floodedReportsByKind = "flooded_reports_by_kind"
         case glitchFreeSessionRate = "glitch_free_session_rate"
         case reportsPer1kSessions = "reports_per_1k_sessions"
         case reportsPer1kSessionsByKind = "reports_per_1k_sessions_by_kind"
@@ -47,7 +58,8 @@ struct ReleaseStatsView: Encodable {
     }
 
     init(_ stats: ReleaseStats) {
-        release = "\(stats.release.version) (\(stats.release.build))"
+        release = stats.release.text
+        id = stats.release.id
         version = stats.release.version
         build = stats.release.build
         sessions = stats.sessions
@@ -56,6 +68,9 @@ struct ReleaseStatsView: Encodable {
         affectedSessions = stats.affectedSessions
         suspectReportsByKind = stats.suspectReportsByKind
         suspectReports = stats.suspectReportsByKind.values.reduce(0, +)
+        floodedReportsByKind = stats.floodedReportsByKind
+        floodedReports = stats.floodedReportsByKind.values.reduce(0, +)
+        concentration = ConcentrationView(stats.concentration)
         autoFixed = stats.autoFixed
         testCrashes = stats.testCrashes
         firstSeen = Timestamp.format(milliseconds: stats.firstSeen)
@@ -65,6 +80,7 @@ struct ReleaseStatsView: Encodable {
         if stats.sessions > 0 {
             let sessions = Double(stats.sessions)
             glitchFreeSessionRate = stats.glitchFreeSessionRate
+            affectedSessionRate = Double(min(stats.affectedSessions, stats.sessions)) / sessions
             reportsPer1kSessions = Double(reports) * 1000 / sessions
             reportsPer1kSessionsByKind = stats.reportsByKind.mapValues { Double($0) * 1000 / sessions }
         } else {

@@ -9,13 +9,13 @@ import WatchdogWire
 /// the arrival sequence of the last one seen, so reports arriving meanwhile never shift a page
 /// (no gaps, no repeats).
 struct ReportRoutes: Sendable {
-    let compare: CompareRoutes
+    let lookup: ReleaseLookup
 
-    private var store: any TelemetryStore { compare.store }
+    private var store: any TelemetryStore { lookup.store }
 
     func list(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let filter = try self.filter(app: app, request: request)
-        let limit = try CompareRoutes.limit(request.query["limit"], default: 50, maximum: 500)
+        let limit = try ReleaseLookup.limit(request.query["limit"], default: 50, maximum: 500)
         let before = try request.query["cursor"].map { text throws(APIError) in try Cursor.decode(text) }
         let page = try storeCall { try store.reports(app: app, filter: filter, before: before, limit: limit + 1) }
         let shown = page.prefix(limit)
@@ -49,9 +49,10 @@ struct ReportRoutes: Sendable {
     }
 
     private func filter(app: String, request: HTTPRequest) throws(APIError) -> ReportFilter {
-        let releases = try compare.releases(of: app)
         var filter = ReportFilter()
-        if let text = request.query["release"] { filter.release = try ReleaseResolver(releases: releases).resolve(text, parameter: "release").release }
+        filter.release = try lookup.release(request.query, "release", of: app)?.release
+        // An unknown app is a 404 also without a release parameter.
+        if filter.release == nil { _ = try lookup.releases(of: app) }
         if let kind = request.query["kind"] {
             guard Vocabulary.isValidKind(kind) else { throw .badRequest("invalid_parameter", "kind must be a report kind such as view_frame_mismatch, got \(kind.prefix(40))") }
             filter.kind = kind
@@ -96,6 +97,7 @@ enum ReportJSON {
         bytes += Array(#","occurred_at":"#.utf8) + JSONText.quoted(Timestamp.format(milliseconds: report.occurredAt))
         bytes += Array(#","received_at":"#.utf8) + JSONText.quoted(Timestamp.format(milliseconds: report.receivedAt))
         bytes += Array(#","suspect":"#.utf8) + Array((report.suspect ? "true" : "false").utf8)
+        bytes += Array(#","flooded":"#.utf8) + Array((report.flooded ? "true" : "false").utf8)
         bytes += Array(#","report":"#.utf8)
         // Stored bodies are validated JSON; raw line breaks can only be insignificant whitespace
         // (inside strings they must be escaped), so one item stays one NDJSON line.

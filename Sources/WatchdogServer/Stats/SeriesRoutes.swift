@@ -4,22 +4,14 @@ import WatchdogWire
 
 /// `GET /v1/apps/{app}/timeseries` and `GET /v1/apps/{app}/keyboard`.
 struct SeriesRoutes: Sendable {
-    let compare: CompareRoutes
+    let lookup: ReleaseLookup
     let clock: @Sendable () -> Int64
 
     static let maximumBuckets = 5_000
 
     func timeseries(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let releases = try compare.releases(of: app)
-        let release = try request.query["release"].map { text throws(APIError) in try ReleaseResolver(releases: releases).resolve(text, parameter: "release") }
-        let bucketName = request.query["bucket"] ?? "hour"
-        guard bucketName == "hour" || bucketName == "day" else {
-            throw .badRequest("invalid_parameter", "bucket must be hour or day, got \(bucketName.prefix(20))")
-        }
-        let hoursPerBucket: Int64 = bucketName == "day" ? 24 : 1
-        if let kind = request.query["kind"], !Vocabulary.isValidKind(kind) {
-            throw .badRequest("invalid_parameter", "kind must be a report kind such as view_frame_mismatch, got \(kind.prefix(40))")
-        }
+        let (bucketName, hoursPerBucket, kind) = try Self.bucketAndKind(request, defaultBucket: "hour")
+        let release = try lookup.release(request.query, "release", of: app)
         // Default range: the release's traffic, or the app's last 7 days.
         let span = release.map { ($0.firstSeen, $0.lastSeen) } ?? (clock() - 7 * 86_400_000, clock())
         let from = try Self.time(request.query["from"], name: "from") ?? span.0
@@ -31,30 +23,120 @@ struct SeriesRoutes: Sendable {
         if truncated { firstBucket = lastBucket - Int64(Self.maximumBuckets) + 1 }
         // `from` after `to`: an empty range, no buckets and nothing to read.
         let count = max(0, Int(lastBucket - firstBucket + 1))
+        let fromHour = firstBucket * hoursPerBucket, toHour = (lastBucket + 1) * hoursPerBucket - 1
         let rows = count == 0 ? [] : try storeCall {
-            try store.hourly(app: app, release: release?.release, kind: request.query["kind"],
-                             fromHour: firstBucket * hoursPerBucket, toHour: (lastBucket + 1) * hoursPerBucket - 1)
+            try store.hourly(app: app, release: release?.release, kind: kind, fromHour: fromHour, toHour: toHour)
         }
+        let sessionRows = count == 0 ? [] : try storeCall { try store.hourlySessions(app: app, release: release?.release, fromHour: fromHour, toHour: toHour) }
         var series: [String: [Int]] = [:]
         var suspect: [String: [Int]] = [:]
-        if let kind = request.query["kind"] {
+        var flooded: [String: [Int]] = [:]
+        if let kind {
             series[kind] = Array(repeating: 0, count: count)
             suspect[kind] = Array(repeating: 0, count: count)
+            flooded[kind] = Array(repeating: 0, count: count)
         }
         for row in rows {
             let index = Int(Self.floorDiv(row.hour, hoursPerBucket) - firstBucket)
             guard index >= 0, index < count else { continue }
             series[row.kind, default: Array(repeating: 0, count: count)][index] += row.reports
             suspect[row.kind, default: Array(repeating: 0, count: count)][index] += row.suspectReports
+            flooded[row.kind, default: Array(repeating: 0, count: count)][index] += row.floodedReports
         }
-        let buckets = (0..<count).map { Timestamp.format(milliseconds: (firstBucket + Int64($0)) * hoursPerBucket * 3_600_000) }
-        return JSONBody.response(TimeseriesView(app: app, release: release.map { ReleaseID.text($0.release) }, bucket: bucketName,
-                                                buckets: buckets, series: series, suspectSeries: suspect, truncated: truncated))
+        var sessions = Array(repeating: 0, count: count)
+        for row in sessionRows {
+            let index = Int(Self.floorDiv(row.hour, hoursPerBucket) - firstBucket)
+            if index >= 0, index < count { sessions[index] += row.sessions }
+        }
+        let rates = series.mapValues { counts in Self.rates(counts, sessions: sessions) }
+        let now = clock()
+        let bucketMilliseconds = hoursPerBucket * 3_600_000
+        let buckets = (0..<count).map { Timestamp.format(milliseconds: (firstBucket + Int64($0)) * bucketMilliseconds) }
+        // The bucket holding now is still filling: say so, so it is not read as a drop.
+        let partial = (0..<count).filter { index in
+            let start = (firstBucket + Int64(index)) * bucketMilliseconds
+            return start <= now && now < start + bucketMilliseconds
+        }
+        return JSONBody.response(TimeseriesView(app: app, release: release?.release.text, bucket: bucketName, buckets: buckets, series: series,
+                                                suspectSeries: suspect, floodedSeries: flooded, sessions: sessions, rates: rates,
+                                                partialBuckets: partial, truncated: truncated))
+    }
+
+    /// Reports per 1,000 sessions started in the same bucket; `nil` where none started.
+    static func rates(_ counts: [Int], sessions: [Int]) -> [Double?] {
+        zip(counts, sessions).map { count, sessions in sessions > 0 ? Double(count) * 1000 / Double(sessions) : nil }
+    }
+
+    /// `bucket=` and `kind=` of the time series.
+    private static func bucketAndKind(_ request: HTTPRequest, defaultBucket: String) throws(APIError) -> (String, Int64, String?) {
+        let bucketName = request.query["bucket"] ?? defaultBucket
+        guard bucketName == "hour" || bucketName == "day" else {
+            throw .badRequest("invalid_parameter", "bucket must be hour or day, got \(bucketName.prefix(20))")
+        }
+        let kind = request.query["kind"]
+        if let kind, !Vocabulary.isValidKind(kind) {
+            throw .badRequest("invalid_parameter", "kind must be a report kind such as view_frame_mismatch, got \(kind.prefix(40))")
+        }
+        return (bucketName, bucketName == "day" ? 24 : 1, kind)
+    }
+
+    /// `GET /v1/apps/{app}/overlay?base=&target=`: two releases side by side, each from the
+    /// bucket of its first session start, so day 3 of one release lines up with day 3 of the other.
+    func overlay(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let (bucketName, hoursPerBucket, kind) = try Self.bucketAndKind(request, defaultBucket: "day")
+        guard let base = try lookup.release(request.query, "base", of: app), let target = try lookup.release(request.query, "target", of: app) else {
+            throw .badRequest("missing_parameter", "an overlay needs base and target: /overlay?base=14.1.0 (31102)&target=14.2.0 (31245)&bucket=day")
+        }
+        let now = clock()
+        let nowBucket = Self.floorDiv(Self.floorDiv(now, 3_600_000), hoursPerBucket)
+        var lines: [OverlayLine] = []
+        var length = 0
+        var truncated = false
+        var starts: [(ReleaseStats, String, Int64?)] = []
+        for (release, role) in [(base, "base"), (target, "target")] {
+            let firstHour = try storeCall { try store.firstSessionHour(app: app, release: release.release) }
+            starts.append((release, role, firstHour.map { Self.floorDiv($0, hoursPerBucket) }))
+            if let first = firstHour.map({ Self.floorDiv($0, hoursPerBucket) }) {
+                let lastData = Self.floorDiv(Self.floorDiv(release.lastSeen, 3_600_000), hoursPerBucket)
+                length = max(length, Int(min(max(lastData, first), nowBucket) - first + 1))
+            }
+        }
+        if length > Self.maximumBuckets {
+            length = Self.maximumBuckets
+            truncated = true
+        }
+        for (release, role, first) in starts {
+            guard let first, length > 0 else {
+                lines.append(OverlayLine(role: role, release: release.release, firstSession: nil, sessions: [], reports: [], rates: [], partial: []))
+                continue
+            }
+            let fromHour = first * hoursPerBucket, toHour = (first + Int64(length)) * hoursPerBucket - 1
+            let counts = try storeCall { try store.hourly(app: app, release: release.release, kind: kind, fromHour: fromHour, toHour: toHour) }
+            let sessionRows = try storeCall { try store.hourlySessions(app: app, release: release.release, fromHour: fromHour, toHour: toHour) }
+            var reports = Array(repeating: 0, count: length), sessions = Array(repeating: 0, count: length)
+            for row in counts {
+                let index = Int(Self.floorDiv(row.hour, hoursPerBucket) - first)
+                if index >= 0, index < length { reports[index] += row.reports }
+            }
+            for row in sessionRows {
+                let index = Int(Self.floorDiv(row.hour, hoursPerBucket) - first)
+                if index >= 0, index < length { sessions[index] += row.sessions }
+            }
+            let rates = Self.rates(reports, sessions: sessions)
+            // Buckets after now have no data yet: `null`, not 0.
+            let future = { (index: Int) in first + Int64(index) > nowBucket }
+            lines.append(OverlayLine(
+                role: role, release: release.release, firstSession: Timestamp.format(milliseconds: first * hoursPerBucket * 3_600_000),
+                sessions: (0..<length).map { future($0) ? nil : sessions[$0] },
+                reports: (0..<length).map { future($0) ? nil : reports[$0] },
+                rates: (0..<length).map { future($0) ? nil : rates[$0] },
+                partial: (0..<length).map { first + Int64($0) == nowBucket }))
+        }
+        return JSONBody.response(OverlayView(app: app, bucket: bucketName, kind: kind, offsets: Array(0..<length), releases: lines, truncated: truncated))
     }
 
     func keyboard(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let releases = try compare.releases(of: app)
-        let release = try request.query["release"].map { text throws(APIError) in try ReleaseResolver(releases: releases).resolve(text, parameter: "release") }
+        let release = try lookup.release(request.query, "release", of: app)
         let rows = try storeCall { try store.keyboardHeights(app: app, release: release?.release) }
         var groups: [[String]: [HeightRow]] = [:]
         for row in rows { groups[[row.model, row.mode, row.inputMode], default: []].append(row) }
@@ -69,10 +151,10 @@ struct SeriesRoutes: Sendable {
             }
         }
         views.sort { $0.reports != $1.reports ? $0.reports > $1.reports : ($0.model, $0.mode, $0.inputMode) < ($1.model, $1.mode, $1.inputMode) }
-        return JSONBody.response(KeyboardView(app: app, release: release.map { ReleaseID.text($0.release) }, groups: views))
+        return JSONBody.response(KeyboardView(app: app, release: release?.release.text, groups: views))
     }
 
-    private var store: any TelemetryStore { compare.store }
+    private var store: any TelemetryStore { lookup.store }
 
     static func time(_ text: String?, name: String) throws(APIError) -> Int64? {
         guard let text else { return nil }
@@ -96,12 +178,67 @@ struct TimeseriesView: Encodable {
     var series: [String: [Int]]
     /// Reports from inactive/background, per kind, one count per bucket.
     var suspectSeries: [String: [Int]]
+    /// Reports past the per-session flood cap, per kind, one count per bucket.
+    var floodedSeries: [String: [Int]]
+    /// Session starts per bucket (of the release, or of the app).
+    var sessions: [Int]
+    /// Headline reports per 1,000 sessions started in the same bucket, per kind; `null` where none started.
+    var rates: [String: [Double?]]
+    /// Indexes of buckets still filling (they hold now).
+    var partialBuckets: [Int]
     /// The range asked for had more than 5,000 buckets: these are its latest 5,000.
     var truncated: Bool
 
     enum CodingKeys: String, CodingKey {
-        case app, release, bucket, buckets, series, truncated
+        case app, release, bucket, buckets, series, truncated, sessions, rates
         case suspectSeries = "suspect_series"
+        case floodedSeries = "flooded_series"
+        case partialBuckets = "partial_buckets"
+    }
+}
+
+/// `GET /v1/apps/{app}/overlay`: two releases aligned on their first session start.
+struct OverlayView: Encodable {
+    var app: String
+    var bucket: String
+    var alignedBy = "since_first_session"
+    @NullWhenAbsent var kind: String? = nil
+    /// Buckets since each release's first session bucket.
+    var offsets: [Int]
+    var releases: [OverlayLine]
+    var truncated: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case app, bucket, kind, offsets, releases, truncated
+        case alignedBy = "aligned_by"
+    }
+}
+
+struct OverlayLine: Encodable {
+    var role: String
+    var release: String
+    var id: String
+    /// Start of the bucket of the first session start; `null` without sessions (then the arrays are empty).
+    @NullWhenAbsent var firstSession: String? = nil
+    var sessions: [Int?]
+    var reports: [Int?]
+    var rates: [Double?]
+    var partial: [Bool]
+
+    init(role: String, release: ReleaseID, firstSession: String?, sessions: [Int?], reports: [Int?], rates: [Double?], partial: [Bool]) {
+        self.role = role
+        self.release = release.text
+        id = release.id
+        self.firstSession = firstSession
+        self.sessions = sessions
+        self.reports = reports
+        self.rates = rates
+        self.partial = partial
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case role, release, id, sessions, reports, rates, partial
+        case firstSession = "first_session"
     }
 }
 

@@ -6,6 +6,7 @@ public struct BreakdownRow: Sendable, Equatable {
     public var kind: String
     public var reports: Int
     public var suspectReports: Int
+    public var floodedReports: Int = 0
 }
 
 /// A release's roll-up with its breakdowns and its sessions per device idiom.
@@ -13,6 +14,9 @@ public struct ReleaseDetail: Sendable {
     public var stats: ReleaseStats
     public var breakdown: [BreakdownRow]
     public var sessionsByIdiom: [String: Int]
+    /// Sessions with at least one active report, per dimension (`kind`, `screen`,
+    /// `keyboard_mode`, `idiom`) and value (empty when the reports did not say).
+    public var affectedSessions: [String: [String: Int]] = [:]
 }
 
 /// One fingerprint (kind + screen + view + keyboard mode) in one release.
@@ -28,6 +32,7 @@ public struct IssueRow: Sendable, Equatable {
     public var affectedSessions: Int
     public var firstSeen: Int64
     public var lastSeen: Int64
+    public var floodedReports: Int = 0
 }
 
 /// Reports of one kind in one hour (hours since the epoch, UTC).
@@ -36,6 +41,7 @@ public struct HourlyRow: Sendable, Equatable {
     public var kind: String
     public var reports: Int
     public var suspectReports: Int
+    public var floodedReports: Int = 0
 }
 
 /// How often one keyboard height (whole points) was seen for a device model, mode and input mode.
@@ -76,6 +82,8 @@ public struct StoredReport: Sendable, Equatable {
     public var occurredAt: Int64
     public var receivedAt: Int64
     public var suspect: Bool
+    /// Past the per-session, per-fingerprint cap when it arrived.
+    public var flooded: Bool = false
     /// The report's JSON exactly as the client sent it.
     public var body: String
 }

@@ -25,6 +25,8 @@ public struct ReportRecord: Sendable {
     public var windowHeight: Double?
     /// The report as JSON.
     public var body: String
+    /// Past the per-session, per-fingerprint cap: stored, but counted apart. Set by the store.
+    public var isFlooded = false
 
     public init(id: String, app: String, version: String, build: String, channel: String?, kind: String, occurredAt: Int64, sessionID: String?, installID: String?, isSuspect: Bool, screen: String?, autoFixed: Bool, testCrash: Bool,
                 fingerprint: String, viewName: String? = nil, keyboardMode: String? = nil, keyboardHeight: Double? = nil, inputMode: String? = nil,

@@ -31,7 +31,54 @@ public struct ReleaseStats: Sendable, Equatable {
     /// Earliest and latest `occurred_at`/`started_at` seen, in ms since the epoch.
     public var firstSeen: Int64
     public var lastSeen: Int64
+    /// Active reports past the per-session, per-fingerprint cap, per kind: counted apart.
+    public var floodedReportsByKind: [String: Int] = [:]
+    /// How the release's reports spread over installs.
+    public var concentration = InstallConcentration()
     /// Items clients evicted from a full outbox / quarantined, as they reported (`client_dropped`).
     public var clientEvicted = 0
     public var clientQuarantined = 0
+}
+
+/// How concentrated a release's active reports (flooded included) are among its installs.
+public struct InstallConcentration: Sendable, Equatable {
+    /// Installs with a session start or an active report in the release.
+    public var installs = 0
+    /// The top 1 % of those installs by reports, at least one (0 without installs).
+    public var topInstalls = 0
+    /// Active reports that carry an install id, and how many of them the top installs sent.
+    public var reports = 0
+    public var topInstallsReports = 0
+
+    public init(installs: Int = 0, topInstalls: Int = 0, reports: Int = 0, topInstallsReports: Int = 0) {
+        self.installs = installs
+        self.topInstalls = topInstalls
+        self.reports = reports
+        self.topInstallsReports = topInstallsReports
+    }
+}
+
+/// One install's sessions and active reports in one release: what a config cohort is made of.
+public struct InstallRow: Sendable, Equatable {
+    public var installID: String
+    public var channel: String?
+    public var idiom: String?
+    public var sessions: Int
+    /// Active reports, flooded ones included.
+    public var reports: Int
+    /// Sessions of this install with at least one active report.
+    public var affectedSessions: Int
+    /// Per kind: active reports under the flood cap, and sessions with at least one.
+    public var kinds: [String: (reports: Int, affectedSessions: Int)]
+
+    public static func == (lhs: InstallRow, rhs: InstallRow) -> Bool {
+        lhs.installID == rhs.installID && lhs.channel == rhs.channel && lhs.idiom == rhs.idiom && lhs.sessions == rhs.sessions && lhs.reports == rhs.reports
+            && lhs.affectedSessions == rhs.affectedSessions && lhs.kinds.mapValues { [$0.reports, $0.affectedSessions] } == rhs.kinds.mapValues { [$0.reports, $0.affectedSessions] }
+    }
+}
+
+/// Session starts of a release in one hour (hours since the epoch, UTC).
+public struct HourlySessionsRow: Sendable, Equatable {
+    public var hour: Int64
+    public var sessions: Int
 }

@@ -212,6 +212,105 @@ enum Migrations {
                 );
                 """)
         }
+        migrator.registerMigration("2026-11-23-robust-verdicts") { db in
+            try db.execute(sql: """
+                -- Reports past the per-session, per-fingerprint cap: stored, counted apart.
+                ALTER TABLE reports ADD COLUMN flooded INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE release_kinds ADD COLUMN flooded_reports INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE release_breakdown ADD COLUMN flooded_reports INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE release_hourly ADD COLUMN flooded_reports INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE issue_releases ADD COLUMN flooded_reports INTEGER NOT NULL DEFAULT 0;
+                -- Active reports per session and fingerprint: what the flood cap counts.
+                ALTER TABLE issue_sessions ADD COLUMN reports INTEGER NOT NULL DEFAULT 1;
+                INSERT INTO issue_sessions (app, version, build, fingerprint, session_id, reports)
+                    SELECT app, version, build, fingerprint, session_id, count(*) FROM reports
+                    WHERE suspect = 0 AND session_id IS NOT NULL GROUP BY app, version, build, fingerprint, session_id
+                    ON CONFLICT DO UPDATE SET reports = excluded.reports;
+                -- Sessions with an active report, per value of a dimension (kind, screen,
+                -- keyboard_mode, idiom): the numerators of the affected-session comparison.
+                CREATE TABLE affected_session_values (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    dimension TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    session_id TEXT NOT NULL,
+                    PRIMARY KEY (app, version, build, dimension, value, session_id)
+                ) WITHOUT ROWID;
+                CREATE TABLE release_affected (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    dimension TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    affected_sessions INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app, version, build, dimension, value)
+                ) WITHOUT ROWID;
+                -- Per install and release: config cohorts (a rule's salted hash of install_id)
+                -- and how concentrated the reports are.
+                CREATE TABLE release_installs (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    install_id TEXT NOT NULL,
+                    channel TEXT,
+                    idiom TEXT,
+                    sessions INTEGER NOT NULL DEFAULT 0,
+                    -- active reports, flooded ones included
+                    reports INTEGER NOT NULL DEFAULT 0,
+                    affected_sessions INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app, version, build, install_id)
+                ) WITHOUT ROWID;
+                CREATE TABLE release_install_kinds (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    install_id TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    -- active reports under the flood cap
+                    reports INTEGER NOT NULL DEFAULT 0,
+                    affected_sessions INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app, version, build, install_id, kind)
+                ) WITHOUT ROWID;
+                -- Session starts per release and hour (UTC): the denominators of rates over time.
+                CREATE TABLE release_hourly_sessions (
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    hour INTEGER NOT NULL,
+                    sessions INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app, version, build, hour)
+                ) WITHOUT ROWID;
+                -- Existing data dirs: the new roll-ups from the raw rows still kept.
+                INSERT OR IGNORE INTO affected_session_values
+                    SELECT app, version, build, 'kind', kind, session_id FROM reports WHERE suspect = 0 AND session_id IS NOT NULL;
+                INSERT OR IGNORE INTO affected_session_values
+                    SELECT app, version, build, 'screen', coalesce(screen, ''), session_id FROM reports WHERE suspect = 0 AND session_id IS NOT NULL;
+                INSERT OR IGNORE INTO affected_session_values
+                    SELECT app, version, build, 'keyboard_mode', coalesce(json_extract(body, '$.keyboard.mode'), ''), session_id
+                    FROM reports WHERE suspect = 0 AND session_id IS NOT NULL AND json_valid(body);
+                INSERT OR IGNORE INTO affected_session_values
+                    SELECT app, version, build, 'idiom', coalesce(json_extract(body, '$.device.idiom'), ''), session_id
+                    FROM reports WHERE suspect = 0 AND session_id IS NOT NULL AND json_valid(body);
+                INSERT INTO release_affected (app, version, build, dimension, value, affected_sessions)
+                    SELECT app, version, build, dimension, value, count(*) FROM affected_session_values
+                    GROUP BY app, version, build, dimension, value;
+                INSERT INTO release_installs (app, version, build, install_id, channel, idiom, sessions)
+                    SELECT app, version, build, install_id, max(channel), max(idiom), count(*) FROM sessions
+                    WHERE install_id IS NOT NULL GROUP BY app, version, build, install_id;
+                INSERT INTO release_installs (app, version, build, install_id, reports, affected_sessions)
+                    SELECT app, version, build, install_id, count(*), count(DISTINCT session_id) FROM reports
+                    WHERE suspect = 0 AND install_id IS NOT NULL GROUP BY app, version, build, install_id
+                    ON CONFLICT DO UPDATE SET reports = excluded.reports, affected_sessions = excluded.affected_sessions;
+                INSERT INTO release_install_kinds (app, version, build, install_id, kind, reports, affected_sessions)
+                    SELECT app, version, build, install_id, kind, count(*), count(DISTINCT session_id) FROM reports
+                    WHERE suspect = 0 AND install_id IS NOT NULL GROUP BY app, version, build, install_id, kind;
+                INSERT INTO release_hourly_sessions (app, version, build, hour, sessions)
+                    SELECT app, version, build,
+                           CASE WHEN started_at >= 0 THEN started_at / 3600000 ELSE (started_at - 3599999) / 3600000 END AS hour, count(*)
+                    FROM sessions GROUP BY app, version, build, hour;
+                """)
+        }
         migrator.registerMigration("2026-11-23-client-drops") { db in
             try db.execute(sql: """
                 -- Items clients evicted from a full outbox or quarantined (client_dropped of a

@@ -24,13 +24,29 @@ struct Rollup {
         }
     }
 
+    /// Reports counted three ways: headline, suspect (app not active) and flooded (past the
+    /// per-session, per-fingerprint cap); a report is in exactly one of them.
     struct Count {
         var reports = 0
         var suspect = 0
+        var flooded = 0
 
-        mutating func add(suspect isSuspect: Bool) {
-            if isSuspect { suspect += 1 } else { reports += 1 }
+        mutating func add(_ report: ReportRecord) {
+            if report.isSuspect { suspect += 1 } else if report.isFlooded { flooded += 1 } else { reports += 1 }
         }
+    }
+
+    struct InstallKey: Hashable {
+        var release: ReleaseKey
+        var install: String
+    }
+
+    struct InstallDelta {
+        var channel: String?
+        var idiom: String?
+        var sessions = 0
+        var reports = 0
+        var affectedSessions = 0
     }
 
     struct IssueDelta {
@@ -52,8 +68,15 @@ struct Rollup {
     var heights: [[String]: (reports: Int, windowSized: Int)] = [:]  // app, version, build, model, mode, input mode, height
     var idiomSessions: [[String]: Int] = [:]        // app, version, build, idiom
     var testCrashes: [[String]: Int] = [:]          // app, install id, day
+    var affected: [[String]: Int] = [:]             // app, version, build, dimension, value: newly affected sessions
+    var installs: [InstallKey: InstallDelta] = [:]
+    var installKinds: [[String]: (reports: Int, affected: Int)] = [:]  // app, version, build, install id, kind
+    var hourlySessions: [[String]: Int] = [:]       // app, version, build, hour
 
-    mutating func add(_ report: ReportRecord, newlyAffectedSession: Bool, newIssueSession: Bool) {
+    /// Adds one new report. `newlyAffectedSession`: its session had no active report in this
+    /// release before; `newIssueSession`: none of this fingerprint; `newlyAffectedValues`: the
+    /// dimensions (`kind`, `screen`, …) whose value this session had no active report of before.
+    mutating func add(_ report: ReportRecord, newlyAffectedSession: Bool, newIssueSession: Bool, newlyAffectedValues: [(dimension: String, value: String)]) {
         let key = ReleaseKey(app: report.app, version: report.version, build: report.build)
         let release = [report.app, report.version, report.build]
         var delta = releases[key] ?? ReleaseDelta()
@@ -63,22 +86,35 @@ struct Rollup {
         if report.testCrash { delta.testCrashes += 1 }
         releases[key] = delta
 
-        kinds[release + [report.kind], default: Count()].add(suspect: report.isSuspect)
+        kinds[release + [report.kind], default: Count()].add(report)
         for (dimension, value) in [("screen", report.screen), ("keyboard_mode", report.keyboardMode), ("idiom", report.idiom)] {
-            breakdown[release + [dimension, value ?? "", report.kind], default: Count()].add(suspect: report.isSuspect)
+            breakdown[release + [dimension, value ?? "", report.kind], default: Count()].add(report)
         }
-        let hour = report.occurredAt >= 0 ? report.occurredAt / 3_600_000 : (report.occurredAt - 3_599_999) / 3_600_000
-        hourly[release + [report.kind, String(hour)], default: Count()].add(suspect: report.isSuspect)
+        hourly[release + [report.kind, String(Self.hour(report.occurredAt))], default: Count()].add(report)
+        for (dimension, value) in newlyAffectedValues {
+            affected[release + [dimension, value], default: 0] += 1
+        }
+        if !report.isSuspect, let install = report.installID {
+            let installKey = InstallKey(release: key, install: install)
+            var installDelta = installs[installKey] ?? InstallDelta()
+            installDelta.reports += 1
+            if newlyAffectedSession { installDelta.affectedSessions += 1 }
+            installs[installKey] = installDelta
+            var kind = installKinds[release + [install, report.kind]] ?? (0, 0)
+            if !report.isFlooded { kind.reports += 1 }
+            if newlyAffectedValues.contains(where: { $0.dimension == "kind" }) { kind.affected += 1 }
+            installKinds[release + [install, report.kind]] = kind
+        }
 
         var issue = issues[release + [report.fingerprint]]
             ?? IssueDelta(kind: report.kind, screen: report.screen, viewName: report.viewName, keyboardMode: report.keyboardMode)
-        issue.count.add(suspect: report.isSuspect)
+        issue.count.add(report)
         if newIssueSession { issue.affectedSessions += 1 }
         issue.firstSeen = min(issue.firstSeen, report.occurredAt)
         issue.lastSeen = max(issue.lastSeen, report.occurredAt)
         issues[release + [report.fingerprint]] = issue
 
-        if !report.isSuspect, let height = report.keyboardHeight, height.isFinite, height >= 0, height < 100_000 {
+        if !report.isSuspect, !report.isFlooded, let height = report.keyboardHeight, height.isFinite, height >= 0, height < 100_000 {
             let windowSized = (report.windowHeight ?? 0) > 0 && height >= 0.9 * (report.windowHeight ?? 0)
             let heightKey = release + [report.deviceModel ?? "", report.keyboardMode ?? "", report.inputMode ?? "", String(Int(height.rounded()))]
             var bucket = heights[heightKey] ?? (0, 0)
@@ -95,6 +131,20 @@ struct Rollup {
         delta.seen(session.startedAt)
         releases[key] = delta
         idiomSessions[[session.app, session.version, session.build, session.idiom ?? ""], default: 0] += 1
+        hourlySessions[[session.app, session.version, session.build, String(Self.hour(session.startedAt))], default: 0] += 1
+        if let install = session.installID {
+            let installKey = InstallKey(release: key, install: install)
+            var installDelta = installs[installKey] ?? InstallDelta()
+            installDelta.sessions += 1
+            installDelta.channel = session.channel ?? installDelta.channel
+            installDelta.idiom = session.idiom ?? installDelta.idiom
+            installs[installKey] = installDelta
+        }
+    }
+
+    /// Hours since the epoch, UTC, rounding down before 1970 too.
+    static func hour(_ milliseconds: Int64) -> Int64 {
+        milliseconds >= 0 ? milliseconds / 3_600_000 : (milliseconds - 3_599_999) / 3_600_000
     }
 
     func write(_ db: Database) throws {
@@ -114,24 +164,28 @@ struct Rollup {
                                              delta.autoFixed, delta.testCrashes, delta.firstSeen, delta.lastSeen])
         }
         try upsertCounts(kinds, db, sql: """
-            INSERT INTO release_kinds (app, version, build, kind, reports, suspect_reports) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports
+            INSERT INTO release_kinds (app, version, build, kind, reports, suspect_reports, flooded_reports) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports,
+                flooded_reports = flooded_reports + excluded.flooded_reports
             """)
         try upsertCounts(breakdown, db, sql: """
-            INSERT INTO release_breakdown (app, version, build, dimension, value, kind, reports, suspect_reports) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports
+            INSERT INTO release_breakdown (app, version, build, dimension, value, kind, reports, suspect_reports, flooded_reports) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports,
+                flooded_reports = flooded_reports + excluded.flooded_reports
             """)
         try upsertCounts(hourly, db, sql: """
-            INSERT INTO release_hourly (app, version, build, kind, hour, reports, suspect_reports) VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports
+            INSERT INTO release_hourly (app, version, build, kind, hour, reports, suspect_reports, flooded_reports) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports,
+                flooded_reports = flooded_reports + excluded.flooded_reports
             """)
         let issue = try db.cachedStatement(sql: """
             INSERT INTO issue_releases (app, version, build, fingerprint, kind, screen, view_name, keyboard_mode,
-                                        reports, suspect_reports, affected_sessions, first_seen, last_seen)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                        reports, suspect_reports, flooded_reports, affected_sessions, first_seen, last_seen)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT DO UPDATE SET
                 reports = reports + excluded.reports,
                 suspect_reports = suspect_reports + excluded.suspect_reports,
+                flooded_reports = flooded_reports + excluded.flooded_reports,
                 affected_sessions = affected_sessions + excluded.affected_sessions,
                 first_seen = min(first_seen, excluded.first_seen),
                 last_seen = max(last_seen, excluded.last_seen)
@@ -139,7 +193,7 @@ struct Rollup {
         for (key, delta) in issues {
             try issue.execute(arguments: Self.arguments(key, [
                 delta.kind, delta.screen, delta.viewName, delta.keyboardMode, delta.count.reports, delta.count.suspect,
-                delta.affectedSessions, delta.firstSeen, delta.lastSeen,
+                delta.count.flooded, delta.affectedSessions, delta.firstSeen, delta.lastSeen,
             ]))
         }
         let height = try db.cachedStatement(sql: """
@@ -156,6 +210,7 @@ struct Rollup {
         for (key, sessions) in idiomSessions {
             try idiom.execute(arguments: Self.arguments(key, [sessions]))
         }
+        try writeCohorts(db)
         if !testCrashes.isEmpty {
             let crashes = try db.cachedStatement(sql: """
                 INSERT INTO test_crash_daily (app, install_id, day, crashes) VALUES (?, ?, ?, ?)
@@ -167,11 +222,52 @@ struct Rollup {
         }
     }
 
+    /// Affected sessions per dimension value, per install, and session starts per hour.
+    private func writeCohorts(_ db: Database) throws {
+        if !affected.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO release_affected (app, version, build, dimension, value, affected_sessions) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET affected_sessions = affected_sessions + excluded.affected_sessions
+                """)
+            for (key, count) in affected { try statement.execute(arguments: Self.arguments(key, [count])) }
+        }
+        if !installs.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO release_installs (app, version, build, install_id, channel, idiom, sessions, reports, affected_sessions)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET
+                    channel = coalesce(excluded.channel, channel),
+                    idiom = coalesce(excluded.idiom, idiom),
+                    sessions = sessions + excluded.sessions,
+                    reports = reports + excluded.reports,
+                    affected_sessions = affected_sessions + excluded.affected_sessions
+                """)
+            for (key, delta) in installs {
+                try statement.execute(arguments: [key.release.app, key.release.version, key.release.build, key.install,
+                                                  delta.channel, delta.idiom, delta.sessions, delta.reports, delta.affectedSessions])
+            }
+        }
+        if !installKinds.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO release_install_kinds (app, version, build, install_id, kind, reports, affected_sessions) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, affected_sessions = affected_sessions + excluded.affected_sessions
+                """)
+            for (key, count) in installKinds { try statement.execute(arguments: Self.arguments(key, [count.reports, count.affected])) }
+        }
+        if !hourlySessions.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO release_hourly_sessions (app, version, build, hour, sessions) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions
+                """)
+            for (key, count) in hourlySessions { try statement.execute(arguments: [key[0], key[1], key[2], Int64(key[3]) ?? 0, count]) }
+        }
+    }
+
     private func upsertCounts(_ rows: [[String]: Count], _ db: Database, sql: String) throws {
         guard !rows.isEmpty else { return }
         let statement = try db.cachedStatement(sql: sql)
         for (key, count) in rows {
-            try statement.execute(arguments: Self.arguments(key, [count.reports, count.suspect]))
+            try statement.execute(arguments: Self.arguments(key, [count.reports, count.suspect, count.flooded]))
         }
     }
 

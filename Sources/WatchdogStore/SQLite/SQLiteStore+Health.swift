@@ -8,25 +8,33 @@ extension SQLiteStore {
             var stats = ReleaseStats(release: release, sessions: row["sessions"], reportsByKind: [:], suspectReportsByKind: [:],
                                      affectedSessions: row["affected_sessions"], autoFixed: row["auto_fixed"], testCrashes: row["test_crashes"],
                                      firstSeen: row["first_seen"], lastSeen: row["last_seen"])
-            for kind in try Row.fetchAll(db, sql: "SELECT kind, reports, suspect_reports FROM release_kinds WHERE app = ? AND version = ? AND build = ?",
+            for kind in try Row.fetchAll(db, sql: "SELECT kind, reports, suspect_reports, flooded_reports FROM release_kinds WHERE app = ? AND version = ? AND build = ?",
                                          arguments: [app, release.version, release.build]) {
-                let name: String = kind["kind"]
-                let reports: Int = kind["reports"]
-                let suspect: Int = kind["suspect_reports"]
+                let name: String = kind[0]
+                let reports: Int = kind[1]
+                let suspect: Int = kind[2]
+                let flooded: Int = kind[3]
                 if reports > 0 { stats.reportsByKind[name] = reports }
                 if suspect > 0 { stats.suspectReportsByKind[name] = suspect }
+                if flooded > 0 { stats.floodedReportsByKind[name] = flooded }
             }
+            stats.concentration = try Self.concentration(db, app: app, release: release)
             let breakdown = try Row.fetchAll(db, sql: """
-                SELECT dimension, value, kind, reports, suspect_reports FROM release_breakdown WHERE app = ? AND version = ? AND build = ?
+                SELECT dimension, value, kind, reports, suspect_reports, flooded_reports FROM release_breakdown WHERE app = ? AND version = ? AND build = ?
                 """, arguments: [app, release.version, release.build]).map { row in
-                BreakdownRow(dimension: row["dimension"], value: row["value"], kind: row["kind"], reports: row["reports"], suspectReports: row["suspect_reports"])
+                BreakdownRow(dimension: row[0], value: row[1], kind: row[2], reports: row[3], suspectReports: row[4], floodedReports: row[5])
+            }
+            var affected: [String: [String: Int]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT dimension, value, affected_sessions FROM release_affected WHERE app = ? AND version = ? AND build = ?",
+                                        arguments: [app, release.version, release.build]) {
+                affected[row[0], default: [:]][row[1]] = row[2]
             }
             var idioms: [String: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT idiom, sessions FROM release_idiom_sessions WHERE app = ? AND version = ? AND build = ?",
                                         arguments: [app, release.version, release.build]) {
                 idioms[row["idiom"]] = row["sessions"]
             }
-            return ReleaseDetail(stats: stats, breakdown: breakdown, sessionsByIdiom: idioms)
+            return ReleaseDetail(stats: stats, breakdown: breakdown, sessionsByIdiom: idioms, affectedSessions: affected)
         }
     }
 
@@ -54,16 +62,16 @@ extension SQLiteStore {
 
     // Rows are read by position: GRDB's lookup by column name lowercases names on every
     // access, which was most of the time of /issues over a few thousand history rows.
-    private static let issueColumns = "fingerprint, version, build, kind, screen, view_name, keyboard_mode, reports, suspect_reports, affected_sessions, first_seen, last_seen"
+    private static let issueColumns = "fingerprint, version, build, kind, screen, view_name, keyboard_mode, reports, suspect_reports, affected_sessions, first_seen, last_seen, flooded_reports"
 
     private static func issueRow(_ row: Row) -> IssueRow {
         IssueRow(fingerprint: row[0], release: ReleaseID(version: row[1], build: row[2]), kind: row[3], screen: row[4], viewName: row[5],
-                 keyboardMode: row[6], reports: row[7], suspectReports: row[8], affectedSessions: row[9], firstSeen: row[10], lastSeen: row[11])
+                 keyboardMode: row[6], reports: row[7], suspectReports: row[8], affectedSessions: row[9], firstSeen: row[10], lastSeen: row[11], floodedReports: row[12])
     }
 
     public func hourly(app: String, release: ReleaseID?, kind: String?, fromHour: Int64, toHour: Int64) throws -> [HourlyRow] {
         try pool.read { db in
-            var sql = "SELECT hour, kind, sum(reports) AS reports, sum(suspect_reports) AS suspect FROM release_hourly WHERE app = ?"
+            var sql = "SELECT hour, kind, sum(reports) AS reports, sum(suspect_reports) AS suspect, sum(flooded_reports) AS flooded FROM release_hourly WHERE app = ?"
             var arguments: [(any DatabaseValueConvertible)?] = [app]
             if let release {
                 sql += " AND version = ? AND build = ?"
@@ -76,7 +84,7 @@ extension SQLiteStore {
             sql += " AND hour BETWEEN ? AND ? GROUP BY hour, kind ORDER BY hour"
             arguments += [fromHour, toHour]
             return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
-                HourlyRow(hour: row[0], kind: row[1], reports: row[2], suspectReports: row[3])
+                HourlyRow(hour: row[0], kind: row[1], reports: row[2], suspectReports: row[3], floodedReports: row[4])
             }
         }
     }
@@ -156,10 +164,10 @@ extension SQLiteStore {
         }
     }
 
-    private static let reportColumns = "rowid, id, app, version, build, kind, fingerprint, occurred_at, received_at, suspect, body"
+    private static let reportColumns = "rowid, id, app, version, build, kind, fingerprint, occurred_at, received_at, suspect, body, flooded"
 
     private static func storedReport(_ row: Row) -> StoredReport {
         StoredReport(sequence: row[0], id: row[1], app: row[2], release: ReleaseID(version: row[3], build: row[4]), kind: row[5],
-                     fingerprint: row[6], occurredAt: row[7], receivedAt: row[8], suspect: row[9], body: row[10])
+                     fingerprint: row[6], occurredAt: row[7], receivedAt: row[8], suspect: row[9], flooded: row[11], body: row[10])
     }
 }

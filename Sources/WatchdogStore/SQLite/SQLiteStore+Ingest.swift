@@ -37,11 +37,17 @@ extension SQLiteStore {
             ON CONFLICT DO NOTHING
             """)
         let issueSession = try db.cachedStatement(sql: """
-            INSERT INTO issue_sessions (app, version, build, fingerprint, session_id) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO issue_sessions (app, version, build, fingerprint, session_id, reports) VALUES (?, ?, ?, ?, ?, 1)
+            ON CONFLICT DO UPDATE SET reports = reports + 1
+            RETURNING reports
+            """)
+        let affectedValue = try db.cachedStatement(sql: """
+            INSERT INTO affected_session_values (app, version, build, dimension, value, session_id) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT DO NOTHING
             """)
+        let markFlooded = try db.cachedStatement(sql: "UPDATE reports SET flooded = 1 WHERE rowid = ?")
         var counts = IngestCounts(accepted: 0, duplicates: 0)
-        for report in reports {
+        for var report in reports {
             try statement.execute(arguments: [
                 report.id, report.app, report.version, report.build, report.channel, report.kind,
                 report.occurredAt, receivedAt, report.sessionID, report.installID, report.isSuspect,
@@ -51,16 +57,31 @@ extension SQLiteStore {
                 counts.duplicates += 1
                 continue
             }
+            let rowID = db.lastInsertedRowID
             counts.accepted += 1
             var newlyAffected = false
             var newIssueSession = false
+            var newlyAffectedValues: [(dimension: String, value: String)] = []
             if !report.isSuspect, let session = report.sessionID {
+                let reportsOfFingerprint = try Int.fetchOne(issueSession, arguments: [report.app, report.version, report.build, report.fingerprint, session]) ?? 1
+                newIssueSession = reportsOfFingerprint == 1
+                if floodCap > 0, reportsOfFingerprint > floodCap {
+                    report.isFlooded = true
+                    try markFlooded.execute(arguments: [rowID])
+                }
                 try affected.execute(arguments: [report.app, report.version, report.build, session])
                 newlyAffected = db.changesCount == 1
-                try issueSession.execute(arguments: [report.app, report.version, report.build, report.fingerprint, session])
-                newIssueSession = db.changesCount == 1
+                // A session seen with this fingerprint already has its kind, screen and
+                // keyboard mode counted: the fingerprint is made of them.
+                if newIssueSession {
+                    for (dimension, value) in [("kind", report.kind), ("screen", report.screen ?? ""),
+                                               ("keyboard_mode", report.keyboardMode ?? ""), ("idiom", report.idiom ?? "")] {
+                        try affectedValue.execute(arguments: [report.app, report.version, report.build, dimension, value, session])
+                        if db.changesCount == 1 { newlyAffectedValues.append((dimension, value)) }
+                    }
+                }
             }
-            rollup.add(report, newlyAffectedSession: newlyAffected, newIssueSession: newIssueSession)
+            rollup.add(report, newlyAffectedSession: newlyAffected, newIssueSession: newIssueSession, newlyAffectedValues: newlyAffectedValues)
             if report.testCrash, let install = report.installID {
                 rollup.testCrashes[[report.app, install, String(receivedAt / 86_400_000)], default: 0] += 1
             }

@@ -35,9 +35,12 @@ extension SQLiteStore {
                 let kind: String = row["kind"]
                 let reports: Int = row["reports"]
                 let suspect: Int = row["suspect_reports"]
+                let flooded: Int = row["flooded_reports"]
                 if reports > 0 { stats[id]?.reportsByKind[kind] = reports }
                 if suspect > 0 { stats[id]?.suspectReportsByKind[kind] = suspect }
+                if flooded > 0 { stats[id]?.floodedReportsByKind[kind] = flooded }
             }
+            for id in stats.keys { stats[id]?.concentration = try Self.concentration(db, app: app, release: id) }
             for row in try Row.fetchAll(db, sql: """
                 SELECT version, build, sum(evicted) AS evicted, sum(quarantined) AS quarantined FROM client_drops
                 WHERE app = ? GROUP BY version, build
@@ -47,6 +50,63 @@ extension SQLiteStore {
                 stats[id]?.clientQuarantined = row["quarantined"]
             }
             return Array(stats.values)
+        }
+    }
+
+    /// The top 1 % of a release's installs (at least one) by active reports, and their share.
+    static func concentration(_ db: Database, app: String, release: ReleaseID) throws -> InstallConcentration {
+        let arguments: StatementArguments = [app, release.version, release.build]
+        guard let totals = try Row.fetchOne(db, sql: """
+            SELECT count(*), coalesce(sum(reports), 0) FROM release_installs WHERE app = ? AND version = ? AND build = ?
+            """, arguments: arguments) else { return InstallConcentration() }
+        let installs: Int = totals[0]
+        guard installs > 0 else { return InstallConcentration() }
+        let top = max(1, (installs + 99) / 100)
+        let topReports = try Int.fetchOne(db, sql: """
+            SELECT coalesce(sum(reports), 0) FROM (SELECT reports FROM release_installs WHERE app = ? AND version = ? AND build = ?
+                                                   ORDER BY reports DESC LIMIT ?)
+            """, arguments: arguments + [top]) ?? 0
+        return InstallConcentration(installs: installs, topInstalls: top, reports: totals[1], topInstallsReports: topReports)
+    }
+
+    public func installs(app: String, release: ReleaseID) throws -> [InstallRow] {
+        try pool.read { db in
+            let arguments: StatementArguments = [app, release.version, release.build]
+            var rows: [String: InstallRow] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT install_id, channel, idiom, sessions, reports, affected_sessions FROM release_installs WHERE app = ? AND version = ? AND build = ?
+                """, arguments: arguments) {
+                let id: String = row[0]
+                rows[id] = InstallRow(installID: id, channel: row[1], idiom: row[2], sessions: row[3], reports: row[4], affectedSessions: row[5], kinds: [:])
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT install_id, kind, reports, affected_sessions FROM release_install_kinds WHERE app = ? AND version = ? AND build = ?
+                """, arguments: arguments) {
+                let id: String = row[0]
+                rows[id]?.kinds[row[1]] = (row[2], row[3])
+            }
+            return rows.values.sorted { $0.installID < $1.installID }
+        }
+    }
+
+    public func hourlySessions(app: String, release: ReleaseID?, fromHour: Int64, toHour: Int64) throws -> [HourlySessionsRow] {
+        try pool.read { db in
+            var sql = "SELECT hour, sum(sessions) FROM release_hourly_sessions WHERE app = ?"
+            var arguments: [(any DatabaseValueConvertible)?] = [app]
+            if let release {
+                sql += " AND version = ? AND build = ?"
+                arguments += [release.version, release.build]
+            }
+            sql += " AND hour BETWEEN ? AND ? GROUP BY hour ORDER BY hour"
+            arguments += [fromHour, toHour]
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { HourlySessionsRow(hour: $0[0], sessions: $0[1]) }
+        }
+    }
+
+    public func firstSessionHour(app: String, release: ReleaseID) throws -> Int64? {
+        try pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT min(hour) FROM release_hourly_sessions WHERE app = ? AND version = ? AND build = ?",
+                               arguments: [app, release.version, release.build])
         }
     }
 }

@@ -17,9 +17,13 @@ public final class SQLiteStore: TelemetryStore {
     let pool: DatabasePool
     /// The database file.
     public let path: String
+    /// Active reports of one fingerprint in one session past this many are stored but counted
+    /// apart as `flooded`; 0: no cap.
+    public let floodCap: Int
 
     /// Opens (creating if needed) `watchdog.sqlite3` in `directory` and migrates it.
-    public init(directory: String, synchronous: Synchronous = .full) throws {
+    public init(directory: String, synchronous: Synchronous = .full, floodCap: Int = SQLiteStore.defaultFloodCap) throws {
+        self.floodCap = floodCap
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = (directory as NSString).appendingPathComponent("watchdog.sqlite3")
         var configuration = Configuration()
@@ -66,6 +70,9 @@ public final class SQLiteStore: TelemetryStore {
         }
         try Migrations.migrator.migrate(pool)
     }
+
+    /// Reports of one fingerprint a session may send before the rest count as flooded.
+    public static let defaultFloodCap = 10
 
     /// The writer connection's `PRAGMA synchronous`, as SQLite reports it (`nil` for OFF or EXTRA).
     public func writerSynchronous() throws -> Synchronous? {

@@ -16,7 +16,9 @@ enum Fixtures {
         return batch?["reports"] as? [[String: Any]] ?? []
     }
 
-    /// One valid report with a fresh id (and `occurred_at` near now).
+    /// One valid report with a fresh id (and `occurred_at` near now), in a session of its own
+    /// unless `sessionID` is given (the fixture's own session would make every report after the
+    /// tenth of one issue count as flooded).
     static func freshReport(app: String = "com.example.mail", version: String = "14.2.0", build: String = "31245", kind: String? = nil, sessionID: String? = nil, appState: String = "active") throws -> [String: Any] {
         var report = try validReports()[0]
         report["id"] = UUID().uuidString.lowercased()
@@ -24,7 +26,7 @@ enum Fixtures {
         report["release"] = ["version": version, "build": build, "channel": "beta"]
         report["app_state"] = appState
         if let kind { report["kind"] = kind }
-        if let sessionID { report["session_id"] = sessionID }
+        report["session_id"] = sessionID ?? "S-\(UUID().uuidString.lowercased())"
         return report
     }
 
