@@ -88,13 +88,16 @@ public struct FleetResult: Sendable, Equatable {
 /// is revoked — uploads get 401 and outboxes keep everything — and after `replaceAfter`
 /// sessions a new key is issued and given to every device, which then delivers all of it.
 public struct KeyRotation: Sendable {
+    /// Sessions (fleet-wide) after which the key is revoked.
     public var revokeAfter: Int
+    /// Sessions (fleet-wide) after which the new key is issued and handed out.
     public var replaceAfter: Int
     /// Revokes the key the fleet started with.
     public var revoke: @Sendable () async throws -> Void
     /// Issues the new key.
     public var issue: @Sendable () async throws -> String
 
+    /// A rotation run by the two closures at the given session counts.
     public init(revokeAfter: Int, replaceAfter: Int, revoke: @escaping @Sendable () async throws -> Void, issue: @escaping @Sendable () async throws -> String) {
         self.revokeAfter = revokeAfter
         self.replaceAfter = replaceAfter

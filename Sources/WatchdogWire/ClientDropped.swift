@@ -11,6 +11,7 @@
 /// `id` (optional) makes the count idempotent: the server counts one `id` once, so a batch
 /// re-sent after a lost answer is not counted twice.
 public struct ClientDropped: Codable, Hashable, Sendable {
+    /// Counted once per id by the server (a UUID).
     public var id: String?
     /// The release of the dropped items.
     public var release: Release
@@ -19,6 +20,7 @@ public struct ClientDropped: Codable, Hashable, Sendable {
     /// Items set aside because the server refused them.
     public var quarantined: Int
 
+    /// Counts for one release; `id` (a UUID) makes them idempotent.
     public init(id: String? = nil, release: Release, evicted: Int, quarantined: Int) {
         self.id = id
         self.release = release
