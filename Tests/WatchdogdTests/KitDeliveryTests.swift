@@ -72,7 +72,10 @@ import WatchdogWire
 
         // A new key is configured: delivery resumes at once, without waiting out the backoff.
         let second = try daemon.client.postJSON("/v1/admin/apps/com.example.mail/keys", token: admin, json: [:] as [String: String])
+        uploader.setIngestKey(oldKey)  // the same key again changes nothing
+        #expect(!logger.recentLines().contains { $0.contains("ingest key replaced") })
         uploader.setIngestKey(try #require(second.json["ingest_key"] as? String))
+        #expect(logger.recentLines().last == "[keyboard][upload] ingest key replaced; retrying at once")
         #expect(await uploader.drain() == .drained)
         #expect(heard.all.last == .delivering)
         #expect(outbox.count(.reports) == 0)
