@@ -59,7 +59,8 @@ public enum FirstResponder: Equatable {
 public final class LayoutWatchdog {
     /// Seconds after a keyboard animation ends before frames are trusted again.
     public var animationMargin: Double = 0.3
-    /// Points an input (its caret, when known) may reach into the keyboard before it counts as covered.
+    /// Clearance: an input (its caret, when known) closer than this to the keyboard's top
+    /// already counts as covered (0: only an overlap counts).
     public var inputMargin: Double = 0
     /// Without a caret, an input counts as covered when less than this much of it (or of its
     /// height, if shorter) shows above the keyboard: a tall text or web view is not "covered"
@@ -210,7 +211,7 @@ public final class LayoutWatchdog {
                         logger.log("input covered: caret maxY \(caret.maxY) below keyboard top \(keyboardTop)")
                         return makeReport(kind: "input_covered_by_keyboard", screen: screen)
                     }
-                } else if caret == nil, keyboardTop + inputMargin - frame.minY < min(frame.height, minimumVisibleInputHeight) {
+                } else if caret == nil, keyboardTop - inputMargin - frame.minY < min(frame.height, minimumVisibleInputHeight) {
                     failing["input_covered"] = { [unowned self] in
                         logger.log("input covered: \(max(0, keyboardTop - frame.minY)) pt of it above keyboard top \(keyboardTop)")
                         return makeReport(kind: "input_covered_by_keyboard", screen: screen)
