@@ -72,13 +72,21 @@ public final class WatchdogAgent {
         sync()
     }
 
+    /// The app's lifecycle state: the watchdogs judge only while `active`.
     public func setAppState(_ state: AppState) {
         layout.appState = state
         locks.appState = state
     }
 
+    /// A keyboard notification (this app's or, with `isLocal == false`, another app's: ignored).
     public func keyboardEvent(_ event: KeyboardEvent) {
         layout.keyboardEvent(event)
+    }
+
+    /// The key window moved or resized (screen coordinates): the keyboard geometry is
+    /// re-evaluated without waiting for a keyboard notification.
+    public func windowChanged(_ frame: Frame, animationDuration: Double = 0) {
+        layout.windowChanged(frame, animationDuration: animationDuration)
     }
 
     /// One watchdog check; call it every `config.current.watchdogIntervalS` seconds. Also

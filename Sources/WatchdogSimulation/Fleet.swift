@@ -3,13 +3,16 @@ import Foundation
 /// Runs a fleet of simulated devices against a watchdogd URL, concurrently, and reports what
 /// they produced — for demos, as a load generator, and for end-to-end tests.
 public enum Fleet {
-    /// Runs the plan; outboxes live under `workDirectory` (removed afterwards).
-    public static func run(_ plan: FleetPlan, endpoint: URL, ingestKey: String, workDirectory: URL, deadline: Date = .distantFuture) async throws -> FleetResult {
+    /// Runs the plan; outboxes live under `workDirectory` (removed afterwards). With a
+    /// `keyRotation`, the key is revoked and replaced part-way through.
+    public static func run(_ plan: FleetPlan, endpoint: URL, ingestKey: String, workDirectory: URL, deadline: Date = .distantFuture,
+                           keyRotation: KeyRotation? = nil) async throws -> FleetResult {
+        let keys = KeyCoordinator(key: ingestKey, rotation: keyRotation)
         let devices = max(1, plan.devices)
         let perDevice = (0..<devices).map { plan.sessions / devices + ($0 < plan.sessions % devices ? 1 : 0) }
         var simulated: [(SimulatedDevice, Int)] = []
         for index in 0..<devices {
-            let device = try SimulatedDevice(index: index, plan: plan, endpoint: endpoint, ingestKey: ingestKey,
+            let device = try await SimulatedDevice(index: index, plan: plan, endpoint: endpoint, keys: keys,
                                              directory: workDirectory.appendingPathComponent("device-\(index)"))
             simulated.append((device, perDevice[index]))
         }
@@ -31,4 +34,34 @@ public enum Fleet {
 private struct UncheckedDevice: @unchecked Sendable {
     let device: SimulatedDevice
     let sessions: Int
+}
+
+/// Counts sessions across the fleet and runs the key rotation when its turn comes; devices
+/// read the key in force before each session.
+actor KeyCoordinator {
+    private(set) var key: String
+    private let rotation: KeyRotation?
+    private var sessions = 0
+    private var revoked = false
+    private var replaced = false
+
+    init(key: String, rotation: KeyRotation?) {
+        self.key = key
+        self.rotation = rotation
+    }
+
+    /// One session done; returns the key in force.
+    func sessionDone() async -> String {
+        sessions += 1
+        guard let rotation else { return key }
+        if !revoked, sessions >= rotation.revokeAfter {
+            revoked = true
+            try? await rotation.revoke()
+        }
+        if !replaced, sessions >= rotation.replaceAfter {
+            replaced = true
+            if let new = try? await rotation.issue() { key = new }
+        }
+        return key
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WatchdogKit
 import WatchdogWire
 
 /// What a simulated fleet does: which releases, how often each glitches, how many sessions.
@@ -22,6 +23,10 @@ public struct FleetPlan: Sendable {
     public var sessions: Int
     /// Chance a session includes a switch to another app (foreign keyboard notifications).
     public var appSwitchProbability: Double = 0.2
+    /// Chance an iPad session goes through Split View: the window narrows (no keyboard
+    /// notification), the other app's keyboard comes and goes (`isLocal == false`), the window
+    /// widens again.
+    public var splitViewProbability: Double = 0.3
     /// Chance a session includes a navigation lock longer than the threshold.
     public var lockProbability: Double = 0.05
     public var seed: UInt64 = 1
@@ -58,14 +63,77 @@ public struct FleetResult: Sendable, Equatable {
     public var undelivered = 0
     /// Test crashes the devices went through.
     public var testCrashes = 0
+    /// Reports a correct watchdog makes of what the devices did, per release: one per
+    /// misplaced-view episode and per long lock — no false glitches from other apps' keyboards,
+    /// app switches or window changes.
+    public var expectedReports: [String: Int] = [:]
+    /// Devices told "ingest key refused" by their uploader (the key was revoked meanwhile).
+    public var devicesRefused = 0
 
     public var totalSessions: Int { sessions.values.reduce(0, +) }
     public var totalReports: Int { reports.values.reduce(0, +) }
+    public var totalExpectedReports: Int { expectedReports.values.reduce(0, +) }
 
     mutating func merge(_ other: FleetResult) {
         sessions.merge(other.sessions, uniquingKeysWith: +)
         reports.merge(other.reports, uniquingKeysWith: +)
         undelivered += other.undelivered
         testCrashes += other.testCrashes
+        expectedReports.merge(other.expectedReports, uniquingKeysWith: +)
+        devicesRefused += other.devicesRefused
     }
+}
+
+/// A key rotation in the middle of a run: after `revokeAfter` sessions (in all) the key in use
+/// is revoked — uploads get 401 and outboxes keep everything — and after `replaceAfter`
+/// sessions a new key is issued and given to every device, which then delivers all of it.
+public struct KeyRotation: Sendable {
+    /// Sessions (fleet-wide) after which the key is revoked.
+    public var revokeAfter: Int
+    /// Sessions (fleet-wide) after which the new key is issued and handed out.
+    public var replaceAfter: Int
+    /// Revokes the key the fleet started with.
+    public var revoke: @Sendable () async throws -> Void
+    /// Issues the new key.
+    public var issue: @Sendable () async throws -> String
+
+    /// A rotation run by the two closures at the given session counts.
+    public init(revokeAfter: Int, replaceAfter: Int, revoke: @escaping @Sendable () async throws -> Void, issue: @escaping @Sendable () async throws -> String) {
+        self.revokeAfter = revokeAfter
+        self.replaceAfter = replaceAfter
+        self.revoke = revoke
+        self.issue = issue
+    }
+}
+
+extension KeyRotation {
+    /// A rotation through watchdogd's admin API: issues a key for the fleet to start with,
+    /// revokes it after a third of `sessions` and issues its successor after two thirds.
+    public static func viaAdminAPI(endpoint: URL, app: String, adminToken: String, sessions: Int,
+                                   transport: any HTTPTransport = URLSessionTransport()) async throws -> (key: String, rotation: KeyRotation) {
+        let keys = endpoint.appendingPathComponent("v1/admin/apps").appendingPathComponent(app).appendingPathComponent("keys")
+        @Sendable func issue() async throws -> (key: String, id: String) {
+            let response = try await transport.send(TransportRequest(method: "POST", url: keys, headers: [
+                "Authorization": "Bearer \(adminToken)", "Content-Type": "application/json",
+            ], body: Data("{}".utf8)))
+            let json = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+            guard response.status == 201, let key = json?["ingest_key"] as? String, let id = json?["key_id"] as? String else {
+                throw RotationError(message: "issuing an ingest key for \(app) got \(response.status)")
+            }
+            return (key, id)
+        }
+        let first = try await issue()
+        let rotation = KeyRotation(revokeAfter: max(1, sessions / 3), replaceAfter: max(2, sessions * 2 / 3), revoke: {
+            let response = try await transport.send(TransportRequest(method: "DELETE", url: keys.appendingPathComponent(first.id),
+                                                                     headers: ["Authorization": "Bearer \(adminToken)"]))
+            guard response.status == 204 else { throw RotationError(message: "revoking the ingest key got \(response.status)") }
+        }, issue: { try await issue().key })
+        return (first.key, rotation)
+    }
+}
+
+/// The admin API refused a key rotation step.
+public struct RotationError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

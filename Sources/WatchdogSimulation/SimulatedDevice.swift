@@ -4,7 +4,12 @@ import WatchdogWire
 
 /// One simulated install running a real `WatchdogAgent` — tracker, watchdogs, outbox, uploader,
 /// config client and their sync order — fed with keyboard notifications, view positions, app
-/// switches and navigation locks. Its clock runs as fast as the simulation does.
+/// switches, iPad Split View (window changes, the other app's keyboard) and navigation locks.
+/// Its clock runs as fast as the simulation does.
+///
+/// The watched toolbar sits where a correct app puts it — following the app's *own* keyboard
+/// only — plus an offset when the simulation injects a glitch, so every report beyond the
+/// injected glitches and locks would be a false one.
 final class SimulatedDevice {
     private static let models: [(Device, Frame)] = [
         (Device(model: "iPhone15,2", os: "iOS", osVersion: "18.1", idiom: "phone", locale: "ja_JP"), Frame(x: 0, y: 0, width: 393, height: 852)),
@@ -19,19 +24,27 @@ final class SimulatedDevice {
     private let agent: WatchdogAgent
     private let clock: SimulatedClock
     private let device: Device
-    private let window: Frame
+    private let screen: Frame
+    private var window: Frame
     private var crashed = false
     private var viewOffset = 0.0
+    /// The height of this app's own keyboard, as the app itself knows it.
+    private var ownKeyboardHeight = 0.0
+    private var expected = 0
+    private let keys: KeyCoordinator
+    private let refused = RefusalFlag()
 
-    init(index: Int, plan: FleetPlan, endpoint: URL, ingestKey: String, directory: URL) throws {
+    init(index: Int, plan: FleetPlan, endpoint: URL, keys: KeyCoordinator, directory: URL) async throws {
         self.plan = plan
         // A device runs one release; the fleet spreads devices over the releases.
         releasePlan = plan.releases[index % plan.releases.count]
         random = SeededGenerator(seed: plan.seed &* 1_000_003 &+ UInt64(index))
-        (device, window) = Self.models[index % Self.models.count]
+        (device, screen) = Self.models[index % Self.models.count]
+        window = screen
+        self.keys = keys
         let clock = SimulatedClock()
         self.clock = clock
-        var settings = WatchdogSettings(endpoint: endpoint, ingestKey: ingestKey, app: plan.app, release: releasePlan.release, device: device,
+        var settings = WatchdogSettings(endpoint: endpoint, ingestKey: await keys.key, app: plan.app, release: releasePlan.release, device: device,
                                         idiom: DeviceIdiom(rawValue: device.idiom ?? "phone") ?? .phone, storageDirectory: directory,
                                         installID: "sim-\(plan.seed)-\(index)")
         settings.configRefreshInterval = 60
@@ -39,10 +52,14 @@ final class SimulatedDevice {
         var crash: () -> Void = {}
         agent = try WatchdogAgent(settings: settings, window: window, clock: { clock.now }, crashHandler: { crash() })
         crash = { [unowned self] in crashed = true }
+        let refused = refused
+        agent.setDeliveryStatusHandler { status in
+            if case .ingestKeyRefused = status { refused.set() }
+        }
         agent.layout.watch(WatchedView(
             name: "composeToolbar", screen: Self.screens[index % Self.screens.count],
             expectedFrame: { [unowned self] in Frame(x: 0, y: window.height - (agent.layout.keyboard.current?.height ?? 0) - 44, width: window.width, height: 44) },
-            actualFrame: { [unowned self] in Frame(x: 0, y: window.height - (agent.layout.keyboard.current?.height ?? 0) - 44 + viewOffset, width: window.width, height: 44) },
+            actualFrame: { [unowned self] in Frame(x: 0, y: window.height - ownKeyboardHeight - 44 + viewOffset, width: window.width, height: 44) },
             autoFix: { [unowned self] in viewOffset = 0 }))
     }
 
@@ -59,15 +76,19 @@ final class SimulatedDevice {
                 result.testCrashes += 1
                 crashed = false
             }
+            agent.setIngestKey(await keys.sessionDone())
             if (index + 1) % plan.uploadEvery == 0 { await agent.syncNow() }
             if plan.sessionPause > 0 { try? await Task.sleep(nanoseconds: UInt64(plan.sessionPause * 1e9)) }
         }
         while Date() < deadline, agent.outbox.count(.reports) + agent.outbox.count(.sessions) > 0 {
             clock.advance(1)
+            agent.setIngestKey(await keys.key)
             await agent.syncNow()
             try? await Task.sleep(nanoseconds: 20_000_000)
         }
         result.reports[name] = agent.reportsSaved
+        result.expectedReports[name] = expected
+        result.devicesRefused = refused.isSet ? 1 : 0
         result.undelivered = agent.outbox.count(.reports) + agent.outbox.count(.sessions)
         return result
     }
@@ -76,31 +97,61 @@ final class SimulatedDevice {
         let japanese = device.locale == "ja_JP" && random.unit() < 0.6
         let height: Double = device.idiom == "pad" ? 264 : japanese ? 252 : 216
         agent.setAppState(.active)
-        agent.keyboardEvent(show(height))
+        showOwn(height)
         tick(2)
         if random.unit() < releasePlan.glitchProbability {
             // The view keeps the English keyboard's place under a taller one, say.
             viewOffset = 36
+            expected += 1
             tick(3)
             viewOffset = 0
         }
+        if !crashed, device.idiom == "pad", random.unit() < plan.splitViewProbability {
+            // Into Split View: the window narrows without a keyboard notification. The user
+            // taps a field in the other app: this app's keyboard hides (its own notification),
+            // the other app's comes and goes (is_local false) — and changes nothing here.
+            window = Frame(x: 0, y: 0, width: (screen.width * 2 / 3).rounded(), height: screen.height)
+            agent.windowChanged(window)
+            tick(2)
+            hideOwn(height)
+            agent.keyboardEvent(show(353, local: false))
+            tick(2)
+            agent.keyboardEvent(hide(353, local: false))
+            showOwn(height)
+            tick(2)
+            window = screen
+            agent.windowChanged(window)
+            tick(2)
+        }
         if !crashed, random.unit() < plan.appSwitchProbability {
             agent.setAppState(.inactive)
-            agent.keyboardEvent(hide(height))
+            hideOwn(height)  // resigned in willResignActive: its own notification, while inactive
             agent.setAppState(.background)
-            agent.keyboardEvent(show(291))  // another app's keyboard
+            agent.keyboardEvent(show(291, local: false))  // another app's keyboard
             tick(3)
+            agent.setAppState(.inactive)
+            showOwn(height, duration: 0)  // restored in willEnterForeground
             agent.setAppState(.active)
-            agent.keyboardEvent(show(height, duration: 0))
             tick(2)
         }
         if !crashed, random.unit() < plan.lockProbability {
             agent.locks.begin(flags: ["is_bar_pop_processing": true, "is_transition_controller_processing": random.unit() < 0.5])
+            expected += 1
             tick(12)
             agent.locks.end()
         }
-        agent.keyboardEvent(hide(height))
+        hideOwn(height)
         tick(1)
+    }
+
+    private func showOwn(_ height: Double, duration: Double = 0.25) {
+        agent.keyboardEvent(show(height, local: true, duration: duration))
+        ownKeyboardHeight = height
+    }
+
+    private func hideOwn(_ height: Double) {
+        agent.keyboardEvent(hide(height, local: true))
+        ownKeyboardHeight = 0
     }
 
     private func tick(_ times: Int) {
@@ -110,14 +161,35 @@ final class SimulatedDevice {
         }
     }
 
-    private func show(_ height: Double, duration: Double = 0.25) -> KeyboardEvent {
-        KeyboardEvent(kind: .willShow, frameBegin: Frame(x: 0, y: window.height, width: window.width, height: height),
-                      frameEnd: Frame(x: 0, y: window.height - height, width: window.width, height: height), animationDuration: duration, animationCurve: 7)
+    /// Keyboard frames are in screen coordinates and span the screen, whatever the window.
+    private func show(_ height: Double, local: Bool, duration: Double = 0.25) -> KeyboardEvent {
+        KeyboardEvent(kind: .willShow, frameBegin: Frame(x: 0, y: screen.height, width: screen.width, height: height),
+                      frameEnd: Frame(x: 0, y: screen.height - height, width: screen.width, height: height), animationDuration: duration, animationCurve: 7,
+                      isLocal: local, screen: screen)
     }
 
-    private func hide(_ height: Double) -> KeyboardEvent {
-        KeyboardEvent(kind: .willHide, frameBegin: Frame(x: 0, y: window.height - height, width: window.width, height: height),
-                      frameEnd: Frame(x: 0, y: window.height, width: window.width, height: height), animationDuration: 0.25, animationCurve: 7)
+    private func hide(_ height: Double, local: Bool) -> KeyboardEvent {
+        KeyboardEvent(kind: .willHide, frameBegin: Frame(x: 0, y: screen.height - height, width: screen.width, height: height),
+                      frameEnd: Frame(x: 0, y: screen.height, width: screen.width, height: height), animationDuration: 0.25, animationCurve: 7,
+                      isLocal: local, screen: screen)
+    }
+}
+
+/// Set once from the uploader's task, read by the device.
+final class RefusalFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+
+    func set() {
+        lock.lock()
+        value = true
+        lock.unlock()
     }
 }
 

@@ -11,6 +11,7 @@
 /// `id` (optional) makes the count idempotent: the server counts one `id` once, so a batch
 /// re-sent after a lost answer is not counted twice.
 public struct ClientDropped: Codable, Hashable, Sendable {
+    /// Counted once per id by the server (a UUID).
     public var id: String?
     /// The release of the dropped items.
     public var release: Release
@@ -19,6 +20,7 @@ public struct ClientDropped: Codable, Hashable, Sendable {
     /// Items set aside because the server refused them.
     public var quarantined: Int
 
+    /// Counts for one release; `id` (a UUID) makes them idempotent.
     public init(id: String? = nil, release: Release, evicted: Int, quarantined: Int) {
         self.id = id
         self.release = release
@@ -36,12 +38,13 @@ public struct ClientDropped: Codable, Hashable, Sendable {
     ///
     /// - Throws: `ErrorDetail` with code `invalid_client_dropped` naming the field.
     public static func find(in body: [UInt8]) throws(ErrorDetail) -> ClientDropped? {
-        // Most bodies do not carry it: only those mentioning the key are parsed as a whole.
-        let needle = Array("\"\(key)\"".utf8)
-        guard body.count >= needle.count, (0...(body.count - needle.count)).contains(where: { body[$0..<$0 + needle.count].elementsEqual(needle) }) else {
-            return nil
+        guard let range = JSONBatchSplitter.member(key, in: body) else { return nil }
+        let value: JSONNode
+        do throws(JSONReader.Failure) {
+            value = try JSONReader.parse(body[range])
+        } catch {
+            throw ErrorDetail(code: "invalid_client_dropped", message: "\(key) is not valid JSON: \(error.reason)")
         }
-        guard let node = try? JSONReader.parse(body), let value = node[key] else { return nil }
         if case .null = value { return nil }
         do throws(ErrorDetail) {
             let reader = try ObjectReader(value, path: key)

@@ -186,3 +186,40 @@ struct JSONBatchSplitter {
             || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "E")
     }
 }
+
+extension JSONBatchSplitter {
+    /// The byte range of the value of the first top-level member named `key` (compared as
+    /// raw bytes), or `nil` when there is none or the body is not an object. For a body that
+    /// `elements(of:in:)` accepted.
+    static func member(_ key: String, in body: [UInt8]) -> Range<Int>? {
+        body.withUnsafeBufferPointer { buffer -> Range<Int>? in
+            var splitter = JSONBatchSplitter(bytes: buffer)
+            do throws(Failure) {
+                return try splitter.findMember(key: Array(key.utf8))
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    private mutating func findMember(key: [UInt8]) throws(Failure) -> Range<Int>? {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "{") else { return nil }
+        position += 1
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") { return nil }
+        while true {
+            skipWhitespace()
+            let name = try scanString()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"))
+            skipWhitespace()
+            let start = position
+            try skipValue(depth: 1)
+            if bytes[name.lowerBound + 1..<name.upperBound - 1].elementsEqual(key) { return start..<position }
+            skipWhitespace()
+            guard let next = peek(), next == UInt8(ascii: ",") else { return nil }
+            position += 1
+        }
+    }
+}

@@ -9,16 +9,24 @@ struct Simulator: AsyncParsableCommand {
         abstract: "A fleet of simulated devices running WatchdogKit against a watchdogd.",
         discussion: """
             Two releases of an app (14.1.0 glitches four times as often as 14.2.0), keyboard
-            notifications, app switches and navigation locks, through WatchdogKit's real watchdog,
-            outbox, uploader and config client. Prints what the devices produced as JSON.
+            notifications, app switches, iPad Split View with the other app's keyboard and
+            navigation locks, through WatchdogKit's real watchdog, outbox, uploader and config
+            client. With --rotate-key-admin-token the fleet runs on a key it issues, which is
+            revoked a third of the way through (uploads get 401, outboxes keep everything) and
+            replaced at two thirds. Prints what the devices produced as JSON (with
+            the reports a correct watchdog makes, to compare); exits 1 when anything was left
+            undelivered.
             """
     )
 
     @Option(help: "watchdogd's base URL (env WATCHDOG_URL).")
     var url: String?
 
-    @Option(help: "The app's ingest key (env WATCHDOG_INGEST_KEY).")
+    @Option(help: "The app's ingest key (env WATCHDOG_INGEST_KEY); not needed with --rotate-key-admin-token.")
     var ingestKey: String?
+
+    @Option(help: "An admin token: rotate the app's ingest key during the run (env WATCHDOG_ADMIN_TOKEN).")
+    var rotateKeyAdminToken: String?
 
     @Option(help: "The app's bundle id.")
     var app = "com.example.mail"
@@ -37,17 +45,25 @@ struct Simulator: AsyncParsableCommand {
         guard let base = url ?? environment["WATCHDOG_URL"], let endpoint = URL(string: base) else {
             throw ValidationError("give --url or WATCHDOG_URL")
         }
-        guard let key = ingestKey ?? environment["WATCHDOG_INGEST_KEY"] else {
-            throw ValidationError("give --ingest-key or WATCHDOG_INGEST_KEY")
-        }
         var plan = FleetPlan.twoReleases(app: app, devices: devices, sessions: sessions)
         plan.seed = seed
+        let key: String
+        var rotation: KeyRotation?
+        if let admin = rotateKeyAdminToken ?? environment["WATCHDOG_ADMIN_TOKEN"] {
+            (key, rotation) = try await KeyRotation.viaAdminAPI(endpoint: endpoint, app: app, adminToken: admin, sessions: sessions)
+        } else if let given = ingestKey ?? environment["WATCHDOG_INGEST_KEY"] {
+            key = given
+        } else {
+            throw ValidationError("give --ingest-key (or WATCHDOG_INGEST_KEY), or --rotate-key-admin-token")
+        }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("watchdog-simulator-\(UUID().uuidString)")
         let started = Date()
-        let result = try await Fleet.run(plan, endpoint: endpoint, ingestKey: key, workDirectory: work, deadline: Date().addingTimeInterval(600))
+        let result = try await Fleet.run(plan, endpoint: endpoint, ingestKey: key, workDirectory: work, deadline: Date().addingTimeInterval(600),
+                                         keyRotation: rotation)
         let summary: [String: Any] = [
-            "sessions": result.sessions, "reports": result.reports, "undelivered": result.undelivered,
-            "test_crashes": result.testCrashes, "seconds": (Date().timeIntervalSince(started) * 10).rounded() / 10,
+            "sessions": result.sessions, "reports": result.reports, "expected_reports": result.expectedReports, "undelivered": result.undelivered,
+            "test_crashes": result.testCrashes, "devices_refused": result.devicesRefused,
+            "seconds": (Date().timeIntervalSince(started) * 10).rounded() / 10,
         ]
         let json = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys, .prettyPrinted])
         print(String(decoding: json, as: UTF8.self))

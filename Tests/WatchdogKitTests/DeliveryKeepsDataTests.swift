@@ -159,6 +159,26 @@ import WatchdogWire
         #expect((bodies[2]["reports"] as? [Any])?.isEmpty == true, "the last count goes up with no report left to carry it")
         #expect(outbox.unsentDrops().isEmpty)
     }
+
+    @Test func theByteCapEvictsTooAndQuarantineKeepsOnlyTheNewestFiles() throws {
+        let size = try JSONEncoder().encode(DeliveryTests.report()).count
+        let outbox = try Outbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("wk-\(UUID())"),
+                                capacity: Outbox.Capacity(items: 100, bytes: size * 3 + size / 2), quarantineLimit: 2,
+                                fallbackRelease: Release(version: "9.9", build: "9"))
+        for _ in 0..<6 { try outbox.persist(DeliveryTests.report()) }
+        #expect(outbox.count(.reports) == 3, "three fit in the byte cap")
+        #expect(outbox.unsentDrops().map(\.evicted) == [3])
+        #expect(outbox.unsentDrops().first?.release == Release(version: "14.2.0", build: "1"), "counted under the items' own release")
+
+        let items = outbox.pending(.reports, limit: 3, maxBytes: 1 << 20)
+        try Data("{\"torn".utf8).write(to: items[0].file)
+        outbox.quarantine(outbox.pending(.reports, limit: 3, maxBytes: 1 << 20), kind: .reports)
+        #expect(outbox.count(.reports) == 0)
+        #expect(outbox.quarantinedFiles(.reports) == 2, "the newest two kept on disk")
+        let drops = outbox.unsentDrops()
+        #expect(drops.map(\.quarantined).reduce(0, +) == 3, "all three counted")
+        #expect(drops.first { $0.release == Release(version: "9.9", build: "9") }?.quarantined == 1, "an unreadable one under the app's release")
+    }
 }
 
 /// What a status handler heard, from any thread.

@@ -5,11 +5,22 @@ import WatchdogWire
 
 /// Replays the recorded keyboard-notification traces in `Tests/Fixtures/keyboard-traces`.
 @Suite struct KeyboardTraceTests {
+    struct Step {
+        /// A keyboard notification, or `nil` for a window change without one.
+        var event: KeyboardEvent?
+        /// The new window frame of a window change.
+        var window: Frame?
+        var appState: String
+        var height: Double
+        var mode: String?
+        var shouldCheck: Bool
+    }
+
     struct Trace {
         var name: String
         var idiom: DeviceIdiom
         var window: Frame
-        var events: [(event: KeyboardEvent, appState: String, height: Double, mode: String?, shouldCheck: Bool)]
+        var events: [Step]
     }
 
     static func frame(_ value: Any?) -> Frame {
@@ -24,13 +35,17 @@ import WatchdogWire
             let json = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent(name))) as? [String: Any] ?? [:]
             let device = json["device"] as? [String: String] ?? [:]
             let events = (json["events"] as? [[String: Any]] ?? []).map { event in
-                (event: KeyboardEvent(kind: KeyboardEvent.Kind(rawValue: event["notification"] as? String ?? "")!,
-                                      frameBegin: frame(event["frame_begin"]), frameEnd: frame(event["frame_end"]),
-                                      animationDuration: event["duration"] as? Double ?? 0, animationCurve: event["curve"] as? Int ?? 0),
-                 appState: event["app_state"] as? String ?? "active",
-                 height: event["expected_height"] as? Double ?? -1,
-                 mode: event["expected_mode"] as? String,
-                 shouldCheck: event["watchdog_should_check"] as? Bool ?? true)
+                Step(event: (event["notification"] as? String).map { notification in
+                         KeyboardEvent(kind: KeyboardEvent.Kind(rawValue: notification)!,
+                                       frameBegin: frame(event["frame_begin"]), frameEnd: frame(event["frame_end"]),
+                                       animationDuration: event["duration"] as? Double ?? 0, animationCurve: event["curve"] as? Int ?? 0,
+                                       isLocal: event["is_local"] as? Bool, screen: event["screen"].map(frame))
+                     },
+                     window: event["window"].map(frame),
+                     appState: event["app_state"] as? String ?? "active",
+                     height: event["expected_height"] as? Double ?? -1,
+                     mode: event["expected_mode"] as? String,
+                     shouldCheck: event["watchdog_should_check"] as? Bool ?? true)
             }
             return Trace(name: name, idiom: DeviceIdiom(rawValue: device["idiom"] ?? "phone") ?? .phone, window: frame(json["window"]), events: events)
         }
@@ -38,20 +53,58 @@ import WatchdogWire
 
     @Test func everyEventOfEveryTraceGivesTheExpectedHeightAndMode() throws {
         let traces = try Self.traces()
-        #expect(traces.count == 3)
+        #expect(traces.count == 8)
         var checked = 0
         for trace in traces {
             var tracker = KeyboardTracker(idiom: trace.idiom)
+            var window = trace.window
             for (index, step) in trace.events.enumerated() {
-                let geometry = tracker.handle(step.event, window: trace.window)
-                #expect(geometry.height == step.height, "\(trace.name) event \(index): height \(geometry.height), expected \(step.height)")
+                let geometry: KeyboardGeometry?
+                if let event = step.event {
+                    geometry = tracker.handle(event, window: window)
+                } else {
+                    window = try #require(step.window, "\(trace.name) event \(index): neither notification nor window")
+                    geometry = tracker.windowChanged(window)
+                }
+                #expect(geometry?.height == step.height, "\(trace.name) event \(index): height \(String(describing: geometry?.height)), expected \(step.height)")
                 if let mode = step.mode {
-                    #expect(geometry.mode.rawValue == mode, "\(trace.name) event \(index): mode \(geometry.mode), expected \(mode)")
+                    #expect(geometry?.mode.rawValue == mode, "\(trace.name) event \(index): mode \(String(describing: geometry?.mode)), expected \(mode)")
                 }
                 checked += 1
             }
         }
-        #expect(checked == 17)
+        #expect(checked == 40)
+    }
+
+    /// Every trace through the layout watchdog, with a toolbar where a correct app puts it (at
+    /// the expected height whenever the app is active): no glitch, ever.
+    @Test(arguments: try traces().map(\.name))
+    func aCorrectAppGetsNoGlitchReportFromAnyTrace(_ name: String) throws {
+        let trace = try #require(try Self.traces().first { $0.name == name })
+        let outbox = try Outbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("wk-\(UUID())"))
+        var now = 0.0
+        let context = ReportContext(app: "com.example.mail", release: Release(version: "14.2.0", build: "1"), device: Device(idiom: trace.idiom.rawValue), installID: "I-1")
+        let watchdog = LayoutWatchdog(context: context, window: trace.window, idiom: trace.idiom, sink: outbox, logger: TaggedLogger(tag: "keyboard"),
+                                      clock: { now }, crashHandler: { Issue.record("crashed") })
+        var placedFor = 0.0
+        watchdog.watch(WatchedView(name: "toolbar",
+                                   expectedFrame: { Frame(x: 0, y: watchdog.window.height - (watchdog.keyboard.current?.height ?? 0) - 44, width: 320, height: 44) },
+                                   actualFrame: { Frame(x: 0, y: watchdog.window.height - placedFor - 44, width: 320, height: 44) }))
+        for step in trace.events {
+            watchdog.appState = AppState(rawValue: step.appState)!
+            if let event = step.event {
+                watchdog.keyboardEvent(event)
+            } else if let window = step.window {
+                watchdog.windowChanged(window)
+            }
+            if step.appState == "active" { placedFor = step.height }
+            for _ in 0..<5 {
+                now += 1
+                watchdog.tick()
+            }
+        }
+        #expect(outbox.count(.reports) == 0, "\(name): \(outbox.count(.reports)) false glitches")
+        #expect(watchdog.keyboard.current?.height == trace.events.last?.height, "\(name): ends on the app's own keyboard")
     }
 
     @Test func theAppSwitchTraceGivesNoGlitchWhileInactiveOrInBackground() throws {
@@ -67,7 +120,7 @@ import WatchdogWire
                                    actualFrame: { Frame(x: 0, y: trace.window.height - followedHeight - 44, width: 390, height: 44) }))
         for step in trace.events {
             watchdog.appState = AppState(rawValue: step.appState)!
-            watchdog.keyboardEvent(step.event)
+            watchdog.keyboardEvent(try #require(step.event))
             if step.appState == "active" { followedHeight = watchdog.keyboard.current!.height }
             for _ in 0..<5 {
                 now += 1

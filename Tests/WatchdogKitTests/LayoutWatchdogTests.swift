@@ -97,10 +97,51 @@ import WatchdogWire
         harness.tick()
         harness.tick()
         #expect(harness.fixes == 1)
-        #expect(try harness.reports().first?.action?.autoFixed == true)
+        #expect(try harness.reports().isEmpty, "reported once the fix is checked")
+        harness.tick()
+        let report = try #require(try harness.reports().first)
+        #expect(report.action?.autoFixed == true)
+        #expect(report.attributes?[LayoutWatchdog.autoFixAttribute] == "held")
+        #expect(report.view?.actual.y == 500, "where it was when the glitch was seen")
         harness.tick()
         harness.tick()
         #expect(harness.fixes == 1, "fixed: no new episode")
+        #expect(try harness.reports().count == 1)
+    }
+
+    /// A fix that sets a frame Auto Layout undoes: the view is back on the next tick.
+    @Test func aFixThatDidNotHoldIsReportedAsSuchAndNotAsAutoFixed() throws {
+        var config = WatchdogConfig()
+        config.autoFix = true
+        config.testCrash = true
+        let harness = try Harness(config: config)
+        let wrongY = harness.actualY
+        var afterLayoutPass: [() -> Void] = []
+        harness.watchdog.unwatch(1)
+        harness.watchdog.watch(WatchedView(name: "composeToolbar", screen: "ComposeViewController",
+                                           expectedFrame: { Frame(x: 0, y: 844 - (harness.watchdog.keyboard.current?.height ?? 0) - 44, width: 390, height: 44) },
+                                           actualFrame: { Frame(x: 0, y: harness.actualY, width: 390, height: 44) },
+                                           autoFix: {
+                                               harness.fixes += 1
+                                               harness.actualY = 844 - 216 - 44
+                                               afterLayoutPass.append { harness.actualY = wrongY }  // constraints win
+                                           }))
+        harness.showKeyboard(height: 216)
+        harness.tick()
+        harness.tick()
+        #expect(harness.fixes == 1)
+        afterLayoutPass.forEach { $0() }
+        #expect(harness.crashes.isEmpty, "no report yet, so no crash")
+        harness.tick()
+        let reports = try harness.reports()
+        #expect(reports.count == 1)
+        #expect(reports.first?.action == ClientAction(autoFixed: false, testCrash: true))
+        #expect(reports.first?.attributes?[LayoutWatchdog.autoFixAttribute] == "did_not_hold")
+        #expect(reports.first?.logs?.contains("[keyboard][watchdog] auto-fix of composeToolbar did not hold") == true)
+        #expect(harness.crashes == [true], "test_crash after the report is on disk")
+        for _ in 0..<3 { harness.tick() }
+        #expect(harness.fixes == 1, "one fix per episode")
+        #expect(try harness.reports().count == 1)
     }
 
     @Test func testCrashRunsOnlyAfterTheReportIsOnDisk() throws {
@@ -173,6 +214,54 @@ import WatchdogWire
         harness.tick()
         harness.tick()
         #expect(try harness.reports().map(\.kind).sorted() == ["input_covered_by_keyboard", "keyboard_without_input"])
+    }
+
+    /// A compose body as tall as the screen: the caret decides, not the view's frame.
+    @Test func aFullHeightTextViewIsCoveredOnlyWhenItsCaretIs() throws {
+        let harness = try Harness()
+        harness.actualY = 844 - 336 - 44
+        let body = Frame(x: 0, y: 100, width: 390, height: 744)
+        var caret = Frame(x: 16, y: 200, width: 2, height: 20)
+        harness.watchdog.firstResponder = { .input(body, caret: caret) }
+        harness.showKeyboard(height: 336)
+        for _ in 0..<3 { harness.tick() }
+        #expect(try harness.reports().isEmpty, "caret at y 200, keyboard top at 508: nothing hidden")
+        caret = Frame(x: 16, y: 600, width: 2, height: 20)  // typed down to under the keyboard
+        harness.tick()
+        harness.tick()
+        #expect(try harness.reports().map(\.kind) == ["input_covered_by_keyboard"])
+        #expect(try harness.reports().first?.logs?.last == "[keyboard][watchdog] input covered: caret maxY 620.0 below keyboard top 508.0")
+    }
+
+    /// Without a caret (a web view, a custom input), enough of the view above the keyboard is fine.
+    @Test func withoutACaretATallInputCountsAsCoveredOnlyWhenLittleOfItShows() throws {
+        let harness = try Harness()
+        harness.actualY = 844 - 336 - 44
+        var frame = Frame(x: 0, y: 100, width: 390, height: 744)
+        harness.watchdog.firstResponder = { .input(frame) }
+        harness.showKeyboard(height: 336)
+        for _ in 0..<3 { harness.tick() }
+        #expect(try harness.reports().isEmpty, "408 pt of the web view show above the keyboard")
+        frame = Frame(x: 0, y: 480, width: 390, height: 364)  // 28 pt show
+        harness.tick()
+        harness.tick()
+        #expect(try harness.reports().map(\.kind) == ["input_covered_by_keyboard"])
+    }
+
+    /// A view controller with an input accessory view, or a text field in an alert's window:
+    /// the keyboard has its reason, even though no view in this window is first responder.
+    @Test func aResponderOutsideTheWindowIsNotAKeyboardWithoutInput() throws {
+        let harness = try Harness()
+        harness.actualY = 844 - 216 - 44
+        var responder = FirstResponder.outsideWindow
+        harness.watchdog.firstResponder = { responder }
+        harness.showKeyboard(height: 216)
+        for _ in 0..<4 { harness.tick() }
+        #expect(try harness.reports().isEmpty)
+        responder = .none
+        harness.tick()
+        harness.tick()
+        #expect(try harness.reports().map(\.kind) == ["keyboard_without_input"])
     }
 
     @Test func aLongInteractionLockIsReportedOnceWithFlagsAndRecovered() throws {

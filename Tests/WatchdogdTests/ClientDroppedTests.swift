@@ -49,6 +49,18 @@ import Testing
         release = try #require(try releaseStats(daemon, viewer: viewer, "14.2.0 (31245)"))
         #expect(release["client_evicted"] as? Int == 13)
 
+        // An item the server cannot read is rejected on its own; the counts beside it still count.
+        let good = try JSONSerialization.data(withJSONObject: try Fixtures.freshReport())
+        let counts = try JSONSerialization.data(withJSONObject: Self.dropped(evicted: 2, quarantined: 5))
+        let body = Array(#"{"reports":[{"id":1e999},"#.utf8) + Array(good) + Array(#"],"client_dropped":"#.utf8) + Array(counts) + Array("}".utf8)
+        let mixed = try daemon.client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: body)
+        #expect(mixed.status == 202)
+        #expect(mixed.json["accepted"] as? Int == 1)
+        #expect((mixed.json["rejected"] as? [Any])?.count == 1)
+        release = try #require(try releaseStats(daemon, viewer: viewer, "14.2.0 (31245)"))
+        #expect(release["client_evicted"] as? Int == 15)
+        #expect(release["client_quarantined"] as? Int == 6)
+
         // Sessions batches do not read it (unknown members are ignored there, as before).
         let sessions = try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": [Fixtures.session()], "client_dropped": ["evicted": -1]])
         #expect(sessions.status == 202)

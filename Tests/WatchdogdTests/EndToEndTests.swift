@@ -31,6 +31,7 @@ import WatchdogSimulation
         #expect(produced.totalSessions == 1000)
         #expect(produced.undelivered == 0)
         #expect(produced.totalReports > 100)
+        #expect(produced.reports == produced.expectedReports, "no false glitch from Split View, app switches or window changes")
 
         let releases = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json["releases"] as? [[String: Any]] ?? []
         var sessions: [String: Int] = [:]
@@ -39,6 +40,53 @@ import WatchdogSimulation
             let name = release["release"] as? String ?? ""
             sessions[name] = release["sessions"] as? Int
             reports[name] = (release["reports"] as? Int ?? 0) + (release["suspect_reports"] as? Int ?? 0)
+        }
+        #expect(sessions == produced.sessions)
+        #expect(reports == produced.reports)
+        #expect(try daemon.storedReportCount() == produced.totalReports)
+    }
+
+    /// The app's key is revoked a third of the way through and a new one issued at two thirds:
+    /// meanwhile every upload gets 401 and the outboxes keep everything; with the new key all
+    /// of it arrives — each session and report counted exactly once. iPads go through Split
+    /// View with the other app's keyboard on the way, without a single false glitch.
+    @Test func aFleetThroughAKeyRotationLosesNothingAndReportsNoFalseGlitch() async throws {
+        let daemon = try Daemon()
+        let admin = try daemon.addToken(role: "admin")
+        let viewer = try daemon.addToken(role: "viewer")
+        let created = try daemon.client.postJSON("/v1/admin/apps", token: admin, json: ["app": "com.example.mail"])
+        let key = try #require(created.json["ingest_key"] as? String)
+        let keyID = try #require(created.json["key_id"] as? String)
+        var plan = FleetPlan.twoReleases(app: "com.example.mail", devices: 6, sessions: 300)
+        plan.maximumBackoff = 0.5
+        plan.lockProbability = 0.1
+        plan.splitViewProbability = 0.5
+        plan.uploadEvery = 2
+        let endpoint = try #require(URL(string: "http://127.0.0.1:\(daemon.port)"))
+        let port = daemon.port
+        let rotation = KeyRotation(revokeAfter: 100, replaceAfter: 200, revoke: {
+            let status = try HTTPClient(port: port).request("DELETE", "/v1/admin/apps/com.example.mail/keys/\(keyID)", token: admin).status
+            #expect(status == 204)
+        }, issue: {
+            let issued = try HTTPClient(port: port).postJSON("/v1/admin/apps/com.example.mail/keys", token: admin, json: [:] as [String: String])
+            return try #require(issued.json["ingest_key"] as? String)
+        })
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)")
+        let produced = try await Fleet.run(plan, endpoint: endpoint, ingestKey: key, workDirectory: work, deadline: Date().addingTimeInterval(90), keyRotation: rotation)
+
+        #expect(produced.totalSessions == 300)
+        #expect(produced.undelivered == 0)
+        #expect(produced.devicesRefused == 6, "every device was refused while the key was revoked")
+        #expect(produced.reports == produced.expectedReports, "no false glitch")
+        #expect(produced.totalReports > 30)
+        let releases = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json["releases"] as? [[String: Any]] ?? []
+        var sessions: [String: Int] = [:]
+        var reports: [String: Int] = [:]
+        for release in releases {
+            let name = release["release"] as? String ?? ""
+            sessions[name] = release["sessions"] as? Int
+            reports[name] = (release["reports"] as? Int ?? 0) + (release["suspect_reports"] as? Int ?? 0)
+            #expect(release["client_evicted"] as? Int == 0 && release["client_quarantined"] as? Int == 0, "\(name): nothing dropped")
         }
         #expect(sessions == produced.sessions)
         #expect(reports == produced.reports)

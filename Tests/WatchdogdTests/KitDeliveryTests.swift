@@ -72,7 +72,10 @@ import WatchdogWire
 
         // A new key is configured: delivery resumes at once, without waiting out the backoff.
         let second = try daemon.client.postJSON("/v1/admin/apps/com.example.mail/keys", token: admin, json: [:] as [String: String])
+        uploader.setIngestKey(oldKey)  // the same key again changes nothing
+        #expect(!logger.recentLines().contains { $0.contains("ingest key replaced") })
         uploader.setIngestKey(try #require(second.json["ingest_key"] as? String))
+        #expect(logger.recentLines().last == "[keyboard][upload] ingest key replaced; retrying at once")
         #expect(await uploader.drain() == .drained)
         #expect(heard.all.last == .delivering)
         #expect(outbox.count(.reports) == 0)
@@ -85,6 +88,38 @@ import WatchdogWire
         #expect(release["sessions"] as? Int == 1)
         #expect(release["client_evicted"] as? Int == 0)
         #expect(release["client_quarantined"] as? Int == 0)
+    }
+
+    /// The agent passes a new key to both the uploader and the config client.
+    @Test func anAgentGivenANewKeyFetchesConfigAndUploadsWithIt() async throws {
+        let daemon = try Daemon()
+        let admin = try daemon.addToken(role: "admin")
+        let created = try daemon.client.postJSON("/v1/admin/apps", token: admin, json: ["app": "com.example.mail"])
+        let oldKeyID = try #require(created.json["key_id"] as? String)
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: storage) }
+        var settings = WatchdogSettings(endpoint: URL(string: "http://127.0.0.1:\(daemon.port)")!, ingestKey: try #require(created.json["ingest_key"] as? String),
+                                        app: "com.example.mail", release: Self.release, device: Device(model: "iPhone15,2", idiom: "phone"), idiom: .phone,
+                                        storageDirectory: storage)
+        settings.configRefreshInterval = 0
+        let clock = Clock()
+        let agent = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now }, crashHandler: {})
+        let heard = StatusLog()
+        agent.setDeliveryStatusHandler { heard.append($0) }
+        #expect(try daemon.client.request("DELETE", "/v1/admin/apps/com.example.mail/keys/\(oldKeyID)", token: admin).status == 204)
+        #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"auto_fix": true}"#.utf8)).status == 200)
+        agent.startSession()
+        await agent.syncNow()
+        #expect(agent.outbox.count(.sessions) == 1, "kept while the key is refused")
+        #expect(agent.config.current.autoFix == false, "the config fetch was refused too")
+        #expect(heard.all.first.map { if case .ingestKeyRefused(401, _) = $0 { true } else { false } } == true)
+
+        let second = try daemon.client.postJSON("/v1/admin/apps/com.example.mail/keys", token: admin, json: [:] as [String: String])
+        agent.setIngestKey(try #require(second.json["ingest_key"] as? String))
+        await agent.syncNow()
+        #expect(agent.outbox.count(.sessions) == 0)
+        #expect(agent.config.current.autoFix == true)
+        #expect(try daemon.query { try Int.fetchOne($0, sql: "SELECT count(*) FROM sessions") } == 1)
     }
 
     @Test func oneMalformedFileInA500ItemOutboxCostsOnlyItself() async throws {

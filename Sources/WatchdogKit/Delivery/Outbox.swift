@@ -34,13 +34,16 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         /// Bytes per kind.
         public var bytes: Int
 
+        /// The default holds days of reports from a glitchy build, in little space.
         public init(items: Int = 5_000, bytes: Int = 20 << 20) {
             self.items = items
             self.bytes = bytes
         }
     }
 
+    /// Where the items, the quarantine and the drop ledger live.
     public let directory: URL
+    /// The bound per kind; the oldest items are evicted past it.
     public let capacity: Capacity
     /// Quarantined files kept on disk at most (older ones are deleted; all stay counted).
     public let quarantineLimit: Int
@@ -78,10 +81,12 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         }
     }
 
+    /// Saves a report durably (evicting the oldest past `capacity`).
     public func persist(_ report: Report) throws {
         try write(JSONEncoder().encode(report), kind: .reports, id: report.id)
     }
 
+    /// Saves a session start durably (evicting the oldest past `capacity`).
     public func persist(_ session: SessionStart) throws {
         try write(JSONEncoder().encode(session), kind: .sessions, id: session.id)
     }
@@ -108,10 +113,12 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         return items
     }
 
+    /// Items of a kind waiting.
     public func count(_ kind: Kind) -> Int {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder(kind).path)) ?? []).filter { $0.hasSuffix(".json") }.count
     }
 
+    /// Deletes items the server has answered for.
     public func remove(_ items: [Item]) {
         for item in items { try? FileManager.default.removeItem(at: item.file) }
         forget(items)

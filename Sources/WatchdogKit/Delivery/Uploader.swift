@@ -105,13 +105,14 @@ public final class Uploader: Sendable {
 
     /// A new ingest key (the old one was revoked): the next pass tries at once with it.
     public func setIngestKey(_ key: String) {
-        state.withLock { state in
-            guard state.ingestKey != key else { return }
+        let changed = state.withLock { state -> Bool in
+            guard state.ingestKey != key else { return false }
             state.ingestKey = key
             state.failures = 0
             state.nextAttemptAt = -.infinity
+            return true
         }
-        logger.log("ingest key replaced; retrying at once")
+        if changed { logger.log("ingest key replaced; retrying at once") }
     }
 
     /// Uploads until the outbox is empty or a failure says to wait. Returns at once if an

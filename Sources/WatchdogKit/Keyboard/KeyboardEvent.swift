@@ -15,6 +15,7 @@ public struct KeyboardEvent: Sendable, Equatable {
         var isHide: Bool { self == .willHide || self == .didHide }
     }
 
+    /// Which notification this is.
     public var kind: Kind
     /// `UIKeyboardFrameBeginUserInfoKey`, in screen coordinates.
     public var frameBegin: Frame
@@ -24,13 +25,25 @@ public struct KeyboardEvent: Sendable, Equatable {
     public var animationDuration: Double
     /// `UIKeyboardAnimationCurveUserInfoKey`.
     public var animationCurve: Int
+    /// `UIKeyboardIsLocalUserInfoKey`: whether the keyboard belongs to this app. `false` for
+    /// another app's keyboard (iPad Split View / Slide Over, or while this app is inactive);
+    /// `nil` when unknown (before iOS 9, or a trace that did not record it).
+    public var isLocal: Bool?
+    /// The bounds of the screen the keyboard is on (the notification's `object` on iOS 16.1+,
+    /// else the window's screen); `nil` when unknown. Floating and hardware keyboards are judged
+    /// against it, not against the window.
+    public var screen: Frame?
 
-    public init(kind: Kind, frameBegin: Frame, frameEnd: Frame, animationDuration: Double, animationCurve: Int) {
+    /// A notification's values; `isLocal` and `screen` are `nil` when unknown.
+    public init(kind: Kind, frameBegin: Frame, frameEnd: Frame, animationDuration: Double, animationCurve: Int,
+                isLocal: Bool? = nil, screen: Frame? = nil) {
         self.kind = kind
         self.frameBegin = frameBegin
         self.frameEnd = frameEnd
         self.animationDuration = animationDuration
         self.animationCurve = animationCurve
+        self.isLocal = isLocal
+        self.screen = screen
     }
 }
 

@@ -16,7 +16,8 @@ public struct KeyboardGeometry: Sendable, Equatable {
 }
 
 /// Turns keyboard notifications into geometry, remembering what it needs across events (the
-/// last docked height, to tell a split iPad keyboard from an undocked one).
+/// last docked height, to tell a split iPad keyboard from an undocked one; the last local
+/// event, to re-evaluate when the window changes without a keyboard notification).
 ///
 /// The traps it encodes, each from a real device:
 /// - frames are in screen coordinates: convert to the window before comparing;
@@ -25,30 +26,62 @@ public struct KeyboardGeometry: Sendable, Equatable {
 /// - an undocked iPad keyboard sends a zero frame while dragged: that is height 0, not
 ///   "window height − 0";
 /// - an undocked, split or floating iPad keyboard ends above the window's bottom and covers 0;
-/// - a hardware keyboard leaves only a short shortcut bar at the bottom;
-/// - a hide notification means height 0 whatever its frame.
+/// - a floating keyboard is small *for the screen*: a 320 pt one over a 320 pt Slide Over
+///   window is still floating;
+/// - a hardware keyboard leaves only a short shortcut bar at the bottom, and iPadOS reports
+///   it as a full-height frame mostly off screen (313 pt tall, 55 pt visible): the visible
+///   part decides;
+/// - a hide notification means height 0 whatever its frame;
+/// - another app's keyboard (`isLocal == false`: Split View, Slide Over, app switching) says
+///   nothing about this app's layout and is ignored;
+/// - the window can move or resize without any keyboard notification (Stage Manager, Split
+///   View ↔ Slide Over, rotation): `windowChanged` re-evaluates the last event.
 public struct KeyboardTracker: Sendable {
     /// The tallest shortcut bar a hardware keyboard shows (iPadOS's is about 55–70 pt).
     public static let hardwareBarMaximumHeight: Double = 80
     /// Points of slack when deciding that a frame touches the window's bottom.
     public static let edgeSlack: Double = 1
+    /// A keyboard narrower than this share of the screen is the floating one.
+    public static let floatingWidthShare: Double = 0.6
 
     public let idiom: DeviceIdiom
     /// Height of the last docked keyboard seen (pads: tells split from undocked).
     public private(set) var lastDockedHeight: Double?
     /// The last geometry computed.
     public private(set) var current: KeyboardGeometry?
+    /// The last event of this app's keyboard (not another app's).
+    public private(set) var lastLocalEvent: KeyboardEvent?
+    /// The keyboard's screen, from the last event that said it.
+    public private(set) var screen: Frame?
 
     public init(idiom: DeviceIdiom) {
         self.idiom = idiom
     }
 
     /// The geometry after `event`, for a window whose frame (in screen coordinates) is `window`.
+    /// Another app's keyboard (`isLocal == false`) leaves it unchanged.
     @discardableResult
     public mutating func handle(_ event: KeyboardEvent, window: Frame) -> KeyboardGeometry {
+        guard event.isLocal != false else {
+            return current ?? KeyboardGeometry(mode: .hidden, height: 0, frameInWindow: Frame(x: 0, y: window.height, width: window.width, height: 0))
+        }
+        if let screen = event.screen { self.screen = screen }
+        lastLocalEvent = event
+        return evaluate(event, window: window)
+    }
+
+    /// The geometry after the window moved or resized without a keyboard notification: the
+    /// last local event's frame, seen from the new window. `nil` before any event.
+    @discardableResult
+    public mutating func windowChanged(_ window: Frame) -> KeyboardGeometry? {
+        guard let event = lastLocalEvent else { return nil }
+        return evaluate(event, window: window)
+    }
+
+    private mutating func evaluate(_ event: KeyboardEvent, window: Frame) -> KeyboardGeometry {
         let end = event.frameEnd
         let inWindow = Frame(x: end.x - window.x, y: end.y - window.y, width: end.width, height: end.height)
-        let mode = self.mode(of: inWindow, window: window)
+        let mode = self.mode(of: end, inWindow: inWindow, window: window)
         var height: Double
         switch mode {
         case .docked, .hardware:
@@ -63,23 +96,29 @@ public struct KeyboardTracker: Sendable {
         return geometry
     }
 
-    private func mode(of frame: Frame, window: Frame) -> KeyboardMode {
-        if frame.width == 0 && frame.height == 0 {
+    /// - Parameters:
+    ///   - frame: the keyboard's frame in screen coordinates.
+    ///   - inWindow: the same frame in window coordinates.
+    private func mode(of frame: Frame, inWindow: Frame, window: Frame) -> KeyboardMode {
+        if inWindow.width == 0 && inWindow.height == 0 {
             // The zero frame of a keyboard being dragged (iPad) — or of no keyboard at all.
             return idiom == .pad ? .undocked : .hidden
         }
-        if frame.minY >= window.height - Self.edgeSlack || frame.height <= 0 { return .hidden }
-        let touchesBottom = frame.maxY >= window.height - Self.edgeSlack
+        if inWindow.minY >= window.height - Self.edgeSlack || inWindow.height <= 0 { return .hidden }
+        let touchesBottom = inWindow.maxY >= window.height - Self.edgeSlack
+        // What the screen shows of the keyboard (a hardware keyboard's frame is mostly below it).
+        let screen = self.screen ?? window
+        let visibleHeight = min(frame.maxY, screen.maxY) - max(frame.minY, screen.minY)
         if touchesBottom {
-            if frame.height <= Self.hardwareBarMaximumHeight, idiom == .pad || idiom == .mac { return .hardware }
+            if visibleHeight <= Self.hardwareBarMaximumHeight, idiom == .pad || idiom == .mac { return .hardware }
             return .docked
         }
         guard idiom == .pad else {
             // A phone keyboard is always docked; one ending above the bottom is mid-animation.
             return .docked
         }
-        if frame.width < window.width * 0.6 { return .floating }
-        if let docked = lastDockedHeight, frame.height < docked - 8 { return .split }
+        if inWindow.width < screen.width * Self.floatingWidthShare { return .floating }
+        if let docked = lastDockedHeight, inWindow.height < docked - 8 { return .split }
         return .undocked
     }
 }

@@ -3,23 +3,31 @@ import UIKit
 import WatchdogWire
 
 /// The UIKit glue: feeds a `WatchdogAgent` keyboard notifications (including
-/// `keyboardDidChangeFrame`, which an undocked iPad keyboard sends while dragged), app
-/// lifecycle changes and a timer tick. All logic lives in the agent; this only translates.
+/// `keyboardDidChangeFrame`, which an undocked iPad keyboard sends while dragged, with
+/// `keyboardIsLocalUserInfoKey` and the keyboard's screen), the window scene's lifecycle, window
+/// changes and a timer tick. All logic lives in the agent; this only translates.
+///
+/// Extension-safe: it never touches `UIApplication.shared` — the lifecycle comes from the
+/// window's `UIScene` notifications. The timer runs in the run loop's `.common` modes, so it
+/// keeps checking while the user scrolls.
 ///
 /// ```swift
 /// let driver = WatchdogUIKitDriver(agent: agent, window: window)
 /// driver.start()
 /// driver.watch(toolbar, named: "composeToolbar", screen: "ComposeViewController",
-///              expectedFrame: { [unowned self] in self.expectedToolbarFrame() })
+///              expectedFrame: { [unowned self] in self.expectedToolbarFrame() },
+///              fix: { [unowned self] in self.toolbarBottom.constant = -self.keyboardHeight; self.view.layoutIfNeeded() })
 /// ```
 @MainActor
 public final class WatchdogUIKitDriver {
     public let agent: WatchdogAgent
     private weak var window: UIWindow?
     private var observers: [NSObjectProtocol] = []
+    private var geometryObservation: NSKeyValueObservation?
     private var timer: Timer?
     private var interval: Double = 0
 
+    /// - Parameter window: the window whose keyboard-dependent views are watched.
     public init(agent: WatchdogAgent, window: UIWindow) {
         self.agent = agent
         self.window = window
@@ -36,19 +44,38 @@ public final class WatchdogUIKitDriver {
         for (name, kind) in keyboard {
             observers.append(center.addObserver(forName: name, object: nil, queue: .main) { [weak self] notification in
                 let info = KeyboardInfo(notification)
-                MainActor.assumeIsolated { self?.keyboard(kind, info) }
+                let object = notification.object
+                MainActor.assumeIsolated {
+                    // iOS 16.1+: the notification's object is the keyboard's screen.
+                    let screen = (object as? UIScreen).map { Frame($0.bounds) }
+                    self?.keyboard(kind, info, screen: screen)
+                }
             })
         }
+        // The window's scene, not UIApplication: per scene on iPad, and available in extensions.
         let lifecycle: [(Notification.Name, AppState)] = [
-            (UIApplication.didBecomeActiveNotification, .active), (UIApplication.willResignActiveNotification, .inactive),
-            (UIApplication.didEnterBackgroundNotification, .background), (UIApplication.willEnterForegroundNotification, .inactive),
+            (UIScene.didActivateNotification, .active), (UIScene.willDeactivateNotification, .inactive),
+            (UIScene.didEnterBackgroundNotification, .background), (UIScene.willEnterForegroundNotification, .inactive),
         ]
         for (name, state) in lifecycle {
-            observers.append(center.addObserver(forName: name, object: nil, queue: .main) { [weak self] _ in
-                MainActor.assumeIsolated { self?.agent.setAppState(state) }
+            observers.append(center.addObserver(forName: name, object: nil, queue: .main) { [weak self] notification in
+                let scene = notification.object as AnyObject?
+                MainActor.assumeIsolated {
+                    guard let self, scene == nil || scene === self.window?.windowScene else { return }
+                    self.agent.setAppState(state)
+                    self.windowDidChange()
+                }
             })
         }
-        agent.setAppState(UIApplication.shared.applicationState == .active ? .active : .inactive)
+        if #available(iOS 16.0, *), let scene = window?.windowScene {
+            // Stage Manager resizes and moves windows without any keyboard notification.
+            geometryObservation = scene.observe(\.effectiveGeometry) { [weak self] _, _ in
+                MainActor.assumeIsolated { self?.windowDidChange() }
+            }
+        }
+        let active = window?.windowScene.map { $0.activationState == .foregroundActive } ?? true
+        agent.setAppState(active ? .active : .inactive)
+        if let frame = windowFrame() { agent.windowChanged(frame) }
         agent.layout.firstResponder = { [weak self] in self?.firstResponder() ?? .none }
         agent.startSession()
         scheduleTimer()
@@ -57,14 +84,28 @@ public final class WatchdogUIKitDriver {
     public func stop() {
         observers.forEach(NotificationCenter.default.removeObserver)
         observers = []
+        geometryObservation = nil
         timer?.invalidate()
         timer = nil
     }
 
+    /// Tell the agent the window changed size or place, e.g. from
+    /// `viewWillTransition(to:with:)` (pass the coordinator's `transitionDuration`) or
+    /// `windowScene(_:didUpdate:interfaceOrientation:traitCollection:)`. The driver also
+    /// notices changes by itself on scene geometry updates (iOS 16+) and on every tick.
+    public func windowDidChange(animationDuration: Double = 0) {
+        guard let frame = windowFrame() else { return }
+        if frame != agent.layout.window || animationDuration > 0 { agent.windowChanged(frame, animationDuration: animationDuration) }
+    }
+
     /// Watches a keyboard-dependent view: `expectedFrame` says where it belongs (in its
-    /// window's coordinates); auto-fix moves it there.
+    /// window's coordinates). With `auto_fix` on, `fix` is called on a glitch: change the
+    /// constraints (or insets) that place the view, not its frame — Auto Layout would undo
+    /// that. The next tick checks that the view is where it belongs before the report says
+    /// `auto_fixed`.
     @discardableResult
-    public func watch(_ view: UIView, named name: String, screen: String? = nil, expectedFrame: @escaping () -> CGRect?) -> Int {
+    public func watch(_ view: UIView, named name: String, screen: String? = nil, expectedFrame: @escaping () -> CGRect?,
+                      fix: (() -> Void)? = nil) -> Int {
         agent.layout.watch(WatchedView(
             name: name, screen: screen,
             expectedFrame: { expectedFrame().map(Frame.init) },
@@ -72,25 +113,43 @@ public final class WatchdogUIKitDriver {
                 guard let view, let window = view.window else { return nil }
                 return Frame(view.convert(view.bounds, to: window))
             },
-            autoFix: { [weak view] in
-                guard let view, let superview = view.superview, let window = view.window, let target = expectedFrame() else { return }
-                view.frame = superview.convert(target, from: window)
-            }
+            autoFix: fix
         ))
     }
 
-    private func keyboard(_ kind: KeyboardEvent.Kind, _ info: KeyboardInfo) {
-        if let window {
-            // The key window's frame in screen coordinates: what keyboard frames are relative to.
-            agent.layout.window = Frame(window.convert(window.bounds, to: window.screen.coordinateSpace))
-        }
+    /// The window's frame in screen coordinates: what keyboard frames are relative to.
+    private func windowFrame() -> Frame? {
+        guard let window else { return nil }
+        return Frame(window.convert(window.bounds, to: window.screen.coordinateSpace))
+    }
+
+    private func keyboard(_ kind: KeyboardEvent.Kind, _ info: KeyboardInfo, screen: Frame?) {
+        if let frame = windowFrame(), frame != agent.layout.window { agent.windowChanged(frame) }
+        let screen = screen ?? window.map { Frame($0.screen.bounds) }
         agent.keyboardEvent(KeyboardEvent(kind: kind, frameBegin: Frame(info.begin), frameEnd: Frame(info.end),
-                                          animationDuration: info.duration, animationCurve: info.curve))
+                                          animationDuration: info.duration, animationCurve: info.curve,
+                                          isLocal: info.isLocal, screen: screen))
     }
 
     private func firstResponder() -> FirstResponder {
-        guard let window, let responder = Self.findFirstResponder(in: window) else { return .none }
-        return .input(Frame(responder.convert(responder.bounds, to: window)))
+        guard let window else { return .none }
+        if let responder = Self.findFirstResponder(in: window) {
+            return .input(Frame(responder.convert(responder.bounds, to: window)), caret: Self.caret(of: responder, in: window))
+        }
+        // A text field in another window of the scene (an alert), or a view controller that
+        // became first responder for its inputView/inputAccessoryView.
+        let others = window.windowScene?.windows.filter { $0 !== window } ?? []
+        if others.contains(where: { Self.findFirstResponder(in: $0) != nil }) { return .outsideWindow }
+        if Self.firstResponderController(from: window.rootViewController) { return .outsideWindow }
+        return .none
+    }
+
+    /// The caret (or the end of the selection), in window coordinates, when the view tells.
+    private static func caret(of view: UIView, in window: UIWindow) -> Frame? {
+        guard let input = view as? UITextInput, let range = input.selectedTextRange else { return nil }
+        let rect = input.caretRect(for: range.end)
+        guard !rect.isNull, !rect.isInfinite, rect.height > 0 else { return nil }
+        return Frame(view.convert(rect, to: window))
     }
 
     private static func findFirstResponder(in view: UIView) -> UIView? {
@@ -101,16 +160,27 @@ public final class WatchdogUIKitDriver {
         return nil
     }
 
+    private static func firstResponderController(from controller: UIViewController?) -> Bool {
+        guard let controller else { return false }
+        if controller.isFirstResponder { return true }
+        if firstResponderController(from: controller.presentedViewController) { return true }
+        return controller.children.contains { firstResponderController(from: $0) }
+    }
+
     private func scheduleTimer() {
         interval = agent.config.current.watchdogIntervalS
         timer?.invalidate()
-        timer = Timer.scheduledTimer(withTimeInterval: interval, repeats: true) { [weak self] _ in
+        let timer = Timer(timeInterval: interval, repeats: true) { [weak self] _ in
             MainActor.assumeIsolated {
                 guard let self else { return }
+                self.windowDidChange()
                 self.agent.tick()
                 if self.agent.config.current.watchdogIntervalS != self.interval { self.scheduleTimer() }
             }
         }
+        // `.common`: also while a scroll view tracks a finger (`.tracking`), when glitches happen.
+        RunLoop.main.add(timer, forMode: .common)
+        self.timer = timer
     }
 }
 
@@ -120,6 +190,8 @@ private struct KeyboardInfo: Sendable {
     var end: CGRect
     var duration: Double
     var curve: Int
+    /// `nil` when the key is absent (before iOS 9).
+    var isLocal: Bool?
 
     init(_ notification: Notification) {
         let info = notification.userInfo ?? [:]
@@ -127,6 +199,7 @@ private struct KeyboardInfo: Sendable {
         end = (info[UIResponder.keyboardFrameEndUserInfoKey] as? NSValue)?.cgRectValue ?? .zero
         duration = (info[UIResponder.keyboardAnimationDurationUserInfoKey] as? NSNumber)?.doubleValue ?? 0
         curve = (info[UIResponder.keyboardAnimationCurveUserInfoKey] as? NSNumber)?.intValue ?? 0
+        isLocal = (info[UIResponder.keyboardIsLocalUserInfoKey] as? NSNumber)?.boolValue
     }
 }
 

@@ -6,9 +6,14 @@ import WatchdogWire
 public struct WatchedView {
     public var name: String
     public var screen: String?
+    /// Where the view belongs, in window coordinates (`nil`: not checked now).
     public var expectedFrame: () -> Frame?
+    /// Where the view is, in window coordinates (`nil`: not checked now).
     public var actualFrame: () -> Frame?
-    /// Moves the view to its expected frame (called when `auto_fix` is on).
+    /// The host's fix, called when `auto_fix` is on: it should change what lays the view out
+    /// (a constraint's constant, a safe-area inset) — a frame set by hand is undone by the next
+    /// Auto Layout pass. The next tick checks the view again: the report says `auto_fixed` only
+    /// when the view is then where it belongs.
     public var autoFix: (() -> Void)?
 
     public init(name: String, screen: String? = nil, expectedFrame: @escaping () -> Frame?, actualFrame: @escaping () -> Frame?, autoFix: (() -> Void)? = nil) {
@@ -22,39 +27,65 @@ public struct WatchedView {
 
 /// What has the keyboard focus.
 public enum FirstResponder: Equatable {
+    /// Nothing, in this window or elsewhere: a keyboard on screen is a glitch.
     case none
-    /// An input view, its frame in window coordinates.
-    case input(Frame)
+    /// An input view in the window: its frame, and — when the view can tell (`UITextInput`) —
+    /// the caret or selected-text rect, both in window coordinates. Coverage is judged on the
+    /// caret when known, so a full-height text view is not "covered" while the caret is above
+    /// the keyboard.
+    case input(Frame, caret: Frame?)
+    /// A first responder that is not a view in this window: a view controller (or other
+    /// responder) with its own `inputView`/`inputAccessoryView`, or a text field in another
+    /// window (an alert). The keyboard has a reason to be up; its coverage is not ours to judge.
+    case outsideWindow
+
+    /// An input view whose caret is not known.
+    public static func input(_ frame: Frame) -> FirstResponder { .input(frame, caret: nil) }
 }
 
 /// The layout watchdog: on each tick (when enabled, the app active, and no keyboard animation
 /// running) it compares every watched view with its expected frame and checks the focused input
 /// against the keyboard. A problem seen on two consecutive ticks is a glitch, reported once per
-/// episode (until it goes away). On a glitch it reports (sampled), auto-fixes (if switched on),
-/// and with `test_crash` on, crashes through the handler — after the report is on disk.
+/// episode (until it goes away). On a glitch it reports (sampled) and with `test_crash` on,
+/// crashes through the handler — after the report is on disk. With `auto_fix` on and a fix
+/// supplied, it fixes first and reports on the next tick, once it has checked the fix held.
+///
+/// The keyboard geometry follows this app's own keyboard notifications whatever the app
+/// state (a first responder restored in `willEnterForeground` or resigned in
+/// `willResignActive` counts); another app's keyboard is ignored. Judging is separate: no
+/// checks unless the app is active.
 ///
 /// Not thread-safe: drive it from one thread (the main thread in an app).
 public final class LayoutWatchdog {
     /// Seconds after a keyboard animation ends before frames are trusted again.
     public var animationMargin: Double = 0.3
-    /// Points an input may reach into the keyboard before it counts as covered.
+    /// Clearance: an input (its caret, when known) closer than this to the keyboard's top
+    /// already counts as covered (0: only an overlap counts).
     public var inputMargin: Double = 0
+    /// Without a caret, an input counts as covered when less than this much of it (or of its
+    /// height, if shorter) shows above the keyboard: a tall text or web view is not "covered"
+    /// just because its bottom is under the keyboard.
+    public var minimumVisibleInputHeight: Double = 44
     public var config = WatchdogConfig()
+    /// The app's state: checks run only while `active`.
     public var appState: AppState = .active {
         didSet {
             if appState != .active { episodes.removeAll() }
             if oldValue == .active, appState != .active {
                 keyboardWhenActive = keyboard
+                heardUnattributedWhileInactive = false
             } else if oldValue != .active, appState == .active, let saved = keyboardWhenActive {
-                // While inactive the app receives other apps' keyboard notifications; back in
-                // front, its own keyboard is what it had until it hears otherwise.
-                keyboard = saved
+                // Only for notifications that do not say whose keyboard they are (before iOS 9,
+                // old traces): back in front, the app's keyboard is what it had when it left.
+                if heardUnattributedWhileInactive { keyboard = saved }
                 keyboardWhenActive = nil
             }
         }
     }
     private var keyboardWhenActive: KeyboardTracker?
-    /// The key window's frame in screen coordinates.
+    private var heardUnattributedWhileInactive = false
+    /// The key window's frame in screen coordinates (change it through `windowChanged`, which
+    /// also re-evaluates the keyboard).
     public var window: Frame
     public var context: ReportContext
     public var screen: String?
@@ -72,6 +103,8 @@ public final class LayoutWatchdog {
     private var views: [Int: WatchedView] = [:]
     private var nextViewID = 0
     private var episodes: [String: Episode] = [:]
+    /// Glitches fixed on the last tick, reported once the next tick has checked the fix.
+    private var pendingFixes: [String: Report] = [:]
 
     private let sink: ReportSink
     private let logger: TaggedLogger
@@ -116,14 +149,35 @@ public final class LayoutWatchdog {
         if let view = views.removeValue(forKey: token) { episodes.removeValue(forKey: "view:\(view.name)") }
     }
 
-    /// Feeds a keyboard notification (even while inactive: the geometry stays current, the
-    /// checks wait for the app to be active again).
+    /// Feeds a keyboard notification, whatever the app state: this app's own keyboard keeps
+    /// the geometry current (the checks wait for the app to be active); another app's
+    /// (`isLocal == false`) is logged and ignored.
     public func keyboardEvent(_ event: KeyboardEvent) {
-        if appState == .active { keyboardWhenActive = nil }
+        guard event.isLocal != false else {
+            logger.child("tracker").log("\(event.kind.rawValue): another app's keyboard, ignored (\(appState.rawValue))")
+            return
+        }
+        if appState == .active || event.isLocal == true {
+            keyboardWhenActive = nil
+        } else {
+            heardUnattributedWhileInactive = true
+        }
         let geometry = keyboard.handle(event, window: window)
         lastKeyboardEvent = event
         animationEndsAt = clock() + event.animationDuration
         logger.child("tracker").log("\(event.kind.rawValue): calculated height - \(geometry.height) mode \(geometry.mode.rawValue) (\(appState.rawValue))")
+    }
+
+    /// The window moved or resized (Stage Manager, Split View ↔ Slide Over, rotation) — no
+    /// keyboard notification needed: re-evaluates the keyboard geometry for the new frame (in
+    /// screen coordinates). Frames are trusted again after `animationDuration` plus the margin.
+    public func windowChanged(_ frame: Frame, animationDuration: Double = 0) {
+        window = frame
+        keyboardWhenActive?.windowChanged(frame)
+        if let geometry = keyboard.windowChanged(frame) {
+            logger.child("tracker").log("window changed to \(Int(frame.width))x\(Int(frame.height)): calculated height - \(geometry.height) mode \(geometry.mode.rawValue)")
+        }
+        animationEndsAt = max(animationEndsAt, clock() + animationDuration)
     }
 
     /// One check. Call it every `config.watchdogIntervalS` seconds.
@@ -134,6 +188,7 @@ public final class LayoutWatchdog {
             episodes.removeAll()
             return
         }
+        verifyPendingFixes()
         var failing: [String: () -> Report] = [:]
         for view in views.values {
             guard let expected = view.expectedFrame(), let actual = view.actualFrame() else { continue }
@@ -148,18 +203,26 @@ public final class LayoutWatchdog {
         }
         let keyboardHeight = keyboard.current?.height ?? 0
         if let responder = firstResponder?(), keyboardHeight > 0 {
+            let keyboardTop = window.height - keyboardHeight
             switch responder {
-            case .input(let frame) where frame.maxY + inputMargin > window.height - keyboardHeight:
-                failing["input_covered"] = { [unowned self] in
-                    logger.log("input covered: maxY \(frame.maxY) below keyboard top \(window.height - keyboardHeight)")
-                    return makeReport(kind: "input_covered_by_keyboard", screen: screen)
+            case .input(let frame, let caret):
+                if let caret, caret.maxY + inputMargin > keyboardTop {
+                    failing["input_covered"] = { [unowned self] in
+                        logger.log("input covered: caret maxY \(caret.maxY) below keyboard top \(keyboardTop)")
+                        return makeReport(kind: "input_covered_by_keyboard", screen: screen)
+                    }
+                } else if caret == nil, keyboardTop - inputMargin - frame.minY < min(frame.height, minimumVisibleInputHeight) {
+                    failing["input_covered"] = { [unowned self] in
+                        logger.log("input covered: \(max(0, keyboardTop - frame.minY)) pt of it above keyboard top \(keyboardTop)")
+                        return makeReport(kind: "input_covered_by_keyboard", screen: screen)
+                    }
                 }
             case .none:
                 failing["keyboard_without_input"] = { [unowned self] in
                     logger.log("keyboard shown (height \(keyboardHeight)) with no input focused")
                     return makeReport(kind: "keyboard_without_input", screen: screen)
                 }
-            default:
+            case .outsideWindow:
                 break
             }
         }
@@ -170,21 +233,55 @@ public final class LayoutWatchdog {
             if episode.consecutive >= 2, !episode.reported {
                 episode.reported = true
                 episodes[key] = episode
-                glitch(makeGlitchReport(), fix: key.hasPrefix("view:") ? views.values.first { "view:\($0.name)" == key }?.autoFix : nil)
+                glitch(key: key, makeGlitchReport())
             } else {
                 episodes[key] = episode
             }
         }
     }
 
-    private func glitch(_ report: Report, fix: (() -> Void)?) {
-        var report = report
-        var action = ClientAction(autoFixed: false, testCrash: false)
-        if config.autoFix, let fix {
+    /// The view of an episode key (`view:<name>`).
+    private func watchedView(for key: String) -> WatchedView? {
+        guard key.hasPrefix("view:") else { return nil }
+        return views.values.first { "view:\($0.name)" == key }
+    }
+
+    private func glitch(key: String, _ report: Report) {
+        if config.autoFix, let view = watchedView(for: key), let fix = view.autoFix {
             fix()
-            action.autoFixed = true
-            logger.log("auto-fixed \(report.view?.name ?? report.kind)")
+            logger.log("auto-fix applied to \(view.name); checking it on the next tick")
+            pendingFixes[key] = report
+            return
         }
+        deliver(report, action: ClientAction(autoFixed: false, testCrash: false))
+    }
+
+    /// Reports the glitches fixed on the last tick, saying whether each fix held.
+    private func verifyPendingFixes() {
+        for (key, report) in pendingFixes.sorted(by: { $0.key < $1.key }) {
+            pendingFixes.removeValue(forKey: key)
+            var report = report
+            let outcome: String
+            if let view = watchedView(for: key), let expected = view.expectedFrame(), let actual = view.actualFrame() {
+                outcome = Self.differs(expected, actual, tolerance: config.frameTolerancePt) ? "did_not_hold" : "held"
+            } else {
+                outcome = "unverified"
+            }
+            logger.log("auto-fix of \(report.view?.name ?? report.kind) \(outcome == "held" ? "held" : outcome == "did_not_hold" ? "did not hold" : "could not be checked")")
+            var attributes = report.attributes ?? [:]
+            attributes[Self.autoFixAttribute] = outcome
+            report.attributes = attributes
+            deliver(report, action: ClientAction(autoFixed: outcome == "held", testCrash: false))
+        }
+    }
+
+    /// The report attribute saying how an auto-fix went: `held`, `did_not_hold` (the view was
+    /// not where it belongs on the next tick; `auto_fixed` is false) or `unverified`.
+    public static let autoFixAttribute = "auto_fix"
+
+    private func deliver(_ report: Report, action: ClientAction) {
+        var report = report
+        var action = action
         guard random() < config.reportSampleRate else {
             logger.log("glitch \(report.kind) not reported (sample rate \(config.reportSampleRate))")
             return
