@@ -39,7 +39,7 @@ public final class WatchdogServer: Sendable {
                                                       perAddress: RateLimiter(rate: settings.ingestRatePerAddress, burst: settings.ingestBurstPerAddress),
                                                       metrics: metrics),
                                  metrics: metrics, trustedProxies: settings.trustedProxies),
-            reads: ReadRoutes(store: store, config: config, cacheControl: "private, max-age=\(settings.configMaxAgeSeconds)"),
+            reads: ReadRoutes(store: store, lookup: lookup, config: config, cacheControl: "private, max-age=\(settings.configMaxAgeSeconds)"),
             admin: AdminRoutes(store: store, config: config, authenticator: authenticator, clock: clock),
             compare: CompareRoutes(lookup: lookup, config: config),
             issues: IssueRoutes(lookup: lookup),

@@ -27,9 +27,12 @@ public protocol TelemetryStore: Sendable {
     func hourly(app: String, release: ReleaseID?, kind: String?, fromHour: Int64, toHour: Int64) throws -> [HourlyRow]
     /// The keyboard-height histogram; all releases when `release` is nil.
     func keyboardHeights(app: String, release: ReleaseID?) throws -> [HeightRow]
-    /// How concentrated each release's reports are among its installs (a query per release:
-    /// for `/releases` only; `releases(app:)` leaves `concentration` empty).
-    func concentrations(app: String) throws -> [ReleaseID: InstallConcentration]
+    /// How concentrated a release's reports are among its installs (`releases` and
+    /// `releaseDetail` leave `concentration` empty: it takes a sort of the release's installs).
+    func concentration(app: String, release: ReleaseID) throws -> InstallConcentration
+    /// The sums over a release's installs that the design effect of clustering needs,
+    /// aggregated in SQL (no row per install leaves the store).
+    func installClusterSums(app: String, release: ReleaseID) throws -> InstallClusterSums
     /// Every install of a release with its sessions and active reports (config cohorts).
     func installs(app: String, release: ReleaseID) throws -> [InstallRow]
     /// Session starts per hour between two hours (inclusive); all releases when `release` is nil.

@@ -5,6 +5,7 @@ import WatchdogWire
 /// Release health and the effective config: reads, answered on the calling thread.
 struct ReadRoutes: Sendable {
     let store: any TelemetryStore
+    let lookup: ReleaseLookup
     let config: ConfigService
     /// `Cache-Control` of `GET /v1/config`, e.g. `private, max-age=60`.
     let cacheControl: String
@@ -26,12 +27,9 @@ struct ReadRoutes: Sendable {
         guard let releases = try storeCall({ try store.releases(app: app) }) else {
             throw .notFound("no app \(app)")
         }
-        let concentrations = try storeCall { try store.concentrations(app: app) }
-        let sorted = releases.map { release in
-            var release = release
-            release.concentration = concentrations[release.release] ?? release.concentration
-            return release
-        }.sorted { ReleaseOrder.isOlder($1.release, $0.release) }
+        var filled: [ReleaseStats] = []
+        for release in releases { filled.append(try lookup.withConcentration(release, of: app)) }
+        let sorted = filled.sorted { ReleaseOrder.isOlder($1.release, $0.release) }
         return JSONBody.response(ReleasesView(app: app, releases: sorted.map(ReleaseStatsView.init)))
     }
 

@@ -15,17 +15,19 @@ struct CompareRoutes: Sendable {
             throw .badRequest("missing_parameter", "base and target are required: /compare?base=14.1.0 (31102)&target=14.2.0 (31245); a config rule's cohorts are /cohorts?release=&rule=")
         }
         let resolver = ReleaseResolver(releases: try lookup.releases(of: app))
-        let baseID = try resolver.resolve(baseText, parameter: "base").release
-        let targetID = try resolver.resolve(targetText, parameter: "target").release
+        let baseStats = try resolver.resolve(baseText, parameter: "base"), targetStats = try resolver.resolve(targetText, parameter: "target")
+        let baseID = baseStats.release, targetID = targetStats.release
         guard baseID != targetID else {
             throw .badRequest("same_release", "base and target are the same release (\(baseID.text.prefix(200))); pick two different releases")
         }
-        guard let base = try storeCall({ try store.releaseDetail(app: app, release: baseID) }),
-              let target = try storeCall({ try store.releaseDetail(app: app, release: targetID) }) else {
+        guard var base = try storeCall({ try store.releaseDetail(app: app, release: baseID) }),
+              var target = try storeCall({ try store.releaseDetail(app: app, release: targetID) }) else {
             throw .notFound("release data disappeared while reading; retry")
         }
-        let baseInstalls = try storeCall { try store.installs(app: app, release: baseID) }
-        let targetInstalls = try storeCall { try store.installs(app: app, release: targetID) }
+        base.stats.concentration = try lookup.withConcentration(base.stats, of: app).concentration
+        target.stats.concentration = try lookup.withConcentration(target.stats, of: app).concentration
+        let baseInstalls = try storeCall { try store.installClusterSums(app: app, release: baseID) }
+        let targetInstalls = try storeCall { try store.installClusterSums(app: app, release: targetID) }
         let kinds = Set(base.stats.reportsByKind.keys).union(target.stats.reportsByKind.keys)
             .union(base.affectedSessions["kind", default: [:]].keys).union(target.affectedSessions["kind", default: [:]].keys).sorted()
         let byKind = kinds.map { kind in
@@ -54,22 +56,22 @@ struct CompareRoutes: Sendable {
     }
 
     /// All kinds of a release, its installs as clusters.
-    private static func side(_ detail: ReleaseDetail, installs: [InstallRow]) -> SessionComparison.Side {
+    private static func side(_ detail: ReleaseDetail, installs: InstallClusterSums) -> SessionComparison.Side {
         let affected = detail.stats.affectedSessions
         return SessionComparison.Side(
             sessions: detail.stats.sessions, affectedSessions: affected, reports: detail.stats.reportsByKind.values.reduce(0, +),
             floodedReports: detail.stats.floodedReportsByKind.values.reduce(0, +),
-            designEffect: InstallClusters.designEffect(sessions: detail.stats.sessions, affected: affected,
-                                                       clusters: installs.map { ($0.sessions, $0.affectedSessions) }))
+            designEffect: InstallClusters.designEffect(sessions: detail.stats.sessions, affected: affected, sums: installs.overall))
     }
 
-    private static func side(_ detail: ReleaseDetail, kind: String, installs: [InstallRow]) -> SessionComparison.Side {
+    private static func side(_ detail: ReleaseDetail, kind: String, installs: InstallClusterSums) -> SessionComparison.Side {
         let affected = detail.affectedSessions["kind"]?[kind] ?? 0
         return SessionComparison.Side(
             sessions: detail.stats.sessions, affectedSessions: affected,
             reports: detail.stats.reportsByKind[kind] ?? 0, floodedReports: detail.stats.floodedReportsByKind[kind] ?? 0,
             designEffect: InstallClusters.designEffect(sessions: detail.stats.sessions, affected: affected,
-                                                       clusters: installs.map { ($0.sessions, $0.kinds[kind]?.affectedSessions ?? 0) }))
+                                                       sums: installs.byKind[kind] ?? ClusterSums(clusters: installs.overall.clusters, sessions: installs.overall.sessions,
+                                                                                                  sessionsSquared: installs.overall.sessionsSquared)))
     }
 
     private static func side(_ detail: ReleaseDetail, _ dimension: String, _ value: String, sessions: Int) -> SessionComparison.Side {
@@ -169,14 +171,14 @@ struct Cohort {
     func side() -> SessionComparison.Side {
         SessionComparison.Side(sessions: sessions, affectedSessions: affectedSessions, reports: reports, floodedReports: floodedReports,
                                designEffect: InstallClusters.designEffect(sessions: sessions, affected: affectedSessions,
-                                                                          clusters: members.map { ($0.sessions, $0.affectedSessions) }))
+                                                                          sums: InstallClusters.sums(members.map { ($0.sessions, $0.affectedSessions) })))
     }
 
     func side(kind: String) -> SessionComparison.Side {
         let affected = kinds[kind]?.affectedSessions ?? 0
         return SessionComparison.Side(sessions: sessions, affectedSessions: affected, reports: kinds[kind]?.reports ?? 0, floodedReports: 0,
                                       designEffect: InstallClusters.designEffect(sessions: sessions, affected: affected,
-                                                                                 clusters: members.map { ($0.sessions, $0.kinds[kind]?.affectedSessions ?? 0) }))
+                                                                                 sums: InstallClusters.sums(members.map { ($0.sessions, $0.kinds[kind]?.affectedSessions ?? 0) })))
     }
 
     var concentration: InstallConcentration {

@@ -49,6 +49,14 @@ extension ReleaseID {
 /// The releases of an app and the store, shared by the stats routes.
 struct ReleaseLookup: Sendable {
     let store: any TelemetryStore
+    let concentrations = ConcentrationCache()
+
+    /// A release's stats with its concentration filled in.
+    func withConcentration(_ release: ReleaseStats, of app: String) throws(APIError) -> ReleaseStats {
+        var release = release
+        release.concentration = try storeCall { try concentrations.concentration(store: store, app: app, release: release) }
+        return release
+    }
 
     /// Every release of the app; 404 when there is no such app.
     func releases(of app: String) throws(APIError) -> [ReleaseStats] {

@@ -33,7 +33,7 @@ public struct ReleaseStats: Sendable, Equatable {
     public var lastSeen: Int64
     /// Active reports past the per-session, per-fingerprint cap, per kind: counted apart.
     public var floodedReportsByKind: [String: Int] = [:]
-    /// How the release's reports spread over installs (filled by `releaseDetail` and `concentrations`).
+    /// How the release's reports spread over installs (see `TelemetryStore.concentration`).
     public var concentration = InstallConcentration()
     /// Items clients evicted from a full outbox / quarantined, as they reported (`client_dropped`).
     public var clientEvicted = 0
@@ -74,6 +74,38 @@ public struct InstallRow: Sendable, Equatable {
     public static func == (lhs: InstallRow, rhs: InstallRow) -> Bool {
         lhs.installID == rhs.installID && lhs.channel == rhs.channel && lhs.idiom == rhs.idiom && lhs.sessions == rhs.sessions && lhs.reports == rhs.reports
             && lhs.affectedSessions == rhs.affectedSessions && lhs.kinds.mapValues { [$0.reports, $0.affectedSessions] } == rhs.kinds.mapValues { [$0.reports, $0.affectedSessions] }
+    }
+}
+
+/// Sums over a release's installs (those with a session start) that the design effect of
+/// clustering by install needs: with nᵢ sessions and xᵢ affected sessions of install i,
+/// Σ nᵢ, Σ xᵢ, Σ nᵢ², Σ xᵢnᵢ, Σ xᵢ² and their count — overall and per kind.
+public struct ClusterSums: Sendable, Equatable {
+    public var clusters = 0
+    public var sessions = 0
+    public var affected = 0
+    public var sessionsSquared = 0.0
+    public var affectedTimesSessions = 0.0
+    public var affectedSquared = 0.0
+
+    public init(clusters: Int = 0, sessions: Int = 0, affected: Int = 0, sessionsSquared: Double = 0, affectedTimesSessions: Double = 0, affectedSquared: Double = 0) {
+        self.clusters = clusters
+        self.sessions = sessions
+        self.affected = affected
+        self.sessionsSquared = sessionsSquared
+        self.affectedTimesSessions = affectedTimesSessions
+        self.affectedSquared = affectedSquared
+    }
+}
+
+/// A release's installs as clusters: all kinds together, and per kind.
+public struct InstallClusterSums: Sendable, Equatable {
+    public var overall = ClusterSums()
+    public var byKind: [String: ClusterSums] = [:]
+
+    public init(overall: ClusterSums = ClusterSums(), byKind: [String: ClusterSums] = [:]) {
+        self.overall = overall
+        self.byKind = byKind
     }
 }
 

@@ -18,7 +18,6 @@ extension SQLiteStore {
                 if suspect > 0 { stats.suspectReportsByKind[name] = suspect }
                 if flooded > 0 { stats.floodedReportsByKind[name] = flooded }
             }
-            stats.concentration = try Self.concentration(db, app: app, release: release)
             let breakdown = try Row.fetchAll(db, sql: """
                 SELECT dimension, value, kind, reports, suspect_reports, flooded_reports FROM release_breakdown WHERE app = ? AND version = ? AND build = ?
                 """, arguments: [app, release.version, release.build]).map { row in

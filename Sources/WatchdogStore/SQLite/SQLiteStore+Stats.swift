@@ -52,15 +52,8 @@ extension SQLiteStore {
         }
     }
 
-    public func concentrations(app: String) throws -> [ReleaseID: InstallConcentration] {
-        try pool.read { db in
-            var result: [ReleaseID: InstallConcentration] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT version, build FROM releases WHERE app = ?", arguments: [app]) {
-                let id = ReleaseID(version: row[0], build: row[1])
-                result[id] = try Self.concentration(db, app: app, release: id)
-            }
-            return result
-        }
+    public func concentration(app: String, release: ReleaseID) throws -> InstallConcentration {
+        try pool.read { db in try Self.concentration(db, app: app, release: release) }
     }
 
     /// The top 1 % of a release's installs (at least one) by active reports, and their share.
@@ -77,6 +70,45 @@ extension SQLiteStore {
                                                    ORDER BY reports DESC LIMIT ?)
             """, arguments: arguments + [top]) ?? 0
         return InstallConcentration(installs: installs, topInstalls: top, reports: totals[1], topInstallsReports: topReports)
+    }
+
+    public func installClusterSums(app: String, release: ReleaseID) throws -> InstallClusterSums {
+        try pool.read { db in
+            let arguments: StatementArguments = [app, release.version, release.build]
+            var sums = InstallClusterSums()
+            // Affected sessions are capped at the install's sessions, as the rates cap them.
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT count(*), total(sessions), total(min(affected_sessions, sessions)), total(sessions * sessions),
+                       total(min(affected_sessions, sessions) * sessions), total(min(affected_sessions, sessions) * min(affected_sessions, sessions))
+                FROM release_installs WHERE app = ? AND version = ? AND build = ? AND sessions > 0
+                """, arguments: arguments) {
+                sums.overall = Self.clusterSums(row, kindColumn: false)
+                sums.overall.sessionsSquared = row[3]
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT k.kind, count(*), total(i.sessions), total(min(k.affected_sessions, i.sessions)),
+                       total(min(k.affected_sessions, i.sessions) * i.sessions), total(min(k.affected_sessions, i.sessions) * min(k.affected_sessions, i.sessions))
+                FROM release_install_kinds k JOIN release_installs i
+                     ON i.app = k.app AND i.version = k.version AND i.build = k.build AND i.install_id = k.install_id
+                WHERE k.app = ? AND k.version = ? AND k.build = ? AND i.sessions > 0 AND k.affected_sessions > 0
+                GROUP BY k.kind
+                """, arguments: arguments) {
+                // Installs without this kind contribute nᵢ² only: Σ nᵢ² comes from all installs.
+                var kind = Self.clusterSums(row, kindColumn: true)
+                kind.clusters = sums.overall.clusters
+                kind.sessions = sums.overall.sessions
+                kind.sessionsSquared = sums.overall.sessionsSquared
+                sums.byKind[row[0]] = kind
+            }
+            return sums
+        }
+    }
+
+    private static func clusterSums(_ row: Row, kindColumn: Bool) -> ClusterSums {
+        let offset = kindColumn ? 1 : 0
+        let sessions: Double = row[offset + 1], affected: Double = row[offset + 2]
+        return ClusterSums(clusters: row[offset], sessions: Int(sessions), affected: Int(affected),
+                           affectedTimesSessions: row[4], affectedSquared: row[5])
     }
 
     public func installs(app: String, release: ReleaseID) throws -> [InstallRow] {
