@@ -33,14 +33,7 @@ import WatchdogSimulation
         #expect(produced.totalReports > 100)
         #expect(produced.reports == produced.expectedReports, "no false glitch from Split View, app switches or window changes")
 
-        let releases = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json["releases"] as? [[String: Any]] ?? []
-        var sessions: [String: Int] = [:]
-        var reports: [String: Int] = [:]
-        for release in releases {
-            let name = release["release"] as? String ?? ""
-            sessions[name] = release["sessions"] as? Int
-            reports[name] = (release["reports"] as? Int ?? 0) + (release["suspect_reports"] as? Int ?? 0)
-        }
+        let (sessions, reports) = try Self.countsPerRelease(daemon, viewer: viewer)
         #expect(sessions == produced.sessions)
         #expect(reports == produced.reports)
         #expect(try daemon.storedReportCount() == produced.totalReports)
@@ -79,17 +72,23 @@ import WatchdogSimulation
         #expect(produced.devicesRefused == 6, "every device was refused while the key was revoked")
         #expect(produced.reports == produced.expectedReports, "no false glitch")
         #expect(produced.totalReports > 30)
-        let releases = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json["releases"] as? [[String: Any]] ?? []
-        var sessions: [String: Int] = [:]
-        var reports: [String: Int] = [:]
-        for release in releases {
-            let name = release["release"] as? String ?? ""
-            sessions[name] = release["sessions"] as? Int
-            reports[name] = (release["reports"] as? Int ?? 0) + (release["suspect_reports"] as? Int ?? 0)
-            #expect(release["client_evicted"] as? Int == 0 && release["client_quarantined"] as? Int == 0, "\(name): nothing dropped")
+        let (sessions, reports) = try Self.countsPerRelease(daemon, viewer: viewer)
+        for release in try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json["releases"] as? [[String: Any]] ?? [] {
+            #expect(release["client_evicted"] as? Int == 0 && release["client_quarantined"] as? Int == 0, "\(release["release"] ?? ""): nothing dropped")
         }
         #expect(sessions == produced.sessions)
         #expect(reports == produced.reports)
         #expect(try daemon.storedReportCount() == produced.totalReports)
+    }
+
+    /// Session starts and every stored report (headline, suspect and flooded) per release, from `/releases`.
+    static func countsPerRelease(_ daemon: Daemon, viewer: String) throws -> (sessions: [String: Int], reports: [String: Int]) {
+        var sessions: [String: Int] = [:], reports: [String: Int] = [:]
+        for release in try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json["releases"] as? [[String: Any]] ?? [] {
+            let name = release["release"] as? String ?? ""
+            sessions[name] = release["sessions"] as? Int
+            reports[name] = ["reports", "suspect_reports", "flooded_reports"].reduce(0) { $0 + (release[$1] as? Int ?? 0) }
+        }
+        return (sessions, reports)
     }
 }

@@ -26,8 +26,8 @@ struct CompareRoutes: Sendable {
         }
         base.stats.concentration = try lookup.withConcentration(base.stats, of: app).concentration
         target.stats.concentration = try lookup.withConcentration(target.stats, of: app).concentration
-        let baseInstalls = try storeCall { try store.installClusterSums(app: app, release: baseID) }
-        let targetInstalls = try storeCall { try store.installClusterSums(app: app, release: targetID) }
+        let baseInstalls = try lookup.installClusterSums(baseStats, of: app)
+        let targetInstalls = try lookup.installClusterSums(targetStats, of: app)
         let kinds = Set(base.stats.reportsByKind.keys).union(target.stats.reportsByKind.keys)
             .union(base.affectedSessions["kind", default: [:]].keys).union(target.affectedSessions["kind", default: [:]].keys).sorted()
         let byKind = kinds.map { kind in

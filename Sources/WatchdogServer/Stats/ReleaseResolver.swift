@@ -49,13 +49,19 @@ extension ReleaseID {
 /// The releases of an app and the store, shared by the stats routes.
 struct ReleaseLookup: Sendable {
     let store: any TelemetryStore
-    let concentrations = ConcentrationCache()
+    private let concentrations = ReleaseStateCache<InstallConcentration>()
+    private let clusterSums = ReleaseStateCache<InstallClusterSums>()
 
     /// A release's stats with its concentration filled in.
     func withConcentration(_ release: ReleaseStats, of app: String) throws(APIError) -> ReleaseStats {
         var release = release
-        release.concentration = try storeCall { try concentrations.concentration(store: store, app: app, release: release) }
+        release.concentration = try storeCall { try concentrations.value(app: app, release: release) { try store.concentration(app: app, release: release.release) } }
         return release
+    }
+
+    /// The sums over a release's installs for the design effect.
+    func installClusterSums(_ release: ReleaseStats, of app: String) throws(APIError) -> InstallClusterSums {
+        try storeCall { try clusterSums.value(app: app, release: release) { try store.installClusterSums(app: app, release: release.release) } }
     }
 
     /// Every release of the app; 404 when there is no such app.
