@@ -289,12 +289,16 @@ enum Migrations {
                 INSERT OR IGNORE INTO affected_session_values
                     SELECT app, version, build, 'keyboard_mode', coalesce(json_extract(body, '$.keyboard.mode'), ''), session_id
                     FROM reports WHERE suspect = 0 AND session_id IS NOT NULL AND json_valid(body);
-                INSERT OR IGNORE INTO affected_session_values
-                    SELECT app, version, build, 'idiom', coalesce(json_extract(body, '$.device.idiom'), ''), session_id
-                    FROM reports WHERE suspect = 0 AND session_id IS NOT NULL AND json_valid(body);
                 INSERT INTO release_affected (app, version, build, dimension, value, affected_sessions)
                     SELECT app, version, build, dimension, value, count(*) FROM affected_session_values
                     GROUP BY app, version, build, dimension, value;
+                -- A session runs on one device: its idiom is that of its first active report.
+                INSERT INTO release_affected (app, version, build, dimension, value, affected_sessions)
+                    SELECT app, version, build, 'idiom', idiom, count(*) FROM (
+                        SELECT app, version, build, session_id, coalesce(json_extract(body, '$.device.idiom'), '') AS idiom, min(rowid)
+                        FROM reports WHERE suspect = 0 AND session_id IS NOT NULL AND json_valid(body)
+                        GROUP BY app, version, build, session_id)
+                    GROUP BY app, version, build, idiom;
                 INSERT INTO release_installs (app, version, build, install_id, channel, idiom, sessions)
                     SELECT app, version, build, install_id, max(channel), max(idiom), count(*) FROM sessions
                     WHERE install_id IS NOT NULL GROUP BY app, version, build, install_id;

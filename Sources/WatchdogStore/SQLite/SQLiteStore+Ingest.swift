@@ -71,11 +71,12 @@ extension SQLiteStore {
                 }
                 try affected.execute(arguments: [report.app, report.version, report.build, session])
                 newlyAffected = db.changesCount == 1
+                // A session runs on one device: newly affected, it is newly affected for its idiom.
+                if newlyAffected { newlyAffectedValues.append(("idiom", report.idiom ?? "")) }
                 // A session seen with this fingerprint already has its kind, screen and
                 // keyboard mode counted: the fingerprint is made of them.
                 if newIssueSession {
-                    for (dimension, value) in [("kind", report.kind), ("screen", report.screen ?? ""),
-                                               ("keyboard_mode", report.keyboardMode ?? ""), ("idiom", report.idiom ?? "")] {
+                    for (dimension, value) in [("kind", report.kind), ("screen", report.screen ?? ""), ("keyboard_mode", report.keyboardMode ?? "")] {
                         try affectedValue.execute(arguments: [report.app, report.version, report.build, dimension, value, session])
                         if db.changesCount == 1 { newlyAffectedValues.append((dimension, value)) }
                     }
