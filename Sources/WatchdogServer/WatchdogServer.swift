@@ -50,7 +50,7 @@ public final class WatchdogServer: Sendable {
             resources: StaticResources(directory: settings.resourcesDirectory, chartDirectory: settings.chartDirectory),
             auth: AuthRoutes(authenticator: authenticator, store: store),
             metrics: metrics,
-            metricsAccess: MetricsAccess(token: settings.metricsToken),
+            metricsAccess: MetricsAccess(token: settings.metricsToken, trustedProxies: settings.trustedProxies),
             logger: logger
         )
         var configuration = HTTPServerConfiguration(address: settings.listen) { APIError.from($0).response }
