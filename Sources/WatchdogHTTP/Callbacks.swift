@@ -23,6 +23,12 @@ enum Callbacks {
                 state.answeredEarly = true
                 return queue(context.configuration.renderError(.shuttingDown), on: connection, context: context)
             }
+            if let framing = RequestFraming.error(in: state.headers) {
+                // Answered on the first call, before any body byte is read; closing the
+                // connection keeps the bytes after these headers from being read as a request.
+                state.answeredEarly = true
+                return queue(context.configuration.renderError(framing), on: connection, context: context, closing: true)
+            }
             if let length = state.headers["content-length"].flatMap(Int.init), length > context.configuration.maxBodyBytes {
                 state.answeredEarly = true
                 return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)), on: connection, context: context)
@@ -162,7 +168,7 @@ enum Callbacks {
         return .success(HTTPRequest(method: state.method, path: state.path, query: state.query, headers: state.headers, body: body, clientAddress: state.clientAddress))
     }
 
-    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: ServerContext) -> MHD_Result {
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: ServerContext, closing: Bool = false) -> MHD_Result {
         let created: OpaquePointer?
         if let stream = response.stream {
             let pump = Unmanaged.passRetained(StreamPump(stream: stream, context: context)).toOpaque()
@@ -175,8 +181,9 @@ enum Callbacks {
         for header in response.headers {
             MHD_add_response_header(created, header.name, header.value)
         }
-        if context.draining.load(ordering: .relaxed) {
-            // Shutting down: no more requests on this connection.
+        if closing || context.draining.load(ordering: .relaxed) {
+            // Shutting down, or the request's framing cannot be trusted: no more requests on
+            // this connection.
             MHD_add_response_header(created, "Connection", "close")
         }
         let result = MHD_queue_response(connection, UInt32(response.status), created)
