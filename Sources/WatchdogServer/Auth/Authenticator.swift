@@ -12,7 +12,7 @@ final class Authenticator: Sendable {
     let sessions: DashboardSessions
     /// Tokens already verified against their stored hash, so the hot path skips SHA-256.
     /// Keyed by the token itself: it only ever holds tokens that proved valid. Re-verified
-    /// every 30 s, so a token revoked by `watchdogd tokens revoke` stops working.
+    /// every second, so a token revoked by `watchdogd tokens revoke` stops working within one.
     private let known = Locked<[String: (principal: Principal, checkedAt: Int64)]>([:])
     private let clock: @Sendable () -> Int64
     private static let cacheLimit = 100_000

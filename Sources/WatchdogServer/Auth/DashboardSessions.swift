@@ -14,10 +14,13 @@ final class DashboardSessions: Sendable {
 
     private let store: any TelemetryStore
     private let clock: @Sendable () -> Int64
-    /// Verified sessions: used until they expire, re-read from the store every 30 s so a
-    /// sign-out elsewhere or a revoked credential ends them.
+    /// Verified sessions: used until they expire, re-read from the store every second so a
+    /// sign-out elsewhere or a credential revoked by `watchdogd tokens revoke` (another process,
+    /// which cannot reach this cache) ends them within a second.
     private let cache = Locked<[String: (principal: Principal, expiresAt: Int64, checkedAt: Int64)]>([:])
-    static let recheckMilliseconds: Int64 = 30_000
+    /// How long a verified session or token is trusted without reading the store again: one
+    /// indexed read per credential in use per second, against an ingest post's group commit.
+    static let recheckMilliseconds: Int64 = 1_000
 
     init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64) {
         self.store = store

@@ -90,8 +90,10 @@ struct AuthRoutes: Sendable {
     }
 
     /// `GET /v1/auth/session`: who the page is signed in as, and its CSRF token.
-    func current(_ principal: Principal) -> HTTPResponse {
-        JSONBody.response(Self.view(principal))
+    func current(_ principal: Principal) throws(APIError) -> HTTPResponse {
+        // The contract's Session has role viewer or admin: an ingest key has no dashboard.
+        guard principal.role != .ingest else { throw .forbidden("the dashboard is for viewer and admin tokens, not ingest keys") }
+        return JSONBody.response(Self.view(principal))
     }
 
     /// `POST /v1/auth/logout`.

@@ -68,7 +68,7 @@ struct Router: Sendable {
             }
         }
         switch route {
-        case .authSession: return auth.current(principal)
+        case .authSession: return try auth.current(principal)
         case .authLogout: return try auth.logout(principal)
         case .authLinks: return try auth.createLink(principal)
         case .postReports:
