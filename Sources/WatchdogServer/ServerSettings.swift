@@ -20,6 +20,9 @@ public struct ServerSettings: Sendable {
     /// request comes from the proxy), bursts up to `ingestBurstPerAddress`.
     public var ingestRatePerAddress: Double = 100
     public var ingestBurstPerAddress: Double = 500
+    /// Lookups of unknown credentials a second per client address (bursts of 10×); past it
+    /// new unknown tokens and cookies get 429 before any hashing or store read; 0: no limit.
+    public var failedAuthPerAddress: Double = 10
     /// Addresses of reverse proxies whose `X-Forwarded-For` names the real client (for the
     /// per-address rate limit).
     public var trustedProxies: Set<String> = []

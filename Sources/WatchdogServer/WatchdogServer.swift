@@ -29,7 +29,9 @@ public final class WatchdogServer: Sendable {
         let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity) { items in
             metrics.commitItems.record(Double(items))
         }
-        let authenticator = Authenticator(store: store, clock: clock)
+        let authenticator = Authenticator(store: store, clock: clock,
+                                          failures: FailedAuthGuard(perSecond: settings.failedAuthPerAddress, metrics: metrics),
+                                          trustedProxies: settings.trustedProxies)
         let config = try ConfigService(store: store, clock: clock)
         let lookup = ReleaseLookup(store: store)
         let router = Router(

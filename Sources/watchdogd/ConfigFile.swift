@@ -15,6 +15,7 @@ enum Setting: String, CaseIterable, Sendable {
     case chartJSDir = "CHART_JS_DIR"
     case ratePerKey = "RATE_PER_KEY"
     case ratePerAddress = "RATE_PER_ADDRESS"
+    case failedAuthPerAddress = "FAILED_AUTH_PER_ADDRESS"
     case ingestQueueItems = "INGEST_QUEUE_ITEMS"
     case floodCap = "FLOOD_CAP"
     case retentionDays = "RETENTION_DAYS"

@@ -44,6 +44,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Ingest requests a second per client address; 0 behind a reverse proxy (env WATCHDOG_RATE_PER_ADDRESS, default 100, bursts of 5×).")
     var ratePerAddress: Int?
 
+    @Option(help: "Unknown tokens or session cookies a second per client address before it gets 429 for new ones; 0: no limit (env WATCHDOG_FAILED_AUTH_PER_ADDRESS, default 10, bursts of 10×).")
+    var failedAuthPerAddress: Int?
+
     @Option(help: "Address of a reverse proxy whose X-Forwarded-For names the client, for the per-address rate limit; repeatable (env WATCHDOG_TRUSTED_PROXY, comma-separated).")
     var trustedProxy: [String] = []
 
@@ -144,6 +147,9 @@ struct Serve: ParsableCommand {
         if let rate = try number(ratePerAddress, .ratePerAddress, "--rate-per-address", 0...1_000_000) {
             settings.ingestRatePerAddress = Double(rate)
             settings.ingestBurstPerAddress = Double(rate * 5)
+        }
+        if let rate = try number(failedAuthPerAddress, .failedAuthPerAddress, "--failed-auth-per-address", 0...1_000_000) {
+            settings.failedAuthPerAddress = Double(rate)
         }
         settings.metricsToken = Environment.resolve(metricsToken, .metricsToken)
         settings.trustedProxies = Set(trustedProxy.isEmpty

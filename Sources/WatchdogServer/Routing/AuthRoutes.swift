@@ -24,7 +24,8 @@ struct AuthRoutes: Sendable {
             throw .badRequest("invalid_shape", "the body must be {\"token\": \"<viewer or admin token>\"}")
         }
         var bearer = request
-        bearer.headers = HTTPHeaders([("Authorization", "Bearer \(token)")])
+        // Only the token, and the proxy's word on the client for the failed-auth budget.
+        bearer.headers = HTTPHeaders([("Authorization", "Bearer \(token)")] + request.headers.fields.filter { $0.name == "x-forwarded-for" }.map { ($0.name, $0.value) })
         let principal = try authenticator.principal(for: bearer)
         guard let credential = try storeCall({ try store.credential(id: principal.credentialID) }) else { throw .unauthorized }
         let (cookie, session) = try sessions.create(for: credential)
