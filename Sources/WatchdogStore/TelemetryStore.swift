@@ -35,8 +35,9 @@ public protocol TelemetryStore: Sendable {
     func firstSessionHour(app: String, release: ReleaseID) throws -> Int64?
     /// Reports newest first (by `sequence`), those with a sequence below `before` when given.
     func reports(app: String, filter: ReportFilter, before: Int64?, limit: Int) throws -> [StoredReport]
-    /// One report by id.
-    func report(id: String) throws -> StoredReport?
+    /// The reports with this id: ids are unique per app, so at most one when `app` is given,
+    /// and one per app that used the id otherwise (ordered by app).
+    func reports(id: String, app: String?) throws -> [StoredReport]
 
     // MARK: Apps and credentials
 

@@ -17,7 +17,7 @@ export async function render(main, params, { link }) {
     cursor = data.next_cursor;
     more.hidden = !cursor;
     replace(holder, table(['Occurred', 'Kind', 'Screen', 'View', 'Release', 'State'],
-      rows.map((r) => ({ data: r, cells: [el('a', { href: link('report', { id: r.id }) }, time(r.occurred_at)), kindName(r.kind),
+      rows.map((r) => ({ data: r, cells: [el('a', { href: link('report', { id: r.id, app }) }, time(r.occurred_at)), kindName(r.kind),
         r.report?.screen ?? '—', r.report?.view?.name ?? '—', r.release, r.suspect ? `${r.report?.app_state} (suspect)` : 'active'] }))));
   }
   more.addEventListener('click', page);

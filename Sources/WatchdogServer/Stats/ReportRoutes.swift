@@ -30,9 +30,19 @@ struct ReportRoutes: Sendable {
         return JSONBody.response(status: 200, bytes: body)
     }
 
-    func get(id: String) throws(APIError) -> HTTPResponse {
-        guard UUIDText.isValid(id), let report = try storeCall({ try store.report(id: id) }) else {
-            throw .notFound("no report \(id.prefix(64))")
+    /// `GET /v1/reports/{id}[?app=]`. Ids are unique per app: with `app`, that app's report;
+    /// without, the report when one app used the id, else 409 naming the apps to choose from
+    /// (a viewer sees every app, so naming them reveals nothing it could not list).
+    func get(id: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let app = request.query["app"]
+        guard UUIDText.isValid(id) else { throw .notFound("no report \(id.prefix(64))") }
+        let found = try storeCall { try store.reports(id: id, app: app) }
+        guard let report = found.first else {
+            throw .notFound("no report \(id.prefix(64))\(app.map { " in app \($0.prefix(255))" } ?? "")")
+        }
+        guard found.count == 1 else {
+            throw APIError(status: 409, code: "ambiguous_report_id",
+                           message: "apps \(found.map(\.app).joined(separator: ", ")) each have a report \(id); add ?app= to choose one")
         }
         return JSONBody.response(status: 200, bytes: ReportJSON.item(report))
     }

@@ -30,7 +30,7 @@ extension SQLiteStore {
             INSERT INTO reports (id, app, version, build, channel, kind, occurred_at, received_at,
                                  session_id, install_id, suspect, screen, fingerprint, body)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (id) DO NOTHING
+            ON CONFLICT (app, id) DO NOTHING
             """)
         let affected = try db.cachedStatement(sql: """
             INSERT INTO release_affected_sessions (app, version, build, session_id) VALUES (?, ?, ?, ?)
