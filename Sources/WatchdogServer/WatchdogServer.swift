@@ -36,7 +36,7 @@ public final class WatchdogServer: Sendable {
         let lookup = ReleaseLookup(store: store)
         let router = Router(
             authenticator: authenticator,
-            ingest: IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.reload() },
+            ingest: IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.record($0, day: $1) },
                                  limits: IngestLimits(perKey: RateLimiter(rate: settings.ingestRatePerKey, burst: settings.ingestBurstPerKey),
                                                       perAddress: RateLimiter(rate: settings.ingestRatePerAddress, burst: settings.ingestBurstPerAddress),
                                                       metrics: metrics),

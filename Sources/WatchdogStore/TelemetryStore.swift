@@ -75,8 +75,11 @@ public protocol TelemetryStore: Sendable {
     func configHistory(app: String) throws -> [ConfigChange]
     /// One change (version) of an app's config.
     func configChange(app: String, version: Int) throws -> ConfigChange?
-    /// Test crashes reported per install on a UTC day (days since the epoch) — for every app.
-    func testCrashCounts(day: Int64) throws -> [TestCrashCount]
+    /// Test crashes reported per install on a UTC day (days since the epoch) — for every app;
+    /// at most `limit` rows.
+    func testCrashCounts(day: Int64, limit: Int) throws -> [TestCrashCount]
+    /// Test crashes one install of an app reported on a UTC day.
+    func testCrashCount(app: String, installID: String, day: Int64) throws -> Int
     /// Distinct installs with a session start since a time, with their release, channel and idiom.
     func recentInstalls(app: String, since: Int64, limit: Int) throws -> [RecentInstall]
 

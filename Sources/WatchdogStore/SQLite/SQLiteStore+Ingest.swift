@@ -47,6 +47,7 @@ extension SQLiteStore {
             """)
         let markFlooded = try db.cachedStatement(sql: "UPDATE reports SET flooded = 1 WHERE rowid = ?")
         var counts = IngestCounts(accepted: 0, duplicates: 0)
+        var testCrashes: [[String]: Int] = [:]
         for var report in reports {
             try statement.execute(arguments: [
                 report.id, report.app, report.version, report.build, report.channel, report.kind,
@@ -84,8 +85,10 @@ extension SQLiteStore {
             rollup.add(report, newlyAffectedSession: newlyAffected, newIssueSession: newIssueSession, newlyAffectedValues: newlyAffectedValues)
             if report.testCrash, let install = report.installID {
                 rollup.testCrashes[[report.app, install, String(receivedAt / 86_400_000)], default: 0] += 1
+                testCrashes[[report.app, install], default: 0] += 1
             }
         }
+        counts.testCrashes = testCrashes.map { TestCrashCount(app: $0.key[0], installID: $0.key[1], crashes: $0.value) }
         return counts
     }
 
