@@ -29,9 +29,27 @@ enum Callbacks {
                 state.answeredEarly = true
                 return queue(context.configuration.renderError(framing), on: connection, context: context, closing: true)
             }
-            if let length = state.headers["content-length"].flatMap(Int.init), length > context.configuration.maxBodyBytes {
+            let length = state.headers["content-length"].flatMap(Int.init)
+            if let length, length > context.configuration.maxBodyBytes {
                 state.answeredEarly = true
                 return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)), on: connection, context: context)
+            }
+            state.budgetKey = state.clientAddress
+            if (length ?? 0) > 0 || state.headers["transfer-encoding"] != nil {
+                // A body is coming: route and authenticate on the headers first, so nobody
+                // can make the server buffer a body it would refuse anyway.
+                let head = HTTPRequestHead(method: state.method, path: state.path, query: state.query, headers: state.headers, clientAddress: state.clientAddress)
+                switch context.configuration.admit(head) {
+                case .refuse(let response):
+                    state.answeredEarly = true
+                    return queue(response, on: connection, context: context, closing: true)
+                case .accept(let budgetKey):
+                    state.budgetKey = budgetKey
+                }
+                if context.bodyBudget.isExhausted(for: state.budgetKey) {
+                    state.answeredEarly = true
+                    return queue(context.configuration.renderError(.bodyMemoryExhausted), on: connection, context: context, closing: true)
+                }
             }
             return .YES
         }
@@ -51,11 +69,15 @@ enum Callbacks {
                 return state.droppedBytes > 8 * context.configuration.maxBodyBytes ? .NO : .YES
             }
             if state.overBudget { return .YES }
-            let total = context.bufferedBodyBytes.add(count, ordering: .relaxed).newValue
+            let withinBudget = context.bodyBudget.take(count, for: state.budgetKey)
             state.budgetedBytes += count
-            if total > context.configuration.maxBufferedBodyBytes {
+            if !withinBudget {
+                // Dropped, and the bytes held so far given back now: a client past its share
+                // or the total gets 503 at the end, and holds nothing meanwhile.
                 state.overBudget = true
                 state.body = []
+                context.bodyBudget.release(state.budgetedBytes, for: state.budgetKey)
+                state.budgetedBytes = 0
                 return .YES
             }
             if let uploadData {
@@ -108,7 +130,7 @@ enum Callbacks {
         let state = Unmanaged<RequestState>.fromOpaque(slot).takeRetainedValue()
         requestSlot.pointee = nil
         let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
-        if state.budgetedBytes > 0 { context.bufferedBodyBytes.subtract(state.budgetedBytes, ordering: .relaxed) }
+        context.bodyBudget.release(state.budgetedBytes, for: state.budgetKey)
         context.requestsInFlight.subtract(1, ordering: .relaxed)
     }
 

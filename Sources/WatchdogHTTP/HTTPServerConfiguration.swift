@@ -20,6 +20,14 @@ public struct HTTPServerConfiguration: Sendable {
     /// Memory all bodies being received may hold together; past it requests get 503, so slow
     /// clients trickling bodies cannot pin unbounded memory.
     public var maxBufferedBodyBytes: Int = 256 << 20
+    /// Memory the bodies of one client (the `budgetKey` of `admit`) may hold together: one
+    /// address that never finishes its bodies gets 503 itself instead of taking the total.
+    public var maxBufferedBodyBytesPerClient: Int = 16 << 20
+    /// Decides on a request that announces a body (`Content-Length` > 0 or chunked) from its
+    /// headers, before any body byte is buffered: route and authenticate it, and name the client
+    /// its bytes are counted for. By default every such request is received, counted for its
+    /// address.
+    public var admit: @Sendable (HTTPRequestHead) -> HTTPAdmission = { .accept(budgetKey: $0.clientAddress) }
     /// Turns a failure of the HTTP layer into the application's error response.
     public var renderError: @Sendable (HTTPLayerError) -> HTTPResponse
 

@@ -62,6 +62,7 @@ public final class WatchdogServer: Sendable {
         configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
         configuration.maxBodyBytes = Limits.bodyBytes
         configuration.maxDecodedBodyBytes = Limits.bodyBytes
+        configuration.admit = { router.admit($0) }
         do {
             http = try HTTPServer(configuration: configuration, logger: logger) { request, responder in
                 router.handle(request, responder: responder)

@@ -106,6 +106,30 @@ struct Router: Sendable {
         }
     }
 
+    /// Decides on a request that announces a body from its headers alone, before any of the
+    /// body is buffered: an unknown path or a wrong method is answered at once, and so is a
+    /// request without valid credentials on a route that needs them. Accepted bodies are
+    /// counted for the client (behind a trusted proxy, the one it names).
+    func admit(_ head: HTTPRequestHead) -> HTTPAdmission {
+        let request = head.request
+        guard let (methods, route, _) = Route.match(path: request.path) else {
+            return .refuse(APIError.notFound("no endpoint \(request.path.prefix(200)); see /openapi.yaml for the API").response)
+        }
+        let method = request.method == "HEAD" && methods.contains("GET") ? "GET" : request.method
+        guard methods.contains(method) else { return .refuse(APIError.methodNotAllowed(request.method, allowed: methods).response) }
+        switch route {
+        case .index, .openAPI, .dashboardFile, .chartFile, .loginLink, .authLogin, .healthz, .metrics, .readyz:
+            break
+        default:
+            do throws(APIError) {
+                _ = try authenticator.principal(for: request)
+            } catch {
+                return .refuse(error.response)
+            }
+        }
+        return .accept(budgetKey: IngestRoutes.client(of: request, trusting: ingest.trustedProxies))
+    }
+
     /// Stats are for viewer and admin tokens, not ingest keys.
     private func viewer(_ principal: Principal, _ body: () throws(APIError) -> HTTPResponse) throws(APIError) -> HTTPResponse {
         guard principal.role == .viewer || principal.role == .admin else {
