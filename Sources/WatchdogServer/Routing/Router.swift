@@ -88,7 +88,7 @@ struct Router: Sendable {
         case .timeseries(let app): return try viewer(principal) { () throws(APIError) in try series.timeseries(app: app, request: request) }
         case .keyboard(let app): return try viewer(principal) { () throws(APIError) in try series.keyboard(app: app, request: request) }
         case .reports(let app): return try viewer(principal) { () throws(APIError) in try drillDown.list(app: app, request: request) }
-        case .export(let app): return try viewer(principal) { () throws(APIError) in try drillDown.export(app: app, request: request) }
+        case .export(let app): return try viewer(principal) { () throws(APIError) in try drillDown.export(app: app, request: request, credential: principal.credentialID) }
         case .report(let id): return try viewer(principal) { () throws(APIError) in try drillDown.get(id: id, request: request) }
         case .adminConfig(let app):
             return method == "GET"
