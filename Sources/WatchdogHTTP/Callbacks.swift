@@ -17,6 +17,7 @@ enum Callbacks {
         let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
 
         guard let slot = requestSlot.pointee else {
+            context.deadlines.headersReceived(connection)
             let state = begin(connection: connection, url: url, method: method, context: context)
             requestSlot.pointee = Unmanaged.passRetained(state).toOpaque()
             if context.draining.load(ordering: .relaxed) {
@@ -124,8 +125,22 @@ enum Callbacks {
         return context.draining.load(ordering: .relaxed) ? .NO : .YES
     }
 
+    /// `MHD_NotifyConnectionCallback`: connections opened and closed, for the header deadline.
+    static let connectionEvent: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+        guard let cls, let connection else { return }
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        switch code {
+        case .CONNECTION_NOTIFY_STARTED: context.deadlines.opened(connection)
+        case .CONNECTION_NOTIFY_CLOSED: context.deadlines.closed(connection)
+        @unknown default: break
+        }
+    }
+
     /// `MHD_RequestCompletedCallback`: releases the per-request state.
-    static let completed: MHD_RequestCompletedCallback = { cls, _, requestSlot, _ in
+    static let completed: MHD_RequestCompletedCallback = { cls, connection, requestSlot, _ in
+        if let cls, let connection {
+            Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().deadlines.requestCompleted(connection)
+        }
         guard let cls, let requestSlot, let slot = requestSlot.pointee else { return }
         let state = Unmanaged<RequestState>.fromOpaque(slot).takeRetainedValue()
         requestSlot.pointee = nil

@@ -9,6 +9,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var perAddressConnectionLimit: Int = 256
     /// An idle connection is closed after this many seconds.
     public var connectionTimeoutSeconds: Int = 30
+    /// A request's headers must be complete this many seconds after the connection opened or
+    /// its previous request completed; while more than three quarters of `connectionLimit` are
+    /// open, one second (see `ConnectionDeadlines`).
+    public var headerTimeoutSeconds: Int = 10
     /// Memory libmicrohttpd may use per connection for headers and buffers. It clears this
     /// pool between requests on a keep-alive connection, so larger costs every request
     /// (measured: 64 KiB spent ~5 % of a config-fetch load in memset). 32 KiB is its default.

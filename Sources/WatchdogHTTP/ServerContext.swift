@@ -14,6 +14,8 @@ final class ServerContext: Sendable {
     let draining = Atomic<Bool>(false)
     /// Body bytes held by requests in flight, in all and per client.
     let bodyBudget: BodyBudget
+    /// Connections waiting for a request's headers, cut off past the deadline.
+    let deadlines: ConnectionDeadlines
     /// Responders whose connection is suspended, so shutdown can answer them all before
     /// `MHD_stop_daemon` (which aborts the process if any connection is still suspended).
     let suspended = SuspendedConnections()
@@ -21,6 +23,8 @@ final class ServerContext: Sendable {
     init(configuration: HTTPServerConfiguration, handler: @escaping @Sendable (HTTPRequest, HTTPResponder) -> Void, logger: Logger) {
         self.configuration = configuration
         bodyBudget = BodyBudget(total: configuration.maxBufferedBodyBytes, perClient: configuration.maxBufferedBodyBytesPerClient)
+        deadlines = ConnectionDeadlines(headerSeconds: Double(configuration.headerTimeoutSeconds),
+                                        pressureAbove: configuration.connectionLimit * 3 / 4)
         self.handler = handler
         self.logger = logger
     }

@@ -10,6 +10,9 @@ public struct ServerSettings: Sendable {
     public var connectionLimit: Int = 4096
     public var perAddressConnectionLimit: Int = 256
     public var connectionTimeoutSeconds: Int = 30
+    /// Seconds a connection may take to send a request's headers (from opening, or from its
+    /// previous response); one second while more than 3/4 of the connection limit is open.
+    public var headerTimeoutSeconds: Int = 10
     /// Items the ingest writer may have waiting before requests get 503.
     public var ingestQueueCapacity: Int = 100_000
     /// Ingest requests a second per ingest key (a whole fleet shares one), bursts up to

@@ -60,6 +60,7 @@ public final class WatchdogServer: Sendable {
         configuration.connectionLimit = settings.connectionLimit
         configuration.perAddressConnectionLimit = settings.perAddressConnectionLimit
         configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
+        configuration.headerTimeoutSeconds = settings.headerTimeoutSeconds
         configuration.maxBodyBytes = Limits.bodyBytes
         configuration.maxDecodedBodyBytes = Limits.bodyBytes
         configuration.admit = { router.admit($0) }

@@ -11,6 +11,7 @@ enum Setting: String, CaseIterable, Sendable {
     case connectionLimit = "CONNECTION_LIMIT"
     case perIPConnectionLimit = "PER_IP_CONNECTION_LIMIT"
     case connectionTimeout = "CONNECTION_TIMEOUT"
+    case headerTimeout = "HEADER_TIMEOUT"
     case configMaxAge = "CONFIG_MAX_AGE"
     case chartJSDir = "CHART_JS_DIR"
     case ratePerKey = "RATE_PER_KEY"

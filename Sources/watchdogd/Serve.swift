@@ -35,6 +35,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds before an idle connection is closed (env WATCHDOG_CONNECTION_TIMEOUT, default 30).")
     var connectionTimeout: Int?
 
+    @Option(help: "Seconds a connection may take to send a request's headers, from opening or from its previous response; 1 while more than 3/4 of the connection limit is open (env WATCHDOG_HEADER_TIMEOUT, default 10).")
+    var headerTimeout: Int?
+
     @Option(help: "Cache-Control max-age of GET /v1/config, seconds: how long clients reuse a config (env WATCHDOG_CONFIG_MAX_AGE, default 60).")
     var configMaxAge: Int?
 
@@ -138,6 +141,7 @@ struct Serve: ParsableCommand {
         settings.connectionLimit = try number(connectionLimit, .connectionLimit, "--connection-limit", 1...1_000_000) ?? settings.connectionLimit
         settings.perAddressConnectionLimit = try number(perIpConnectionLimit, .perIPConnectionLimit, "--per-ip-connection-limit", 1...1_000_000) ?? settings.perAddressConnectionLimit
         settings.connectionTimeoutSeconds = try number(connectionTimeout, .connectionTimeout, "--connection-timeout", 1...86_400) ?? settings.connectionTimeoutSeconds
+        settings.headerTimeoutSeconds = try number(headerTimeout, .headerTimeout, "--header-timeout", 1...3_600) ?? settings.headerTimeoutSeconds
         settings.configMaxAgeSeconds = try number(configMaxAge, .configMaxAge, "--config-max-age", 0...86_400) ?? settings.configMaxAgeSeconds
         if let chart = Environment.resolve(chartJsDir, .chartJSDir) { settings.chartDirectory = chart }
         if let rate = try number(ratePerKey, .ratePerKey, "--rate-per-key", 0...1_000_000) {
