@@ -54,4 +54,14 @@ statuses=""
 for i in $(seq 12); do statuses+=$(post 127.0.0.3); done
 check "the forwarded address is rate-limited" "$(echo "$statuses" | grep -c 429)" 1
 check "another client through the same proxy keeps its own bucket" "$(post 127.0.0.4)" "202 "
+# Hostile clients through the proxy (issue 13): nginx refuses ambiguous framing itself (400,
+# connection closed, the smuggled request never reaches watchdogd) and holds a client that
+# trickles its headers on its own connection, not on one of watchdogd's slots.
+admin=$("$bin" tokens add --role admin proxy-check --data-dir "$work/data" 2>/dev/null)
+hostile=$(python3 "$repo/deploy/proxy-hostile.py" "$tls_port" "$work/cert.pem" "$admin" "${TRICKLE_SECONDS:-5}")
+echo "$hostile"
+for name in cl-with-chunked cl-0-then-n cl-negative cl-hex; do
+  check "$name refused by the proxy" "$(echo "$hostile" | awk -v n="$name" '$1 == n {print $2, $3, $4, $5}')" "400 closed not-smuggled by-nginx"
+done
+check "unknown Transfer-Encoding refused by the proxy" "$(echo "$hostile" | awk '$1 == "te-unknown" {print $2, $4, $5}')" "501 not-smuggled by-nginx"
 echo "TLS proxy: all checks passed"

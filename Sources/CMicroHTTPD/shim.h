@@ -29,6 +29,8 @@ typedef struct watchdog_daemon_options {
     void *completed_context;
     MHD_LogCallback logger;
     void *logger_context;
+    MHD_NotifyConnectionCallback notify_connection;  /* connection opened / closed */
+    void *notify_connection_context;
 } watchdog_daemon_options;
 
 static inline struct MHD_Daemon *watchdog_start_daemon(const watchdog_daemon_options *o) {
@@ -43,6 +45,7 @@ static inline struct MHD_Daemon *watchdog_start_daemon(const watchdog_daemon_opt
         MHD_OPTION_CONNECTION_TIMEOUT, o->connection_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, o->connection_memory_limit,
         MHD_OPTION_NOTIFY_COMPLETED, o->completed, o->completed_context,
+        MHD_OPTION_NOTIFY_CONNECTION, o->notify_connection, o->notify_connection_context,
         MHD_OPTION_END);
 }
 
@@ -57,6 +60,13 @@ static inline const struct sockaddr *watchdog_connection_client_address(struct M
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
+}
+
+/* The socket of a connection, or -1. */
+static inline int watchdog_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
 }
 
 /* MHD_LogCallback receives a va_list; formatting it needs vsnprintf, which Swift cannot call

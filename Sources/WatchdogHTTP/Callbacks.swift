@@ -17,15 +17,40 @@ enum Callbacks {
         let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
 
         guard let slot = requestSlot.pointee else {
+            context.deadlines.headersReceived(connection)
             let state = begin(connection: connection, url: url, method: method, context: context)
             requestSlot.pointee = Unmanaged.passRetained(state).toOpaque()
             if context.draining.load(ordering: .relaxed) {
                 state.answeredEarly = true
                 return queue(context.configuration.renderError(.shuttingDown), on: connection, context: context)
             }
-            if let length = state.headers["content-length"].flatMap(Int.init), length > context.configuration.maxBodyBytes {
+            if let framing = RequestFraming.error(in: state.headers) {
+                // Answered on the first call, before any body byte is read; closing the
+                // connection keeps the bytes after these headers from being read as a request.
+                state.answeredEarly = true
+                return queue(context.configuration.renderError(framing), on: connection, context: context, closing: true)
+            }
+            let length = state.headers["content-length"].flatMap(Int.init)
+            if let length, length > context.configuration.maxBodyBytes {
                 state.answeredEarly = true
                 return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)), on: connection, context: context)
+            }
+            state.budgetKey = state.clientAddress
+            if (length ?? 0) > 0 || state.headers["transfer-encoding"] != nil {
+                // A body is coming: route and authenticate on the headers first, so nobody
+                // can make the server buffer a body it would refuse anyway.
+                let head = HTTPRequestHead(method: state.method, path: state.path, query: state.query, headers: state.headers, clientAddress: state.clientAddress)
+                switch context.configuration.admit(head) {
+                case .refuse(let response):
+                    state.answeredEarly = true
+                    return queue(response, on: connection, context: context, closing: true)
+                case .accept(let budgetKey):
+                    state.budgetKey = budgetKey
+                }
+                if context.bodyBudget.isExhausted(for: state.budgetKey) {
+                    state.answeredEarly = true
+                    return queue(context.configuration.renderError(.bodyMemoryExhausted), on: connection, context: context, closing: true)
+                }
             }
             return .YES
         }
@@ -45,11 +70,15 @@ enum Callbacks {
                 return state.droppedBytes > 8 * context.configuration.maxBodyBytes ? .NO : .YES
             }
             if state.overBudget { return .YES }
-            let total = context.bufferedBodyBytes.add(count, ordering: .relaxed).newValue
+            let withinBudget = context.bodyBudget.take(count, for: state.budgetKey)
             state.budgetedBytes += count
-            if total > context.configuration.maxBufferedBodyBytes {
+            if !withinBudget {
+                // Dropped, and the bytes held so far given back now: a client past its share
+                // or the total gets 503 at the end, and holds nothing meanwhile.
                 state.overBudget = true
                 state.body = []
+                context.bodyBudget.release(state.budgetedBytes, for: state.budgetKey)
+                state.budgetedBytes = 0
                 return .YES
             }
             if let uploadData {
@@ -96,13 +125,27 @@ enum Callbacks {
         return context.draining.load(ordering: .relaxed) ? .NO : .YES
     }
 
+    /// `MHD_NotifyConnectionCallback`: connections opened and closed, for the header deadline.
+    static let connectionEvent: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+        guard let cls, let connection else { return }
+        let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+        switch code {
+        case .CONNECTION_NOTIFY_STARTED: context.deadlines.opened(connection)
+        case .CONNECTION_NOTIFY_CLOSED: context.deadlines.closed(connection)
+        @unknown default: break
+        }
+    }
+
     /// `MHD_RequestCompletedCallback`: releases the per-request state.
-    static let completed: MHD_RequestCompletedCallback = { cls, _, requestSlot, _ in
+    static let completed: MHD_RequestCompletedCallback = { cls, connection, requestSlot, _ in
+        if let cls, let connection {
+            Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().deadlines.requestCompleted(connection)
+        }
         guard let cls, let requestSlot, let slot = requestSlot.pointee else { return }
         let state = Unmanaged<RequestState>.fromOpaque(slot).takeRetainedValue()
         requestSlot.pointee = nil
         let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
-        if state.budgetedBytes > 0 { context.bufferedBodyBytes.subtract(state.budgetedBytes, ordering: .relaxed) }
+        context.bodyBudget.release(state.budgetedBytes, for: state.budgetKey)
         context.requestsInFlight.subtract(1, ordering: .relaxed)
     }
 
@@ -162,7 +205,7 @@ enum Callbacks {
         return .success(HTTPRequest(method: state.method, path: state.path, query: state.query, headers: state.headers, body: body, clientAddress: state.clientAddress))
     }
 
-    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: ServerContext) -> MHD_Result {
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: ServerContext, closing: Bool = false) -> MHD_Result {
         let created: OpaquePointer?
         if let stream = response.stream {
             let pump = Unmanaged.passRetained(StreamPump(stream: stream, context: context)).toOpaque()
@@ -175,8 +218,9 @@ enum Callbacks {
         for header in response.headers {
             MHD_add_response_header(created, header.name, header.value)
         }
-        if context.draining.load(ordering: .relaxed) {
-            // Shutting down: no more requests on this connection.
+        if closing || context.draining.load(ordering: .relaxed) {
+            // Shutting down, or the request's framing cannot be trusted: no more requests on
+            // this connection.
             MHD_add_response_header(created, "Connection", "close")
         }
         let result = MHD_queue_response(connection, UInt32(response.status), created)

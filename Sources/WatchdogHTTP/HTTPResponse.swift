@@ -41,4 +41,10 @@ public enum HTTPLayerError: Error, Sendable, Equatable {
     case shuttingDown
     /// Bodies being received hold more memory than the server allows in all.
     case bodyMemoryExhausted
+    /// The body's length can be read more than one way (`Content-Length` with
+    /// `Transfer-Encoding`, repeated lengths); the connection is closed after the answer.
+    case ambiguousFraming(String)
+    /// `Transfer-Encoding` names a coding other than `chunked`; the connection is closed after
+    /// the answer (RFC 9112 §6.1: 501).
+    case unsupportedTransferEncoding(String)
 }

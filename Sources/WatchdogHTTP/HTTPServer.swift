@@ -54,7 +54,9 @@ public final class HTTPServer: Sendable {
                 completed: Callbacks.completed,
                 completed_context: contextPointer,
                 logger: Callbacks.log,
-                logger_context: contextPointer
+                logger_context: contextPointer,
+                notify_connection: Callbacks.connectionEvent,
+                notify_connection_context: contextPointer
             )
             return watchdog_start_daemon(&options)
         }
@@ -66,6 +68,7 @@ public final class HTTPServer: Sendable {
         self.contextPointer = ContextPointer(pointer: contextPointer)
         self.context = context
         self.port = watchdog_daemon_bound_port(started)
+        context.deadlines.start()
     }
 
     /// Requests received and not yet completed.
@@ -104,6 +107,7 @@ public final class HTTPServer: Sendable {
             responder.respond(context.configuration.renderError(.shuttingDown))
         }
         waitForRequests(upTo: 2)
+        context.deadlines.stop()
         MHD_stop_daemon(daemon.pointer)
         Unmanaged<ServerContext>.fromOpaque(contextPointer.pointer).release()
     }

@@ -9,6 +9,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var perAddressConnectionLimit: Int = 256
     /// An idle connection is closed after this many seconds.
     public var connectionTimeoutSeconds: Int = 30
+    /// A request's headers must be complete this many seconds after the connection opened or
+    /// its previous request completed; while more than three quarters of `connectionLimit` are
+    /// open, one second (see `ConnectionDeadlines`).
+    public var headerTimeoutSeconds: Int = 10
     /// Memory libmicrohttpd may use per connection for headers and buffers. It clears this
     /// pool between requests on a keep-alive connection, so larger costs every request
     /// (measured: 64 KiB spent ~5 % of a config-fetch load in memset). 32 KiB is its default.
@@ -20,6 +24,14 @@ public struct HTTPServerConfiguration: Sendable {
     /// Memory all bodies being received may hold together; past it requests get 503, so slow
     /// clients trickling bodies cannot pin unbounded memory.
     public var maxBufferedBodyBytes: Int = 256 << 20
+    /// Memory the bodies of one client (the `budgetKey` of `admit`) may hold together: one
+    /// address that never finishes its bodies gets 503 itself instead of taking the total.
+    public var maxBufferedBodyBytesPerClient: Int = 16 << 20
+    /// Decides on a request that announces a body (`Content-Length` > 0 or chunked) from its
+    /// headers, before any body byte is buffered: route and authenticate it, and name the client
+    /// its bytes are counted for. By default every such request is received, counted for its
+    /// address.
+    public var admit: @Sendable (HTTPRequestHead) -> HTTPAdmission = { .accept(budgetKey: $0.clientAddress) }
     /// Turns a failure of the HTTP layer into the application's error response.
     public var renderError: @Sendable (HTTPLayerError) -> HTTPResponse
 

@@ -15,8 +15,10 @@ final class RequestState {
     /// The body passed the cap while streaming; the rest is dropped and 413 sent at the end.
     var bodyTooLarge = false
     var droppedBytes = 0
-    /// Bytes counted in the server-wide body budget, given back on completion.
+    /// Bytes counted in the body budget for `budgetKey`, given back on completion.
     var budgetedBytes = 0
+    /// The client the body's bytes are counted for (from the application's admission).
+    var budgetKey = ""
     /// The server-wide body budget ran out while this body arrived: 503 at the end.
     var overBudget = false
     var responder: HTTPResponder?

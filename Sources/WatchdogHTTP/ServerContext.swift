@@ -12,14 +12,19 @@ final class ServerContext: Sendable {
     let requestsInFlight = Atomic<Int>(0)
     /// Set when shutdown begins: new requests get 503, responses close their connection.
     let draining = Atomic<Bool>(false)
-    /// Body bytes held by requests in flight.
-    let bufferedBodyBytes = Atomic<Int>(0)
+    /// Body bytes held by requests in flight, in all and per client.
+    let bodyBudget: BodyBudget
+    /// Connections waiting for a request's headers, cut off past the deadline.
+    let deadlines: ConnectionDeadlines
     /// Responders whose connection is suspended, so shutdown can answer them all before
     /// `MHD_stop_daemon` (which aborts the process if any connection is still suspended).
     let suspended = SuspendedConnections()
 
     init(configuration: HTTPServerConfiguration, handler: @escaping @Sendable (HTTPRequest, HTTPResponder) -> Void, logger: Logger) {
         self.configuration = configuration
+        bodyBudget = BodyBudget(total: configuration.maxBufferedBodyBytes, perClient: configuration.maxBufferedBodyBytesPerClient)
+        deadlines = ConnectionDeadlines(headerSeconds: Double(configuration.headerTimeoutSeconds),
+                                        pressureAbove: configuration.connectionLimit * 3 / 4)
         self.handler = handler
         self.logger = logger
     }

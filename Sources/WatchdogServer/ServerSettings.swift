@@ -10,6 +10,9 @@ public struct ServerSettings: Sendable {
     public var connectionLimit: Int = 4096
     public var perAddressConnectionLimit: Int = 256
     public var connectionTimeoutSeconds: Int = 30
+    /// Seconds a connection may take to send a request's headers (from opening, or from its
+    /// previous response); one second while more than 3/4 of the connection limit is open.
+    public var headerTimeoutSeconds: Int = 10
     /// Items the ingest writer may have waiting before requests get 503.
     public var ingestQueueCapacity: Int = 100_000
     /// Ingest requests a second per ingest key (a whole fleet shares one), bursts up to
@@ -20,6 +23,9 @@ public struct ServerSettings: Sendable {
     /// request comes from the proxy), bursts up to `ingestBurstPerAddress`.
     public var ingestRatePerAddress: Double = 100
     public var ingestBurstPerAddress: Double = 500
+    /// Lookups of unknown credentials a second per client address (bursts of 10×); past it
+    /// new unknown tokens and cookies get 429 before any hashing or store read; 0: no limit.
+    public var failedAuthPerAddress: Double = 10
     /// Addresses of reverse proxies whose `X-Forwarded-For` names the real client (for the
     /// per-address rate limit).
     public var trustedProxies: Set<String> = []

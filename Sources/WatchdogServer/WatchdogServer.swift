@@ -29,12 +29,14 @@ public final class WatchdogServer: Sendable {
         let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity) { items in
             metrics.commitItems.record(Double(items))
         }
-        let authenticator = Authenticator(store: store, clock: clock)
+        let authenticator = Authenticator(store: store, clock: clock,
+                                          failures: FailedAuthGuard(perSecond: settings.failedAuthPerAddress, metrics: metrics),
+                                          trustedProxies: settings.trustedProxies)
         let config = try ConfigService(store: store, clock: clock)
         let lookup = ReleaseLookup(store: store)
         let router = Router(
             authenticator: authenticator,
-            ingest: IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.reload() },
+            ingest: IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.record($0, day: $1) },
                                  limits: IngestLimits(perKey: RateLimiter(rate: settings.ingestRatePerKey, burst: settings.ingestBurstPerKey),
                                                       perAddress: RateLimiter(rate: settings.ingestRatePerAddress, burst: settings.ingestBurstPerAddress),
                                                       metrics: metrics),
@@ -50,7 +52,7 @@ public final class WatchdogServer: Sendable {
             resources: StaticResources(directory: settings.resourcesDirectory, chartDirectory: settings.chartDirectory),
             auth: AuthRoutes(authenticator: authenticator, store: store),
             metrics: metrics,
-            metricsAccess: MetricsAccess(token: settings.metricsToken),
+            metricsAccess: MetricsAccess(token: settings.metricsToken, trustedProxies: settings.trustedProxies),
             logger: logger
         )
         var configuration = HTTPServerConfiguration(address: settings.listen) { APIError.from($0).response }
@@ -58,8 +60,10 @@ public final class WatchdogServer: Sendable {
         configuration.connectionLimit = settings.connectionLimit
         configuration.perAddressConnectionLimit = settings.perAddressConnectionLimit
         configuration.connectionTimeoutSeconds = settings.connectionTimeoutSeconds
+        configuration.headerTimeoutSeconds = settings.headerTimeoutSeconds
         configuration.maxBodyBytes = Limits.bodyBytes
         configuration.maxDecodedBodyBytes = Limits.bodyBytes
+        configuration.admit = { router.admit($0) }
         do {
             http = try HTTPServer(configuration: configuration, logger: logger) { request, responder in
                 router.handle(request, responder: responder)

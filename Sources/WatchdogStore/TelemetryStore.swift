@@ -41,8 +41,9 @@ public protocol TelemetryStore: Sendable {
     func firstSessionHour(app: String, release: ReleaseID) throws -> Int64?
     /// Reports newest first (by `sequence`), those with a sequence below `before` when given.
     func reports(app: String, filter: ReportFilter, before: Int64?, limit: Int) throws -> [StoredReport]
-    /// One report by id.
-    func report(id: String) throws -> StoredReport?
+    /// The reports with this id: ids are unique per app, so at most one when `app` is given,
+    /// and one per app that used the id otherwise (ordered by app).
+    func reports(id: String, app: String?) throws -> [StoredReport]
 
     // MARK: Apps and credentials
 
@@ -80,8 +81,11 @@ public protocol TelemetryStore: Sendable {
     func configHistory(app: String) throws -> [ConfigChange]
     /// One change (version) of an app's config.
     func configChange(app: String, version: Int) throws -> ConfigChange?
-    /// Test crashes reported per install on a UTC day (days since the epoch) — for every app.
-    func testCrashCounts(day: Int64) throws -> [TestCrashCount]
+    /// Test crashes reported per install on a UTC day (days since the epoch) — for every app;
+    /// at most `limit` rows.
+    func testCrashCounts(day: Int64, limit: Int) throws -> [TestCrashCount]
+    /// Test crashes one install of an app reported on a UTC day.
+    func testCrashCount(app: String, installID: String, day: Int64) throws -> Int
     /// Distinct installs with a session start since a time, with their release, channel and idiom.
     func recentInstalls(app: String, since: Int64, limit: Int) throws -> [RecentInstall]
 

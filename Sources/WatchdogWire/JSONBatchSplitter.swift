@@ -3,8 +3,10 @@
 ///
 /// This lets a batch be decoded item by item (one bad item cannot hide the others) and each
 /// item be stored as the exact bytes the client sent, with no re-encoding. The scan checks
-/// structure (objects, arrays, strings, separators); each element's contents are validated
-/// afterwards by decoding it.
+/// structure (objects, arrays, strings, separators) only as far as it needs to find where each
+/// element ends: a bare word (`NaN`, `True`, `Infinity`), a control character inside a string
+/// or nesting past `JSONReader.maximumDepth` cannot hide where an element ends, so they are
+/// left to the element's own decoding, which refuses that one item with its index.
 struct JSONBatchSplitter {
     enum Failure: Error, Equatable {
         /// Not JSON, with the byte offset where it went wrong.
@@ -42,9 +44,12 @@ struct JSONBatchSplitter {
         }
         guard position < bytes.count else { throw .malformed("the body is empty", offset: 0) }
         guard bytes[position] == UInt8(ascii: "{") else {
-            try skipValue(depth: 0)
-            skipWhitespace()
-            guard position == bytes.count else { throw .malformed("unexpected data after the JSON value", offset: position) }
+            // Not a batch at all; whether it is JSON decides the error.
+            do throws(JSONReader.Failure) {
+                _ = try JSONReader.parse(bytes)
+            } catch {
+                throw .malformed(error.reason, offset: error.offset)
+            }
             throw .shape("not an object")
         }
         position += 1
@@ -56,6 +61,9 @@ struct JSONBatchSplitter {
             while true {
                 skipWhitespace()
                 let name = try scanString()
+                if let control = bytes[name].firstIndex(where: { $0 < 0x20 }) {
+                    throw .malformed("control character in a string", offset: control)
+                }
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"))
                 skipWhitespace()
@@ -112,8 +120,8 @@ struct JSONBatchSplitter {
 
     /// Skips one value: a string, an object or array (recursively), or a literal/number.
     private mutating func skipValue(depth: Int) throws(Failure) {
-        guard depth < Self.maximumDepth else { throw .malformed("nested deeper than \(Self.maximumDepth) levels", offset: position) }
         guard let first = peek() else { throw .malformed("expected a value", offset: position) }
+        if depth >= Self.maximumDepth, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") { return try skipDeepValue() }
         switch first {
         case UInt8(ascii: "\""):
             _ = try scanString()
@@ -142,9 +150,27 @@ struct JSONBatchSplitter {
             }
         default:
             let start = position
-            while let byte = peek(), Self.isLiteralByte(byte) { position += 1 }
+            while let byte = peek(), !Self.endsBareWord(byte) { position += 1 }
             guard position > start else { throw .malformed("unexpected character", offset: position) }
         }
+    }
+
+    /// Skips an object or array nested too deep to recurse into, counting brackets without
+    /// recursion (the stack stays bounded); the element holding it is refused when it is decoded.
+    private mutating func skipDeepValue() throws(Failure) {
+        var open = 0
+        repeat {
+            guard let byte = peek() else { throw .malformed("unexpected end of the body", offset: position) }
+            switch byte {
+            case UInt8(ascii: "\""):
+                _ = try scanString()
+                continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["): open += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): open -= 1
+            default: break
+            }
+            position += 1
+        } while open > 0
     }
 
     /// Scans a string and returns its range including the quotes.
@@ -162,7 +188,8 @@ struct JSONBatchSplitter {
                 position += 2
                 continue
             }
-            guard byte >= 0x20 else { throw .malformed("control character in a string", offset: position) }
+            // A raw control character is invalid JSON, but it cannot end the string: the
+            // element's decoding refuses it.
             position += 1
         }
         throw .malformed("unterminated string", offset: start)
@@ -181,9 +208,16 @@ struct JSONBatchSplitter {
         while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { position += 1 }
     }
 
-    private static func isLiteralByte(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "E")
+    /// Whether a byte ends a bare word (a number, `true`, or something invalid like `NaN`):
+    /// whitespace or a structural character.
+    private static func endsBareWord(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "]"), UInt8(ascii: "}"),
+             UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "\""):
+            return true
+        default:
+            return false
+        }
     }
 }
 

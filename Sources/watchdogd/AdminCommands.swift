@@ -42,7 +42,7 @@ struct Tokens: ParsableCommand {
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Revoke a credential (token or ingest key) by its id, e.g. k3f9a0c1d.",
-            discussion: "Its dashboard sessions end too; a running serve stops accepting it within 30 seconds."
+            discussion: "Its dashboard sessions end too; a running serve stops accepting it within a second."
         )
 
         @OptionGroup var common: CommonOptions

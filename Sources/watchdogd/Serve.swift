@@ -35,6 +35,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds before an idle connection is closed (env WATCHDOG_CONNECTION_TIMEOUT, default 30).")
     var connectionTimeout: Int?
 
+    @Option(help: "Seconds a connection may take to send a request's headers, from opening or from its previous response; 1 while more than 3/4 of the connection limit is open (env WATCHDOG_HEADER_TIMEOUT, default 10).")
+    var headerTimeout: Int?
+
     @Option(help: "Cache-Control max-age of GET /v1/config, seconds: how long clients reuse a config (env WATCHDOG_CONFIG_MAX_AGE, default 60).")
     var configMaxAge: Int?
 
@@ -43,6 +46,9 @@ struct Serve: ParsableCommand {
 
     @Option(help: "Ingest requests a second per client address; 0 behind a reverse proxy (env WATCHDOG_RATE_PER_ADDRESS, default 100, bursts of 5×).")
     var ratePerAddress: Int?
+
+    @Option(help: "Unknown tokens or session cookies a second per client address before it gets 429 for new ones; 0: no limit (env WATCHDOG_FAILED_AUTH_PER_ADDRESS, default 10, bursts of 10×).")
+    var failedAuthPerAddress: Int?
 
     @Option(help: "Address of a reverse proxy whose X-Forwarded-For names the client, for the per-address rate limit; repeatable (env WATCHDOG_TRUSTED_PROXY, comma-separated).")
     var trustedProxy: [String] = []
@@ -135,6 +141,7 @@ struct Serve: ParsableCommand {
         settings.connectionLimit = try number(connectionLimit, .connectionLimit, "--connection-limit", 1...1_000_000) ?? settings.connectionLimit
         settings.perAddressConnectionLimit = try number(perIpConnectionLimit, .perIPConnectionLimit, "--per-ip-connection-limit", 1...1_000_000) ?? settings.perAddressConnectionLimit
         settings.connectionTimeoutSeconds = try number(connectionTimeout, .connectionTimeout, "--connection-timeout", 1...86_400) ?? settings.connectionTimeoutSeconds
+        settings.headerTimeoutSeconds = try number(headerTimeout, .headerTimeout, "--header-timeout", 1...3_600) ?? settings.headerTimeoutSeconds
         settings.configMaxAgeSeconds = try number(configMaxAge, .configMaxAge, "--config-max-age", 0...86_400) ?? settings.configMaxAgeSeconds
         if let chart = Environment.resolve(chartJsDir, .chartJSDir) { settings.chartDirectory = chart }
         if let rate = try number(ratePerKey, .ratePerKey, "--rate-per-key", 0...1_000_000) {
@@ -144,6 +151,9 @@ struct Serve: ParsableCommand {
         if let rate = try number(ratePerAddress, .ratePerAddress, "--rate-per-address", 0...1_000_000) {
             settings.ingestRatePerAddress = Double(rate)
             settings.ingestBurstPerAddress = Double(rate * 5)
+        }
+        if let rate = try number(failedAuthPerAddress, .failedAuthPerAddress, "--failed-auth-per-address", 0...1_000_000) {
+            settings.failedAuthPerAddress = Double(rate)
         }
         settings.metricsToken = Environment.resolve(metricsToken, .metricsToken)
         settings.trustedProxies = Set(trustedProxy.isEmpty

@@ -53,3 +53,24 @@ import Testing
         }
     }
 }
+
+@Suite struct JSONBatchSplitterIsolationTests {
+    @Test func elementsWithSyntaxErrorsAreStillDelimited() throws {
+        let deep = String(repeating: "[", count: 200) + "\"]\"" + String(repeating: "]", count: 200)
+        let elements = [#"{"a": NaN}"#, "True", #"{"b": -Infinity}"#, "{\"c\": \"a\tb\"}", deep, #"{"d": 1}"#]
+        let body = Array("{\"reports\": [\(elements.joined(separator: ", "))]}".utf8)
+        let ranges = try JSONBatchSplitter.elements(of: "reports", in: body)
+        #expect(ranges.map { String(decoding: body[$0], as: UTF8.self) } == elements)
+    }
+
+    @Test func aBareWordOutsideTheBatchIsStillInvalidJSON() {
+        for text in ["NaN", #"{"reports": [], "x": NaN}"#, "{\"re\tports\": []}"] {
+            do {
+                _ = try JSONBatchSplitter.elements(of: "reports", in: Array(text.utf8))
+                Issue.record("\(text) was split")
+            } catch {
+                guard case .malformed = error else { Issue.record("\(text): \(error)"); continue }
+            }
+        }
+    }
+}

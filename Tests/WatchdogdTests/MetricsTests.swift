@@ -36,3 +36,19 @@ import Testing
         #expect(try daemon.client.request("GET", "/metrics", token: "scrape-secret").status == 200)
     }
 }
+
+/// `/metrics` behind the documented reverse proxy: the client the proxy names decides.
+@Suite struct MetricsBehindProxyTests {
+    @Test func aForwardedRemoteClientIsNotLocal() throws {
+        let daemon = try Daemon(extraArguments: ["--trusted-proxy", "127.0.0.1"])
+        let remote = try daemon.client.request("GET", "/metrics", headers: ["X-Forwarded-For": "203.0.113.9"])
+        #expect(remote.status == 403)
+        #expect(remote.errorCode == "forbidden")
+        // The proxy appends what it saw: a client cannot claim loopback in front of it.
+        let spoofed = try daemon.client.request("GET", "/metrics", headers: ["X-Forwarded-For": "127.0.0.1, 203.0.113.9"])
+        #expect(spoofed.status == 403)
+        #expect(try daemon.client.request("GET", "/metrics", headers: ["X-Forwarded-For": "127.0.0.1"]).status == 200)
+        // A scraper on the proxy's own machine, not going through it.
+        #expect(try daemon.client.request("GET", "/metrics").status == 200)
+    }
+}

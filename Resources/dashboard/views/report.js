@@ -48,7 +48,9 @@ function fields(value, prefix = '') {
 
 export async function render(main, params) {
   const id = params.get('id');
-  const item = await api.get(`/v1/reports/${q(id)}`);
+  // Ids are unique per app: the app picks the report when two apps used one id.
+  const app = params.get('app');
+  const item = await api.get(`/v1/reports/${q(id)}${app ? `?app=${q(app)}` : ''}`);
   const report = item.report ?? {};
   const logs = Array.isArray(report.logs) ? report.logs : [];
   replace(main,

@@ -26,7 +26,7 @@ export async function render(main, params, { link }) {
     const badges = (r) => [r.suspect ? el('span', { class: 'badge suspect', title: 'sent while the app was not active; kept out of the rates' }, 'suspect') : null,
       r.flooded ? el('span', { class: 'badge flooded', title: 'past the per-session cap for this glitch; kept out of the rates' }, 'flooded') : null];
     replace(holder, el('div', { class: 'scroll' }, table(['Occurred', 'Kind', 'Screen', 'View', 'Release', 'State'],
-      rows.map((r) => ({ data: r, cells: [el('a', { href: link('report', { id: r.id }) }, time(r.occurred_at)), kindName(r.kind),
+      rows.map((r) => ({ data: r, cells: [el('a', { href: link('report', { id: r.id, app }) }, time(r.occurred_at)), kindName(r.kind),
         r.report?.screen ?? '—', r.report?.view?.name ?? '—', r.release, el('span', {}, r.report?.app_state ?? '—', badges(r))] })),
       (r) => (r.flooded || r.suspect ? 'counted-apart' : null))));
   }

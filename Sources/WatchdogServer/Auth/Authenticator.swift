@@ -12,30 +12,48 @@ final class Authenticator: Sendable {
     let sessions: DashboardSessions
     /// Tokens already verified against their stored hash, so the hot path skips SHA-256.
     /// Keyed by the token itself: it only ever holds tokens that proved valid. Re-verified
-    /// every 30 s, so a token revoked by `watchdogd tokens revoke` stops working.
+    /// every second, so a token revoked by `watchdogd tokens revoke` stops working within one.
     private let known = Locked<[String: (principal: Principal, checkedAt: Int64)]>([:])
     private let clock: @Sendable () -> Int64
+    /// Refused credentials and the per-address budget of failed lookups.
+    private let failures: FailedAuthGuard
+    /// Reverse proxies whose `X-Forwarded-For` names the client the budget is counted for.
+    private let trustedProxies: Set<String>
     private static let cacheLimit = 100_000
 
-    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64) {
+    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, failures: FailedAuthGuard, trustedProxies: Set<String>) {
         self.store = store
         self.clock = clock
+        self.failures = failures
+        self.trustedProxies = trustedProxies
         sessions = DashboardSessions(store: store, clock: clock)
     }
 
     /// The caller — by `Authorization: Bearer`, else by the dashboard's session cookie — or
-    /// `APIError.unauthorized`.
+    /// `APIError.unauthorized` (429 when the client's address sent too many unknown ones).
     func principal(for request: HTTPRequest) throws(APIError) -> Principal {
+        let address = IngestRoutes.client(of: request, trusting: trustedProxies)
+        let now = clock()
         guard let header = request.headers["authorization"] else {
-            if let cookie = SessionCookie.value(in: request.headers["cookie"]) { return try sessions.principal(cookie: cookie) }
-            throw .unauthorized
+            guard let cookie = SessionCookie.value(in: request.headers["cookie"]) else { throw .unauthorized }
+            if !sessions.isKnown(cookie) { try screen(cookie, address: address, now: now, refusal: DashboardSessions.ended) }
+            do {
+                return try sessions.principal(cookie: cookie)
+            } catch {
+                if error.status == 401 { failures.recordFailure(cookie, address: address, now: now) }
+                throw error
+            }
         }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw .unauthorized }
         let token = parts[1].trimmingCharacters(in: " \t")
         guard !token.isEmpty, token.utf8.count <= 256 else { throw .unauthorized }
-        let now = clock()
-        if let cached = known.withLock({ $0[token] }), now - cached.checkedAt < DashboardSessions.recheckMilliseconds { return cached.principal }
+        if let cached = known.withLock({ $0[token] }) {
+            // Known tokens skip the budget: a recheck of a valid token is not an attack.
+            if now - cached.checkedAt < DashboardSessions.recheckMilliseconds { return cached.principal }
+        } else {
+            try screen(token, address: address, now: now, refusal: .unauthorized)
+        }
         let hash = SHA256.hash(Array(token.utf8))
         let record: CredentialRecord?
         do {
@@ -45,6 +63,7 @@ final class Authenticator: Sendable {
         }
         guard let record, constantTimeEquals(record.secretHash, hash) else {
             _ = known.withLock { $0.removeValue(forKey: token) }
+            failures.recordFailure(token, address: address, now: now)
             throw .unauthorized
         }
         let principal = Principal(credentialID: record.id, role: record.role, app: record.app, name: record.name)
@@ -53,6 +72,13 @@ final class Authenticator: Sendable {
             cache[token] = (principal, now)
         }
         return principal
+    }
+
+    /// Refuses, before any hashing or store read, a credential refused a moment ago (with
+    /// `refusal`) or any unknown one from an address past its budget of failed lookups (429).
+    private func screen(_ credential: String, address: String, now: Int64, refusal: APIError) throws(APIError) {
+        if failures.wasRefused(credential, now: now) { throw refusal }
+        try failures.admit(address: address, now: now)
     }
 
     /// Forgets a revoked credential.

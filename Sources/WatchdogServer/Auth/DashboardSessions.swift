@@ -14,10 +14,13 @@ final class DashboardSessions: Sendable {
 
     private let store: any TelemetryStore
     private let clock: @Sendable () -> Int64
-    /// Verified sessions: used until they expire, re-read from the store every 30 s so a
-    /// sign-out elsewhere or a revoked credential ends them.
+    /// Verified sessions: used until they expire, re-read from the store every second so a
+    /// sign-out elsewhere or a credential revoked by `watchdogd tokens revoke` (another process,
+    /// which cannot reach this cache) ends them within a second.
     private let cache = Locked<[String: (principal: Principal, expiresAt: Int64, checkedAt: Int64)]>([:])
-    static let recheckMilliseconds: Int64 = 30_000
+    /// How long a verified session or token is trusted without reading the store again: one
+    /// indexed read per credential in use per second, against an ingest post's group commit.
+    static let recheckMilliseconds: Int64 = 1_000
 
     init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64) {
         self.store = store
@@ -41,6 +44,15 @@ final class DashboardSessions: Sendable {
                                   csrfToken: csrf, sessionHash: hash))
     }
 
+    /// The answer to a cookie whose session has ended (or never was): 401, and the cookie cleared.
+    static let ended = APIError(status: 401, code: "unauthorized", message: "the dashboard session has ended; sign in again",
+                                headers: [("Set-Cookie", SessionCookie.clear)])
+
+    /// Whether `cookie` was verified before (it may be due for a recheck).
+    func isKnown(_ cookie: String) -> Bool {
+        cache.withLock { $0[cookie] != nil }
+    }
+
     func principal(cookie: String) throws(APIError) -> Principal {
         guard cookie.utf8.count == 64 else { throw .unauthorized }
         let now = clock()
@@ -50,8 +62,8 @@ final class DashboardSessions: Sendable {
         let hash = SHA256.hash(Array(cookie.utf8))
         guard let session = try storeCall({ try store.session(idHash: hash, now: now) }),
               let credential = try storeCall({ try store.credential(id: session.credentialID) }) else {
-            throw APIError(status: 401, code: "unauthorized", message: "the dashboard session has ended; sign in again",
-                           headers: [("Set-Cookie", SessionCookie.clear)])
+            _ = cache.withLock { $0.removeValue(forKey: cookie) }
+            throw Self.ended
         }
         let principal = Principal(credentialID: credential.id, role: credential.role, app: credential.app, name: credential.name,
                                   csrfToken: session.csrfToken, sessionHash: hash)

@@ -81,6 +81,12 @@ public struct APIError: Error, Sendable {
             APIError(status: 503, code: "shutting_down", message: "the server is shutting down; retry shortly", headers: [("Retry-After", "2")])
         case .bodyMemoryExhausted:
             APIError.overloaded("the server is receiving too many bodies at once; retry after a second")
+        case .ambiguousFraming(let reason):
+            APIError(status: 400, code: "ambiguous_framing",
+                     message: "the body's length is ambiguous (\(reason)); send one Content-Length or Transfer-Encoding: chunked, not both")
+        case .unsupportedTransferEncoding(let coding):
+            APIError(status: 501, code: "unsupported_transfer_encoding",
+                     message: "Transfer-Encoding \(coding) is not supported; send Content-Length or Transfer-Encoding: chunked (Content-Encoding: gzip compresses)")
         }
     }
 }

@@ -8,8 +8,9 @@ import WatchdogWire
 struct IngestRoutes: Sendable {
     let queue: IngestQueue
     let clock: @Sendable () -> Int64
-    /// Called after a commit that stored test-crash reports (the config's budget re-reads counts).
-    let afterTestCrashes: @Sendable () -> Void
+    /// Called after a commit that stored test crashes, with them (per install) and the UTC day
+    /// they arrived on: the config's budget adds them, on the writer's thread, in O(batch).
+    let afterTestCrashes: @Sendable ([TestCrashCount], Int64) -> Void
     let limits: IngestLimits
     let metrics: ServerMetrics
     let trustedProxies: Set<String>
@@ -75,7 +76,7 @@ struct IngestRoutes: Sendable {
                 switch result {
                 case .success(let counts):
                     metrics.ingested(kind: Item.batchKey, accepted: counts.accepted, duplicates: counts.duplicates, rejectedCodes: rejectedCodes)
-                    if hasTestCrashes, counts.accepted > 0 { afterTestCrashes() }
+                    if hasTestCrashes, !counts.testCrashes.isEmpty { afterTestCrashes(counts.testCrashes, now / 86_400_000) }
                     let body = Array("{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"rejected\":".utf8) + rejectedJSON + [UInt8(ascii: "}")]
                     responder.respond(JSONBody.response(status: 202, bytes: body))
                 case .failure:

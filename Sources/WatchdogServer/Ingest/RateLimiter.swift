@@ -21,6 +21,15 @@ final class RateLimiter: Sendable {
         self.burst = max(1, burst)
     }
 
+    /// Like `take`, without taking: `nil` if `key` has a token, else the seconds until it has.
+    func peek(_ key: String, now: Int64) -> Double? {
+        buckets.withLock { buckets in
+            guard let bucket = buckets[key] else { return nil }
+            let tokens = min(burst, bucket.tokens + Double(max(0, now - bucket.updatedAt)) / 1000 * rate)
+            return tokens >= 1 ? nil : (1 - tokens) / rate
+        }
+    }
+
     /// Takes a token for `key`; `nil` if there was one, else the seconds until there is.
     func take(_ key: String, now: Int64) -> Double? {
         buckets.withLock { buckets in

@@ -3,9 +3,12 @@ import WatchdogHTTP
 import WatchdogStore
 
 /// Who may scrape `GET /metrics`: the holder of `--metrics-token`, or, without one, only
-/// clients on this machine (loopback).
+/// clients on this machine (loopback). Behind a `--trusted-proxy` the client is the one the
+/// proxy names in `X-Forwarded-For`, as for the rate limits: the proxy's own loopback socket
+/// would otherwise make every client on the internet local.
 struct MetricsAccess: Sendable {
     let token: String?
+    let trustedProxies: Set<String>
 
     func render(_ request: HTTPRequest, metrics: ServerMetrics, queue: IngestQueue, store: any TelemetryStore) throws(APIError) -> HTTPResponse {
         if let token {
@@ -14,7 +17,8 @@ struct MetricsAccess: Sendable {
                 throw .unauthorized
             }
         } else {
-            guard ["127.0.0.1", "::1", "::ffff:127.0.0.1"].contains(request.clientAddress) else {
+            let client = IngestRoutes.client(of: request, trusting: trustedProxies)
+            guard ["127.0.0.1", "::1", "::ffff:127.0.0.1"].contains(client) else {
                 throw .forbidden("metrics are served to loopback clients only; set --metrics-token to scrape from elsewhere")
             }
         }

@@ -14,6 +14,7 @@ final class ServerMetrics: Sendable {
     let databaseBytes: Gauge
     let rateLimitedByKey: Counter
     let rateLimitedByAddress: Counter
+    let rateLimitedFailedAuth: Counter
     static let latencyBuckets: [Duration] = [.microseconds(250), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
                                              .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5)]
 
@@ -25,6 +26,7 @@ final class ServerMetrics: Sendable {
         let limited = Self.name("watchdog_rate_limited", "total", "Requests refused with 429, by limit")
         rateLimitedByKey = registry.makeCounter(descriptor: limited, labels: [("limit", "ingest_key")])
         rateLimitedByAddress = registry.makeCounter(descriptor: limited, labels: [("limit", "address")])
+        rateLimitedFailedAuth = registry.makeCounter(descriptor: limited, labels: [("limit", "failed_auth")])
     }
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {

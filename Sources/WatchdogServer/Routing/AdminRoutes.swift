@@ -37,9 +37,11 @@ struct AdminRoutes: Sendable {
     /// `POST …/config/rollback {"version": N}`: the content of version N again, as a new version.
     func rollback(_ request: HTTPRequest, app: String, principal: Principal) throws(APIError) -> HTTPResponse {
         try requireAdmin(principal)
-        guard case .object(let fields)? = JSONValue.parse(request.body), case .number(let number)? = fields["version"],
+        // `additionalProperties: false` in the contract: a field that looks meaningful
+        // (`defaults`, `force`) must not be silently ignored.
+        guard case .object(let fields)? = JSONValue.parse(request.body), fields.count == 1, case .number(let number)? = fields["version"],
               number == number.rounded(), number >= 1, number <= 1e9 else {
-            throw .badRequest("invalid_shape", "the body must be {\"version\": N} with a version from GET …/config/history")
+            throw .badRequest("invalid_shape", "the body must be {\"version\": N}, with no other field, with a version from GET …/config/history")
         }
         let change = try storeCall {
             try config.rollback(app: app, to: Int(number), ifMatch: request.headers["if-match"], actor: principal.name, dryRun: try Self.dryRun(request))

@@ -24,7 +24,8 @@ struct AuthRoutes: Sendable {
             throw .badRequest("invalid_shape", "the body must be {\"token\": \"<viewer or admin token>\"}")
         }
         var bearer = request
-        bearer.headers = HTTPHeaders([("Authorization", "Bearer \(token)")])
+        // Only the token, and the proxy's word on the client for the failed-auth budget.
+        bearer.headers = HTTPHeaders([("Authorization", "Bearer \(token)")] + request.headers.fields.filter { $0.name == "x-forwarded-for" }.map { ($0.name, $0.value) })
         let principal = try authenticator.principal(for: bearer)
         guard let credential = try storeCall({ try store.credential(id: principal.credentialID) }) else { throw .unauthorized }
         let (cookie, session) = try sessions.create(for: credential)
@@ -90,8 +91,10 @@ struct AuthRoutes: Sendable {
     }
 
     /// `GET /v1/auth/session`: who the page is signed in as, and its CSRF token.
-    func current(_ principal: Principal) -> HTTPResponse {
-        JSONBody.response(Self.view(principal))
+    func current(_ principal: Principal) throws(APIError) -> HTTPResponse {
+        // The contract's Session has role viewer or admin: an ingest key has no dashboard.
+        guard principal.role != .ingest else { throw .forbidden("the dashboard is for viewer and admin tokens, not ingest keys") }
+        return JSONBody.response(Self.view(principal))
     }
 
     /// `POST /v1/auth/logout`.

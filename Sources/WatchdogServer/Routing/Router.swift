@@ -68,7 +68,7 @@ struct Router: Sendable {
             }
         }
         switch route {
-        case .authSession: return auth.current(principal)
+        case .authSession: return try auth.current(principal)
         case .authLogout: return try auth.logout(principal)
         case .authLinks: return try auth.createLink(principal)
         case .postReports:
@@ -88,8 +88,8 @@ struct Router: Sendable {
         case .timeseries(let app): return try viewer(principal) { () throws(APIError) in try series.timeseries(app: app, request: request) }
         case .keyboard(let app): return try viewer(principal) { () throws(APIError) in try series.keyboard(app: app, request: request) }
         case .reports(let app): return try viewer(principal) { () throws(APIError) in try drillDown.list(app: app, request: request) }
-        case .export(let app): return try viewer(principal) { () throws(APIError) in try drillDown.export(app: app, request: request) }
-        case .report(let id): return try viewer(principal) { () throws(APIError) in try drillDown.get(id: id) }
+        case .export(let app): return try viewer(principal) { () throws(APIError) in try drillDown.export(app: app, request: request, credential: principal.credentialID) }
+        case .report(let id): return try viewer(principal) { () throws(APIError) in try drillDown.get(id: id, request: request) }
         case .adminConfig(let app):
             return method == "GET"
                 ? try admin.getConfig(app: app, principal: principal)
@@ -104,6 +104,30 @@ struct Router: Sendable {
             // Answered before authentication above; reaching here is a routing bug.
             throw .internalError
         }
+    }
+
+    /// Decides on a request that announces a body from its headers alone, before any of the
+    /// body is buffered: an unknown path or a wrong method is answered at once, and so is a
+    /// request without valid credentials on a route that needs them. Accepted bodies are
+    /// counted for the client (behind a trusted proxy, the one it names).
+    func admit(_ head: HTTPRequestHead) -> HTTPAdmission {
+        let request = head.request
+        guard let (methods, route, _) = Route.match(path: request.path) else {
+            return .refuse(APIError.notFound("no endpoint \(request.path.prefix(200)); see /openapi.yaml for the API").response)
+        }
+        let method = request.method == "HEAD" && methods.contains("GET") ? "GET" : request.method
+        guard methods.contains(method) else { return .refuse(APIError.methodNotAllowed(request.method, allowed: methods).response) }
+        switch route {
+        case .index, .openAPI, .dashboardFile, .chartFile, .loginLink, .authLogin, .healthz, .metrics, .readyz:
+            break
+        default:
+            do throws(APIError) {
+                _ = try authenticator.principal(for: request)
+            } catch {
+                return .refuse(error.response)
+            }
+        }
+        return .accept(budgetKey: IngestRoutes.client(of: request, trusting: ingest.trustedProxies))
     }
 
     /// Stats are for viewer and admin tokens, not ingest keys.

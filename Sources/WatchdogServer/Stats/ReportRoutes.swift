@@ -10,6 +10,7 @@ import WatchdogWire
 /// (no gaps, no repeats).
 struct ReportRoutes: Sendable {
     let lookup: ReleaseLookup
+    let exports = ExportSlots()
 
     private var store: any TelemetryStore { lookup.store }
 
@@ -30,22 +31,34 @@ struct ReportRoutes: Sendable {
         return JSONBody.response(status: 200, bytes: body)
     }
 
-    func get(id: String) throws(APIError) -> HTTPResponse {
-        guard UUIDText.isValid(id), let report = try storeCall({ try store.report(id: id) }) else {
-            throw .notFound("no report \(id.prefix(64))")
+    /// `GET /v1/reports/{id}[?app=]`. Ids are unique per app: with `app`, that app's report;
+    /// without, the report when one app used the id, else 409 naming the apps to choose from
+    /// (a viewer sees every app, so naming them reveals nothing it could not list).
+    func get(id: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let app = request.query["app"]
+        guard UUIDText.isValid(id) else { throw .notFound("no report \(id.prefix(64))") }
+        let found = try storeCall { try store.reports(id: id, app: app) }
+        guard let report = found.first else {
+            throw .notFound("no report \(id.prefix(64))\(app.map { " in app \($0.prefix(255))" } ?? "")")
+        }
+        guard found.count == 1 else {
+            throw APIError(status: 409, code: "ambiguous_report_id",
+                           message: "apps \(found.map(\.app).joined(separator: ", ")) each have a report \(id); add ?app= to choose one")
         }
         return JSONBody.response(status: 200, bytes: ReportJSON.item(report))
     }
 
-    func export(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    /// The streamed export, while `credential` runs fewer than two (see `ExportSlots`).
+    func export(app: String, request: HTTPRequest, credential: String) throws(APIError) -> HTTPResponse {
         let filter = try self.filter(app: app, request: request)
+        let slot = try exports.acquire(for: credential)
         let file = app.filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" } + "-reports.ndjson"
         return HTTPResponse(status: 200, headers: [
             ("Content-Type", "application/x-ndjson; charset=utf-8"),
             ("Content-Disposition", "attachment; filename=\"\(file)\""),
             ("X-Content-Type-Options", "nosniff"),
             ("Cache-Control", "no-store"),
-        ], stream: ReportExport(store: store, app: app, filter: filter))
+        ], stream: ReportExport(store: store, app: app, filter: filter, slot: slot))
     }
 
     private func filter(app: String, request: HTTPRequest) throws(APIError) -> ReportFilter {
@@ -131,12 +144,17 @@ final class ReportExport: HTTPBodyStream {
     private let app: String
     private let filter: ReportFilter
     private let cursor = Locked<(before: Int64?, done: Bool)>((nil, false))
-    static let pageSize = 1_000
+    /// Held while the stream lives: libmicrohttpd frees the stream when the export ends or
+    /// its connection goes.
+    private let slot: ExportSlot
+    /// Small pages: what a stalled export holds is one page, pulled only as the socket drains.
+    static let pageSize = 250
 
-    init(store: any TelemetryStore, app: String, filter: ReportFilter) {
+    init(store: any TelemetryStore, app: String, filter: ReportFilter, slot: ExportSlot) {
         self.store = store
         self.app = app
         self.filter = filter
+        self.slot = slot
     }
 
     func nextChunk() throws -> [UInt8]? {

@@ -65,6 +65,12 @@ public struct TestCrashCount: Sendable, Equatable {
     public var app: String
     public var installID: String
     public var crashes: Int
+
+    public init(app: String, installID: String, crashes: Int) {
+        self.app = app
+        self.installID = installID
+        self.crashes = crashes
+    }
 }
 
 /// An install seen recently, as its last session start described it.

@@ -121,6 +121,9 @@ public struct ClientDropRecord: Sendable, Equatable {
 public struct IngestCounts: Sendable, Equatable {
     public var accepted: Int
     public var duplicates: Int
+    /// Test crashes among the accepted reports, per install (duplicates are not counted): what
+    /// the test-crash budget adds without reading the table again.
+    public var testCrashes: [TestCrashCount] = []
 
     public init(accepted: Int, duplicates: Int) {
         self.accepted = accepted

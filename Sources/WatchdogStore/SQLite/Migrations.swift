@@ -331,6 +331,39 @@ enum Migrations {
                 CREATE INDEX client_drops_by_release ON client_drops (app, version, build);
                 """)
         }
+        migrator.registerMigration("2026-11-23-report-ids-per-app") { db in
+            // A report id is unique within its app, not across apps: another app's id must be
+            // neither a duplicate (an existence oracle) nor able to pre-empt a report. SQLite
+            // cannot change a primary key, so the table is rebuilt; rowids are kept, because
+            // drill-down cursors and arrival order are rowids.
+            let columns = "id, app, version, build, channel, kind, occurred_at, received_at, session_id, install_id, suspect, screen, fingerprint, body, flooded"
+            try db.execute(sql: """
+                CREATE TABLE reports_per_app (
+                    id TEXT NOT NULL,
+                    app TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    build TEXT NOT NULL,
+                    channel TEXT,
+                    kind TEXT NOT NULL,
+                    occurred_at INTEGER NOT NULL,
+                    received_at INTEGER NOT NULL,
+                    session_id TEXT,
+                    install_id TEXT,
+                    suspect INTEGER NOT NULL,
+                    screen TEXT,
+                    fingerprint TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    flooded INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (app, id)
+                );
+                INSERT INTO reports_per_app (rowid, \(columns)) SELECT rowid, \(columns) FROM reports ORDER BY rowid;
+                DROP TABLE reports;
+                ALTER TABLE reports_per_app RENAME TO reports;
+                CREATE INDEX reports_by_release ON reports (app, version, build);
+                CREATE INDEX reports_by_release_kind ON reports (app, version, build, kind);
+                CREATE INDEX reports_by_fingerprint ON reports (app, fingerprint);
+                """)
+        }
         return migrator
     }
 }

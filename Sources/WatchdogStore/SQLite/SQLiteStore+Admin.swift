@@ -90,11 +90,18 @@ extension SQLiteStore {
         ConfigChange(app: row[0], version: row[1], changedAt: row[2], changedBy: row[3], before: row[4], after: row[5])
     }
 
-    public func testCrashCounts(day: Int64) throws -> [TestCrashCount] {
+    public func testCrashCounts(day: Int64, limit: Int) throws -> [TestCrashCount] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT app, install_id, crashes FROM test_crash_daily WHERE day = ?", arguments: [day]).map { row in
+            try Row.fetchAll(db, sql: "SELECT app, install_id, crashes FROM test_crash_daily WHERE day = ? LIMIT ?", arguments: [day, limit]).map { row in
                 TestCrashCount(app: row[0], installID: row[1], crashes: row[2])
             }
+        }
+    }
+
+    public func testCrashCount(app: String, installID: String, day: Int64) throws -> Int {
+        try pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT crashes FROM test_crash_daily WHERE app = ? AND day = ? AND install_id = ?",
+                             arguments: [app, day, installID]) ?? 0
         }
     }
 

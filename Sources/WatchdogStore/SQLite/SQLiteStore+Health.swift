@@ -157,9 +157,15 @@ extension SQLiteStore {
         }
     }
 
-    public func report(id: String) throws -> StoredReport? {
+    public func reports(id: String, app: String?) throws -> [StoredReport] {
         try pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.reportColumns) FROM reports WHERE id = ?", arguments: [id.lowercased()]).map(Self.storedReport)
+            if let app {
+                return try Row.fetchAll(db, sql: "SELECT \(Self.reportColumns) FROM reports WHERE app = ? AND id = ?", arguments: [app, id.lowercased()])
+                    .map(Self.storedReport)
+            }
+            // One primary-key probe per app (apps are few): no index on id alone to keep up.
+            return try Row.fetchAll(db, sql: "SELECT \(Self.reportColumns) FROM reports WHERE app IN (SELECT id FROM apps) AND id = ? ORDER BY app LIMIT 20",
+                                    arguments: [id.lowercased()]).map(Self.storedReport)
         }
     }
 

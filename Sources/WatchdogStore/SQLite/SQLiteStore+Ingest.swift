@@ -30,7 +30,7 @@ extension SQLiteStore {
             INSERT INTO reports (id, app, version, build, channel, kind, occurred_at, received_at,
                                  session_id, install_id, suspect, screen, fingerprint, body)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (id) DO NOTHING
+            ON CONFLICT (app, id) DO NOTHING
             """)
         let affected = try db.cachedStatement(sql: """
             INSERT INTO release_affected_sessions (app, version, build, session_id) VALUES (?, ?, ?, ?)
@@ -47,6 +47,7 @@ extension SQLiteStore {
             """)
         let markFlooded = try db.cachedStatement(sql: "UPDATE reports SET flooded = 1 WHERE rowid = ?")
         var counts = IngestCounts(accepted: 0, duplicates: 0)
+        var testCrashes: [[String]: Int] = [:]
         for var report in reports {
             try statement.execute(arguments: [
                 report.id, report.app, report.version, report.build, report.channel, report.kind,
@@ -85,8 +86,10 @@ extension SQLiteStore {
             rollup.add(report, newlyAffectedSession: newlyAffected, newIssueSession: newIssueSession, newlyAffectedValues: newlyAffectedValues)
             if report.testCrash, let install = report.installID {
                 rollup.testCrashes[[report.app, install, String(receivedAt / 86_400_000)], default: 0] += 1
+                testCrashes[[report.app, install], default: 0] += 1
             }
         }
+        counts.testCrashes = testCrashes.map { TestCrashCount(app: $0.key[0], installID: $0.key[1], crashes: $0.value) }
         return counts
     }
 

@@ -1,0 +1,97 @@
+import CMicroHTTPD
+import Dispatch
+import Locking
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A deadline for a request's headers, which libmicrohttpd 0.9.75 does not have: its
+/// connection timeout restarts with every byte, so a client sending one header byte every
+/// few seconds kept its slot forever, and idle sockets held every slot for the whole timeout.
+///
+/// A connection waits for headers from the moment it opens and from the moment its previous
+/// request completed (keep-alive) until the access handler's first call. Past
+/// `headerSeconds` — or `pressureSeconds` while more than `pressureAbove` connections are
+/// open, so that idle sockets make room for new clients — a timer shuts its socket down
+/// (`shutdown(2)`, not `close`: the descriptor stays libmicrohttpd's, which sees the end of
+/// stream and closes the connection itself). libmicrohttpd notifies the close (and so takes
+/// the entry out, under the same lock the timer holds) before it closes the descriptor, so a
+/// descriptor number reused by a new connection is never shut down by mistake.
+final class ConnectionDeadlines: Sendable {
+    private struct Entry {
+        var socket: Int32
+        var waitingSince: Double?
+    }
+
+    let headerSeconds: Double
+    let pressureSeconds: Double
+    let pressureAbove: Int
+    private let entries = Locked<[UInt: Entry]>([:])
+    private let stopped = Atomic<Bool>(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(headerSeconds: Double, pressureSeconds: Double = 1, pressureAbove: Int) {
+        self.headerSeconds = headerSeconds
+        self.pressureSeconds = pressureSeconds
+        self.pressureAbove = pressureAbove
+    }
+
+    /// Starts the timer that sweeps every quarter second, on a queue of its own.
+    func start() {
+        DispatchQueue(label: "watchdogd.header-deadlines").async { [self] in
+            while !stopped.load(ordering: .relaxed) {
+                _ = wake.wait(timeout: .now() + .milliseconds(250))
+                sweep(now: monotonicSeconds())
+            }
+            finished.signal()
+        }
+    }
+
+    /// Stops the timer and waits for it.
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        wake.signal()
+        finished.wait()
+    }
+
+    func opened(_ connection: OpaquePointer) {
+        let socket = watchdog_connection_fd(connection)
+        guard socket >= 0 else { return }
+        let now = monotonicSeconds()
+        entries.withLock { $0[Self.key(connection)] = Entry(socket: socket, waitingSince: now) }
+    }
+
+    func closed(_ connection: OpaquePointer) {
+        _ = entries.withLock { $0.removeValue(forKey: Self.key(connection)) }
+    }
+
+    /// The access handler's first call: the headers are complete.
+    func headersReceived(_ connection: OpaquePointer) {
+        entries.withLock { $0[Self.key(connection)]?.waitingSince = nil }
+    }
+
+    /// A request completed: a kept-alive connection now waits for the next one's headers.
+    func requestCompleted(_ connection: OpaquePointer) {
+        let now = monotonicSeconds()
+        entries.withLock { $0[Self.key(connection)]?.waitingSince = now }
+    }
+
+    private func sweep(now: Double) {
+        entries.withLock { entries in
+            let limit = entries.count > pressureAbove ? pressureSeconds : headerSeconds
+            for (key, entry) in entries {
+                guard let since = entry.waitingSince, now - since > limit else { continue }
+                shutdown(entry.socket, Int32(SHUT_RDWR))
+                entries[key]?.waitingSince = nil
+            }
+        }
+    }
+
+    private static func key(_ connection: OpaquePointer) -> UInt {
+        UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
+    }
+}

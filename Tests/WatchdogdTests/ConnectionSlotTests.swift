@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Connections that hold a slot without ever completing a request (issue 13, point 3): one
+/// header byte every few seconds kept a slot forever (the idle timeout restarts with every
+/// byte), and idle sockets from a few addresses filled every slot for the 30 s idle timeout.
+@Suite(.serialized) struct ConnectionSlotTests {
+    /// Whether the server has closed `socket` (end of stream or reset), without blocking.
+    static func isClosed(_ socket: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(socket, &byte, 1, Int32(MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    @Test func headersTrickledAByteASecondAreCutOffAtTheHeaderDeadline() throws {
+        let daemon = try Daemon()
+        let socket = try #require(BodyBudgetTests.connect(from: "127.0.0.2", port: daemon.port))
+        defer { close(socket) }
+        let request = Array("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: \(String(repeating: "p", count: 100))\r\n\r\n".utf8)
+        let started = Date()
+        var closedAfter: Double?
+        // The attack's own pace: one byte a second, for up to 20 s (the default deadline is 10 s).
+        for index in 0..<20 {
+            if Self.isClosed(socket) { closedAfter = Date().timeIntervalSince(started); break }
+            _ = request[index...index].withUnsafeBytes { send(socket, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+            Thread.sleep(forTimeInterval: 1)
+        }
+        if closedAfter == nil, Self.isClosed(socket) { closedAfter = Date().timeIntervalSince(started) }
+        print("header deadline: a client sending a header byte a second was cut off after \(closedAfter.map { String(format: "%.1f s", $0) } ?? "more than 20 s (never)")")
+        #expect(closedAfter != nil, "the trickling connection was never closed")
+        #expect(try daemon.client.request("GET", "/healthz").status == 200)
+    }
+
+    @Test func idleConnectionsFillingEverySlotAreShedForNewClients() throws {
+        let daemon = try Daemon(extraArguments: ["--connection-limit", "64", "--per-ip-connection-limit", "16"])
+        var idle: [Int32] = []
+        defer { idle.forEach { close($0) } }
+        // Four addresses × 16 connections that connect and send nothing: every slot taken.
+        for address in ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"] {
+            for _ in 0..<16 {
+                if let socket = BodyBudgetTests.connect(from: address, port: daemon.port) { idle.append(socket) }
+            }
+        }
+        #expect(idle.count == 64)
+        let started = Date()
+        var servedAfter: Double?
+        var attempts = 0
+        // A new client retries (as a browser or WatchdogKit would) for up to 15 s.
+        while Date().timeIntervalSince(started) < 15 {
+            attempts += 1
+            var client = daemon.client
+            client.timeoutSeconds = 2
+            if (try? client.request("GET", "/healthz"))?.status == 200 {
+                servedAfter = Date().timeIntervalSince(started)
+                break
+            }
+        }
+        let shed = idle.filter { Self.isClosed($0) }.count
+        print("connection slots: 64 of 64 taken by idle sockets from 4 addresses; a new client was served after \(servedAfter.map { String(format: "%.1f s", $0) } ?? "more than 15 s (never)") and \(attempts) attempts; \(shed) idle sockets shed")
+        #expect(servedAfter != nil, "a new client found no slot for 15 s")
+    }
+}
