@@ -24,7 +24,7 @@ echo "ThreadSanitizer canary: the planted race is reported"
 status=0
 TSAN_OPTIONS="log_path=$reports/race second_deadlock_stack=1" \
   swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
-  --filter "${TSAN_TESTS:-DurabilityTests|HostileClientTests|IngestTests|RateLimitTests|MetricsTests|RetentionTests|BackupTests|EndToEndTests}" || status=$?
+  --filter "${TSAN_TESTS:-DurabilityTests|HostileClientTests|IngestTests|RateLimitTests|MetricsTests|RetentionTests|BackupTests|EndToEndTests|BodyBudgetTests|BadTokenTests|ConnectionSlotTests|StalledExportTests}" || status=$?
 if ls "$reports"/race* > /dev/null 2>&1; then
   head -q -n 200 "$reports"/race*
   echo "FAIL: ThreadSanitizer wrote $(ls "$reports"/race* | wc -l) report file(s), $(cat "$reports"/race* | grep -c "^WARNING: ThreadSanitizer" || true) warning(s)" >&2
