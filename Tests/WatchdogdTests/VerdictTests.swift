@@ -137,6 +137,54 @@ import Testing
         #expect(Statistics.rounded((overall["interval"] as? [String: Any])?["lower"]) == Statistics.rounded(expected.lower))
         #expect(Statistics.rounded((overall["interval"] as? [String: Any])?["upper"]) == Statistics.rounded(expected.upper))
         #expect(overall["verdict"] as? String == "no_change", "one install cannot make the verdict")
+        let json = try Self.compare(daemon, viewer)
+        for dimension in ["by_kind", "by_screen", "by_keyboard_mode", "by_idiom"] {
+            let verdicts = (json[dimension] as? [[String: Any]] ?? []).compactMap { $0["verdict"] as? String }
+            #expect(!verdicts.isEmpty && !verdicts.contains("regressed"), "\(dimension): \(verdicts)")
+        }
+    }
+
+    @Test func aReleaseRunByOneDeviceHasTheCertaintyOfOneDevice() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        _ = try Self.demoLikeReleases(daemon, key: key)
+        // 14.3.0 so far runs on one tester's device: 600 sessions, a glitch in half of them.
+        var sessions: [[String: Any]] = [], reports: [[String: Any]] = []
+        for index in 0..<600 {
+            var session = Fixtures.session(version: "14.3.0", build: "1")
+            session["install_id"] = "I-only"
+            sessions.append(session)
+            if index % 2 == 0 {
+                var report = try Fixtures.freshReport(version: "14.3.0", build: "1", kind: "view_frame_mismatch", sessionID: session["id"] as? String)
+                report["install_id"] = "I-only"
+                reports.append(report)
+            }
+        }
+        for start in stride(from: 0, to: 600, by: 300) {
+            #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<start + 300])]).status == 202)
+        }
+        try Self.post(daemon, key: key, reports)
+        let response = try daemon.client.request("GET", "\(Self.app)/compare?base=14.1.0&target=14.3.0", token: viewer)
+        let overall = try #require(response.json["overall"] as? [String: Any])
+        #expect(Statistics.comparison(target: 300, of: 600, base: 313, of: 1200).lower > 1, "as if independent: regressed")
+        #expect((overall["target"] as? [String: Any])?["design_effect"] as? Double == 600, "one cluster: one observation")
+        #expect(overall["verdict"] as? String == "no_change")
+    }
+
+    @Test func aReleaseSpeltComposedOrDecomposedIsOneRelease() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        let composed = "\u{FC}n\u{EF}", decomposed = "u\u{308}ni\u{308}"
+        #expect(Array(composed.utf8) != Array(decomposed.utf8))
+        _ = try Self.sessions(daemon, key: key, version: "9.0", build: composed, count: 2)
+        let ids = try Self.sessions(daemon, key: key, version: "9.0", build: decomposed, count: 3)
+        try Self.post(daemon, key: key, try Self.reports(2, in: 2, of: ids, version: "9.0", build: decomposed))
+        let releases = try #require(try daemon.client.request("GET", "\(Self.app)/releases", token: viewer).json["releases"] as? [[String: Any]])
+        #expect(releases.count == 1)
+        #expect(releases.first?["sessions"] as? Int == 5 && releases.first?["reports"] as? Int == 2)
+        #expect(Array(((releases.first?["build"] as? String) ?? "").utf8) == Array(composed.utf8), "stored in NFC")
     }
 
     @Test func anyReleaseStringIngestAcceptsIsReachableThroughEveryPerReleaseEndpoint() throws {
@@ -271,6 +319,41 @@ import Testing
 
 /// A data dir from before the affected-session roll-ups gets them from its raw rows.
 @Suite struct VerdictMigrationTests {
+    /// Takes the data dir back to the schema before the migration.
+    static func downgrade(_ daemon: Daemon, pruning: String? = nil) throws {
+        let queue = try DatabaseQueue(path: daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path)
+        try queue.write { db in
+            for table in ["affected_session_values", "release_affected", "release_installs", "release_install_kinds", "release_hourly_sessions"] {
+                try db.execute(sql: "DROP TABLE \(table)")
+            }
+            for (table, column) in [("releases", "partial_history"), ("reports", "flooded"), ("release_kinds", "flooded_reports"), ("release_breakdown", "flooded_reports"),
+                                    ("release_hourly", "flooded_reports"), ("issue_releases", "flooded_reports"), ("issue_sessions", "reports")] {
+                try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(column)")
+            }
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = '2026-11-23-robust-verdicts'")
+            if let pruning { try db.execute(sql: pruning) }
+        }
+        try queue.close()
+    }
+
+    @Test func aReleaseWhoseRawRowsRetentionPrunedIsNotComparedByKindAfterTheMigration() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        _ = try VerdictTests.demoLikeReleases(daemon, key: key)
+        daemon.stop()
+        // As retention would have: half of the base release's raw rows gone, its roll-ups whole.
+        try Self.downgrade(daemon, pruning: "DELETE FROM reports WHERE version = '14.1.0' AND rowid % 2 = 0; DELETE FROM sessions WHERE version = '14.1.0' AND rowid % 2 = 0")
+        try daemon.restart()
+        let json = try VerdictTests.compare(daemon, viewer)
+        let overall = try #require(json["overall"] as? [String: Any])
+        #expect(overall["verdict"] as? String == "improved", "the release roll-ups were never pruned")
+        for row in json["by_kind"] as? [[String: Any]] ?? [] {
+            #expect(row["verdict"] is NSNull && (row["reason"] as? String)?.contains("retention") == true, "\(row["value"] ?? "")")
+        }
+        #expect(((json["by_screen"] as? [[String: Any]]) ?? []).allSatisfy { $0["verdict"] is NSNull })
+    }
+
     @Test func anExistingDataDirGetsTheSameFiguresAfterTheMigrationAsFreshIngestGives() throws {
         let daemon = try Daemon()
         let key = try daemon.addApp("com.example.mail")
@@ -288,18 +371,7 @@ import Testing
         #expect(fresh.allSatisfy { !$0.contains("\"error\"") })
         daemon.stop()
         // Back to the schema before the migration: its tables and columns gone, its record too.
-        let queue = try DatabaseQueue(path: daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path)
-        try queue.write { db in
-            for table in ["affected_session_values", "release_affected", "release_installs", "release_install_kinds", "release_hourly_sessions"] {
-                try db.execute(sql: "DROP TABLE \(table)")
-            }
-            for (table, column) in [("reports", "flooded"), ("release_kinds", "flooded_reports"), ("release_breakdown", "flooded_reports"),
-                                    ("release_hourly", "flooded_reports"), ("issue_releases", "flooded_reports"), ("issue_sessions", "reports")] {
-                try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(column)")
-            }
-            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = '2026-11-23-robust-verdicts'")
-        }
-        try queue.close()
+        try Self.downgrade(daemon)
         try daemon.restart()
         #expect(try answers() == fresh)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import WatchdogStore
 import WatchdogWire
 
@@ -35,15 +36,19 @@ extension Report: IngestItem {
         return valid.report.storeRecord(occurredAt: valid.occurredAtMilliseconds, body: String(decoding: json, as: UTF8.self))
     }
 
-    /// The flat record the store indexes and counts (`self` already validated).
+    /// The flat record the store indexes and counts (`self` already validated). Strings that
+    /// group and count are in Unicode NFC: Swift compares strings by canonical equivalence and
+    /// SQLite by bytes, so `ünï` composed and decomposed must be one release, not two that
+    /// merge in memory and split on disk. The body stays the client's exact bytes.
     func storeRecord(occurredAt: Int64, body: String) -> ReportRecord {
-        ReportRecord(
-            id: id, app: app, version: release.version, build: release.build, channel: release.channel, kind: kind,
-            occurredAt: occurredAt, sessionID: sessionId, installID: installId, isSuspect: appState != "active",
+        let screen = screen?.nfc, viewName = view?.name?.nfc, keyboardMode = keyboard?.mode?.nfc
+        return ReportRecord(
+            id: id, app: app, version: release.version.nfc, build: release.build.nfc, channel: release.channel?.nfc, kind: kind,
+            occurredAt: occurredAt, sessionID: sessionId, installID: installId?.nfc, isSuspect: appState != "active",
             screen: screen, autoFixed: action?.autoFixed ?? false, testCrash: action?.testCrash ?? false,
-            fingerprint: Fingerprint.of(kind: kind, screen: screen, viewName: view?.name, keyboardMode: keyboard?.mode),
-            viewName: view?.name, keyboardMode: keyboard?.mode, keyboardHeight: keyboard?.height, inputMode: keyboard?.inputMode,
-            deviceModel: device?.model, idiom: device?.idiom, windowHeight: window?.height, body: body
+            fingerprint: Fingerprint.of(kind: kind, screen: screen, viewName: viewName, keyboardMode: keyboardMode),
+            viewName: viewName, keyboardMode: keyboardMode, keyboardHeight: keyboard?.height, inputMode: keyboard?.inputMode?.nfc,
+            deviceModel: device?.model?.nfc, idiom: device?.idiom?.nfc, windowHeight: window?.height, body: body
         )
     }
 
@@ -59,13 +64,20 @@ extension SessionStart: IngestItem {
         let valid = try validator.validate(self)
         let session = valid.session
         return SessionRecord(
-            id: session.id, app: session.app, version: session.release.version, build: session.release.build,
-            channel: session.release.channel, installID: session.installId, startedAt: valid.startedAtMilliseconds,
-            idiom: session.device?.idiom, body: String(decoding: json, as: UTF8.self)
+            id: session.id, app: session.app, version: session.release.version.nfc, build: session.release.build.nfc,
+            channel: session.release.channel?.nfc, installID: session.installId?.nfc, startedAt: valid.startedAtMilliseconds,
+            idiom: session.device?.idiom?.nfc, body: String(decoding: json, as: UTF8.self)
         )
     }
 
     static func batch(_ records: [SessionRecord], receivedAt: Int64) -> IngestBatch {
         .sessions(records, receivedAt: receivedAt)
+    }
+}
+
+extension String {
+    /// Unicode NFC (canonical composition); ASCII, the usual case, is returned as it is.
+    var nfc: String {
+        utf8.allSatisfy { $0 < 0x80 } ? self : precomposedStringWithCanonicalMapping
     }
 }

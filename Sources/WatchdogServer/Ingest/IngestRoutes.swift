@@ -68,7 +68,7 @@ struct IngestRoutes: Sendable {
         do {
             var stored = Item.batch(records, receivedAt: now)
             if let dropped = clientDropped, case .reports(let reports, let receivedAt) = stored {
-                let drops = ClientDropRecord(id: dropped.id?.lowercased(), app: app, version: dropped.release.version, build: dropped.release.build,
+                let drops = ClientDropRecord(id: dropped.id?.lowercased(), app: app, version: dropped.release.version.nfc, build: dropped.release.build.nfc,
                                              evicted: dropped.evicted, quarantined: dropped.quarantined)
                 stored = .reportsWithClientDrops(reports, drops, receivedAt: receivedAt)
             }

@@ -34,24 +34,29 @@ struct CompareRoutes: Sendable {
             Breakdown(value: kind, comparison: SessionComparison(base: Self.side(base, kind: kind, installs: baseInstalls),
                                                                  target: Self.side(target, kind: kind, installs: targetInstalls)))
         }
+        let overall = SessionComparison(base: Self.side(base, installs: baseInstalls), target: Self.side(target, installs: targetInstalls))
+        // Per-install counts are kept per kind only: the other breakdowns take their side's
+        // overall design effect, so one install cannot make them look certain either.
         func breakdown(_ dimension: String, sessions: (ReleaseDetail, String) -> Int) -> [Breakdown] {
             let values = Set(Self.values(base, dimension)).union(Self.values(target, dimension))
             return values.sorted().map { value in
-                Breakdown(value: value, comparison: SessionComparison(base: Self.side(base, dimension, value, sessions: sessions(base, value)),
-                                                                      target: Self.side(target, dimension, value, sessions: sessions(target, value))))
+                Breakdown(value: value, comparison: SessionComparison(
+                    base: Self.side(base, dimension, value, sessions: sessions(base, value), designEffect: overall.base.designEffect),
+                    target: Self.side(target, dimension, value, sessions: sessions(target, value), designEffect: overall.target.designEffect)))
             }.sorted {
                 ($0.comparison.base.affectedSessions + $0.comparison.target.affectedSessions, $1.value)
                     > ($1.comparison.base.affectedSessions + $1.comparison.target.affectedSessions, $0.value)
             }
         }
-        let view = CompareView(
+        var view = CompareView(
             app: app, base: ReleaseSummary(base), target: ReleaseSummary(target),
-            overall: SessionComparison(base: Self.side(base, installs: baseInstalls), target: Self.side(target, installs: targetInstalls)), byKind: byKind,
+            overall: overall, byKind: byKind,
             byScreen: breakdown("screen") { detail, _ in detail.stats.sessions },
             byKeyboardMode: breakdown("keyboard_mode") { detail, _ in detail.stats.sessions },
             // Per idiom, the denominator is the sessions started on that idiom.
             byIdiom: breakdown("idiom") { detail, idiom in detail.sessionsByIdiom[idiom] ?? 0 }
         )
+        if base.stats.partialHistory || target.stats.partialHistory { view.withholdBreakdowns() }
         return JSONBody.response(view)
     }
 
@@ -74,14 +79,14 @@ struct CompareRoutes: Sendable {
                                                                                                   sessionsSquared: installs.overall.sessionsSquared)))
     }
 
-    private static func side(_ detail: ReleaseDetail, _ dimension: String, _ value: String, sessions: Int) -> SessionComparison.Side {
+    private static func side(_ detail: ReleaseDetail, _ dimension: String, _ value: String, sessions: Int, designEffect: Double) -> SessionComparison.Side {
         var reports = 0, flooded = 0
         for row in detail.breakdown where row.dimension == dimension && row.value == value {
             reports += row.reports
             flooded += row.floodedReports
         }
         return SessionComparison.Side(sessions: sessions, affectedSessions: detail.affectedSessions[dimension]?[value] ?? 0,
-                                      reports: reports, floodedReports: flooded)
+                                      reports: reports, floodedReports: flooded, designEffect: designEffect)
     }
 
     /// Values of a dimension with headline reports or affected sessions.
@@ -124,7 +129,7 @@ struct CompareRoutes: Sendable {
             if rule.matchesIgnoringVersion(client) { matched.add(install) } else { unmatched.add(install) }
         }
         let kinds = Set(matched.kinds.keys).union(unmatched.kinds.keys).sorted()
-        let view = CompareView(
+        var view = CompareView(
             app: app,
             base: ReleaseSummary(cohort: unmatched, release: release.release, label: "rule \(rule.id) not matched"),
             target: ReleaseSummary(cohort: matched, release: release.release, label: "rule \(rule.id) matched"),
@@ -134,6 +139,10 @@ struct CompareRoutes: Sendable {
             cohort: CohortView(rule: rule, release: release.release, matched: matched.installs, unmatched: unmatched.installs,
                                sessionsWithoutInstall: max(0, release.sessions - matched.sessions - unmatched.sessions))
         )
+        if release.partialHistory {
+            view.overall = view.overall.withheld(SessionComparison.partialHistoryReason)
+            view.withholdBreakdowns()
+        }
         return JSONBody.response(view)
     }
 }

@@ -26,6 +26,17 @@ struct CompareView: Encodable {
     }
 }
 
+extension CompareView {
+    /// Breakdowns of a release rebuilt from partly pruned raw rows: figures, no verdicts.
+    mutating func withholdBreakdowns() {
+        for keyPath in [\CompareView.byKind, \.byScreen, \.byKeyboardMode, \.byIdiom] {
+            self[keyPath: keyPath] = self[keyPath: keyPath].map {
+                Breakdown(value: $0.value, comparison: $0.comparison.withheld(SessionComparison.partialHistoryReason))
+            }
+        }
+    }
+}
+
 /// One side of a comparison: a release, or a cohort of a release's installs.
 struct ReleaseSummary: Encodable {
     var release: String

@@ -10,7 +10,9 @@ import WatchdogStore
 ///     deff = max(1, V / (p(1 − p) / N))
 ///
 /// Without clustering deff ≈ 1 (m / (m − 1)); one install with hundreds of affected sessions
-/// drives it up, and the Wilson interval is then taken at n / deff sessions.
+/// drives it up, and the Wilson interval is then taken at n / deff sessions. Where the
+/// variance cannot be estimated — fewer than two clusters, or p = 0 or 1 — each cluster counts
+/// as one observation: deff = N / m (a release run by one device has the certainty of one).
 enum InstallClusters {
     /// `sums` covers the installs with a session start; sessions and affected sessions of the
     /// side beyond them are clusters of one.
@@ -18,13 +20,12 @@ enum InstallClusters {
         guard sessions > 1 else { return 1 }
         let total = Double(sessions)
         let p = Double(min(affected, sessions)) / total
-        guard p > 0, p < 1 else { return 1 }
-        var sum = sums.affectedSquared - 2 * p * sums.affectedTimesSessions + p * p * sums.sessionsSquared
         let singles = max(0, sessions - sums.sessions)
+        let clusters = Double(sums.clusters + singles)
+        guard p > 0, p < 1, clusters > 1 else { return max(1, total / max(1, clusters)) }
+        var sum = sums.affectedSquared - 2 * p * sums.affectedTimesSessions + p * p * sums.sessionsSquared
         let singlesAffected = min(singles, max(0, min(affected, sessions) - sums.affected))
         sum += Double(singlesAffected) * (1 - p) * (1 - p) + Double(singles - singlesAffected) * p * p
-        let clusters = Double(sums.clusters + singles)
-        guard clusters > 1 else { return 1 }
         let robust = clusters / (clusters - 1) * max(0, sum) / (total * total)
         return max(1, robust / (p * (1 - p) / total))
     }

@@ -28,6 +28,9 @@ struct IssueRoutes: Sendable {
         let rank = Dictionary(uniqueKeysWithValues: releases.enumerated().map { ($1.release, $0) })
         let index = releases.firstIndex { $0.release == current.release } ?? releases.count - 1
         let previous = releases[..<index].last { $0.sessions > 0 }
+        // Issues have no per-install counts: each side takes its release's overall design effect.
+        let currentEffect = try lookup.designEffect(current, of: app)
+        let previousEffect = try previous.map { release throws(APIError) in try lookup.designEffect(release, of: app) } ?? 1
         let issues = rows.map { row -> IssueView in
             // Suspect- or flood-only rows do not make a fingerprint "seen".
             let seen = (byFingerprint[row.fingerprint] ?? [row]).filter { $0.reports > 0 || $0.release == row.release }
@@ -39,10 +42,11 @@ struct IssueRoutes: Sendable {
                 before = seen.first { $0.release == previous.release }
                 trend = SessionComparison(
                     base: SessionComparison.Side(sessions: previous.sessions, affectedSessions: before?.affectedSessions ?? 0,
-                                                 reports: before?.reports ?? 0, floodedReports: before?.floodedReports ?? 0),
+                                                 reports: before?.reports ?? 0, floodedReports: before?.floodedReports ?? 0, designEffect: previousEffect),
                     target: SessionComparison.Side(sessions: current.sessions, affectedSessions: row.affectedSessions,
-                                                   reports: row.reports, floodedReports: row.floodedReports))
+                                                   reports: row.reports, floodedReports: row.floodedReports, designEffect: currentEffect))
             }
+            if current.partialHistory || previous?.partialHistory == true { trend = trend?.withheld(SessionComparison.partialHistoryReason) }
             let regressed = !isNew && trend?.verdict == "regressed" && row.affectedSessions >= Self.minimumAffectedSessionsForRegressed
             return IssueView(row: row, sessions: current.sessions, firstRelease: first, isNew: isNew, regressed: regressed,
                              previous: previous.map { PreviousRelease(release: $0, row: before) }, trend: trend)

@@ -11,13 +11,20 @@ struct ReleaseResolver {
     let releases: [ReleaseStats]
 
     func resolve(_ text: String, parameter: String) throws(APIError) -> ReleaseStats {
-        if text.hasPrefix("r"), let release = releases.first(where: { $0.release.id == text }) { return release }
+        let byID = text.hasPrefix("r") ? releases.first(where: { $0.release.id == text }) : nil
         let exact = releases.filter { $0.release.text == text }
+        let byVersion = releases.filter { $0.release.version == text }
+        if let byID {
+            // A version spelt like another release's id: say so rather than pick one.
+            guard (exact + byVersion).allSatisfy({ $0.release == byID.release }) else {
+                throw .badRequest("ambiguous_release", "\(parameter)=\(text.prefix(200)) is a release id and also names another release; use that release's VERSION (BUILD)")
+            }
+            return byID
+        }
         if exact.count == 1 { return exact[0] }
         if exact.count > 1 {
             throw .badRequest("ambiguous_release", "\(parameter)=\(text.prefix(200)) names several releases; use one of their ids: \(exact.map(\.release.id).joined(separator: ", "))")
         }
-        let byVersion = releases.filter { $0.release.version == text }
         if byVersion.count == 1 { return byVersion[0] }
         if byVersion.count > 1 {
             let builds = byVersion.map(\.release.build).sorted().joined(separator: ", ")
@@ -57,6 +64,12 @@ struct ReleaseLookup: Sendable {
         var release = release
         release.concentration = try storeCall { try concentrations.value(app: app, release: release) { try store.concentration(app: app, release: release.release) } }
         return release
+    }
+
+    /// A release's overall design effect of clustering by install (all kinds together).
+    func designEffect(_ release: ReleaseStats, of app: String) throws(APIError) -> Double {
+        InstallClusters.designEffect(sessions: release.sessions, affected: release.affectedSessions,
+                                     sums: try installClusterSums(release, of: app).overall)
     }
 
     /// The sums over a release's installs for the design effect.

@@ -107,6 +107,19 @@ struct SessionComparison: Encodable, Equatable {
         if base.affectedSessions == 0, target.affectedSessions == 0 { reason = "no affected sessions on either side" }
     }
 
+    /// The same figures without a ratio, interval or verdict, and why.
+    func withheld(_ why: String) -> SessionComparison {
+        var copy = self
+        copy.ratio = nil
+        copy.interval = nil
+        copy.verdict = nil
+        copy.reportRateRatio = nil
+        copy.reason = why
+        return copy
+    }
+
+    static let partialHistoryReason = "rebuilt on upgrade from raw rows that retention had partly deleted: this breakdown undercounts and is not compared"
+
     /// Wilson score interval of x / n (n > 0).
     static func wilson(_ x: Double, _ n: Double) -> (lower: Double, upper: Double) {
         let p = x / n, z2 = z * z

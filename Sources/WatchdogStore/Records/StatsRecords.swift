@@ -35,6 +35,9 @@ public struct ReleaseStats: Sendable, Equatable {
     public var floodedReportsByKind: [String: Int] = [:]
     /// How the release's reports spread over installs (see `TelemetryStore.concentration`).
     public var concentration = InstallConcentration()
+    /// Its per-dimension and per-install roll-ups were rebuilt, on upgrade, from raw rows that
+    /// retention had partly deleted: they undercount, and are not compared.
+    public var partialHistory = false
     /// Items clients evicted from a full outbox / quarantined, as they reported (`client_dropped`).
     public var clientEvicted = 0
     public var clientQuarantined = 0

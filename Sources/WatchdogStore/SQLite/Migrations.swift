@@ -313,6 +313,14 @@ enum Migrations {
                     SELECT app, version, build,
                            CASE WHEN started_at >= 0 THEN started_at / 3600000 ELSE (started_at - 3599999) / 3600000 END AS hour, count(*)
                     FROM sessions GROUP BY app, version, build, hour;
+                -- Releases whose raw rows retention had partly deleted: the tables above undercount
+                -- them (their roll-ups of before stay whole), so their breakdowns are not compared.
+                ALTER TABLE releases ADD COLUMN partial_history INTEGER NOT NULL DEFAULT 0;
+                UPDATE releases SET partial_history = 1
+                    WHERE sessions > (SELECT count(*) FROM sessions s WHERE s.app = releases.app AND s.version = releases.version AND s.build = releases.build)
+                       OR (SELECT total(reports + suspect_reports) FROM release_kinds k
+                           WHERE k.app = releases.app AND k.version = releases.version AND k.build = releases.build)
+                          > (SELECT count(*) FROM reports r WHERE r.app = releases.app AND r.version = releases.version AND r.build = releases.build);
                 """)
         }
         migrator.registerMigration("2026-11-23-client-drops") { db in

@@ -38,7 +38,7 @@ extension SQLiteStore {
             """)
         let issueSession = try db.cachedStatement(sql: """
             INSERT INTO issue_sessions (app, version, build, fingerprint, session_id, reports) VALUES (?, ?, ?, ?, ?, 1)
-            ON CONFLICT DO UPDATE SET reports = reports + 1
+            ON CONFLICT DO UPDATE SET reports = reports + 1 WHERE reports <= ?
             RETURNING reports
             """)
         let affectedValue = try db.cachedStatement(sql: """
@@ -64,14 +64,19 @@ extension SQLiteStore {
             var newIssueSession = false
             var newlyAffectedValues: [(dimension: String, value: String)] = []
             if !report.isSuspect, let session = report.sessionID {
-                let reportsOfFingerprint = try Int.fetchOne(issueSession, arguments: [report.app, report.version, report.build, report.fingerprint, session]) ?? 1
+                // Counting stops past the cap (no row is rewritten for ever): no row back means flooded.
+                let cap = floodCap > 0 ? floodCap : Int.max - 1
+                let reportsOfFingerprint = try Int.fetchOne(issueSession, arguments: [report.app, report.version, report.build, report.fingerprint, session, cap]) ?? cap + 1
                 newIssueSession = reportsOfFingerprint == 1
-                if floodCap > 0, reportsOfFingerprint > floodCap {
+                if reportsOfFingerprint > cap {
                     report.isFlooded = true
                     try markFlooded.execute(arguments: [rowID])
                 }
-                try affected.execute(arguments: [report.app, report.version, report.build, session])
-                newlyAffected = db.changesCount == 1
+                // A session seen with this fingerprint before is affected already.
+                if newIssueSession {
+                    try affected.execute(arguments: [report.app, report.version, report.build, session])
+                    newlyAffected = db.changesCount == 1
+                }
                 // A session runs on one device: newly affected, it is newly affected for its idiom.
                 if newlyAffected { newlyAffectedValues.append(("idiom", report.idiom ?? "")) }
                 // A session seen with this fingerprint already has its kind, screen and

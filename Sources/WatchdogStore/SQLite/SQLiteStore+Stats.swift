@@ -27,7 +27,8 @@ extension SQLiteStore {
                 stats[id] = ReleaseStats(
                     release: id, sessions: row["sessions"], reportsByKind: [:], suspectReportsByKind: [:],
                     affectedSessions: row["affected_sessions"], autoFixed: row["auto_fixed"],
-                    testCrashes: row["test_crashes"], firstSeen: row["first_seen"], lastSeen: row["last_seen"]
+                    testCrashes: row["test_crashes"], firstSeen: row["first_seen"], lastSeen: row["last_seen"],
+                    partialHistory: row["partial_history"]
                 )
             }
             for row in try Row.fetchAll(db, sql: "SELECT * FROM release_kinds WHERE app = ?", arguments: [app]) {

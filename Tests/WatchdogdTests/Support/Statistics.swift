@@ -19,7 +19,8 @@ enum Statistics {
     static func designEffect(_ clusters: [(Double, Double)]) -> Double {
         let n = clusters.reduce(0) { $0 + $1.0 }, x = clusters.reduce(0) { $0 + $1.1 }, m = Double(clusters.count)
         let p = x / n
-        guard m > 1, p > 0, p < 1 else { return 1 }
+        // No variance to estimate: each cluster counts once.
+        guard m > 1, p > 0, p < 1 else { return max(1, n / max(1, m)) }
         let robust = m / (m - 1) * clusters.reduce(0) { $0 + pow($1.1 - p * $1.0, 2) } / (n * n)
         return max(1, robust / (p * (1 - p) / n))
     }
