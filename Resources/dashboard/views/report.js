@@ -46,7 +46,7 @@ function fields(value, prefix = '') {
   return Object.entries(value).flatMap(([key, inner]) => fields(inner, prefix ? `${prefix}.${key}` : key));
 }
 
-export async function render(main, params) {
+export async function render(main, params, { link }) {
   const id = params.get('id');
   // Ids are unique per app: the app picks the report when two apps used one id.
   const app = params.get('app');
@@ -54,7 +54,8 @@ export async function render(main, params) {
   const report = item.report ?? {};
   const logs = Array.isArray(report.logs) ? report.logs : [];
   replace(main,
-    el('h1', {}, kindName(item.kind), ' on ', el('span', {}, report.screen ?? '?'), ' — ', item.release),
+    el('p', {}, el('a', { href: link('reports', { fingerprint: item.fingerprint, release: item.release }), 'data-role': 'back' }, '← Back to the reports of this issue')),
+    el('h1', {}, kindName(item.kind), ' on ', el('span', { class: 'clip', title: report.screen ?? '?' }, report.screen ?? '?'), ' — ', item.release),
     el('div', { class: 'row' },
       el('div', { class: 'card' }, drawing(report)),
       el('div', { class: 'card' },
