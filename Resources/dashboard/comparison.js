@@ -53,7 +53,7 @@ export function sides(data, roles = ['Base', 'Target']) {
       `⚠ ${summary.release}: the ${concentrationText(summary.concentration)} — a few devices flood the report counts. `,
       'The verdict counts sessions with a glitch, so they cannot tip it.'));
   return [
-    el('div', { class: 'scroll' }, table(['', 'Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Rate', num: true },
+    el('div', { class: 'scroll' }, table(['Side', 'Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Rate', num: true },
       { label: 'Reports', num: true }, { label: '/1k sessions', num: true }, { label: 'Flooded (not counted)', num: true }, { label: 'Suspect (not counted)', num: true }, 'Concentration'],
     [side(roles[0], data.base, data.overall.base), side(roles[1], data.target, data.overall.target)])),
     warnings,
