@@ -17,6 +17,7 @@ const views = { releases, compare, timeline, issues, reports, report, keyboard, 
 const navigation = [['releases', 'Releases'], ['compare', 'Compare'], ['timeline', 'Over time'], ['issues', 'Issues'], ['keyboard', 'Keyboard heights'],
   ['cohort', 'Config effect'], ['config', 'Config']];
 const main = document.getElementById('main');
+main.tabIndex = -1;  // the skip link's target
 const status = document.getElementById('status');
 let session = null;
 let current = null;

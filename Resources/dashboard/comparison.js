@@ -61,8 +61,8 @@ export function sides(data, roles = ['Base', 'Target']) {
 }
 
 /** A breakdown (by kind, screen, keyboard mode, idiom) as a table: affected sessions first, report rates second. */
-export function breakdown(list, label, roles = ['Base', 'Target']) {
-  const headers = ['', { label: `${roles[0]}: sessions with`, num: true }, { label: 'rate', num: true }, { label: `${roles[1]}: sessions with`, num: true }, { label: 'rate', num: true },
+export function breakdown(list, label, roles = ['Base', 'Target'], what = 'Kind') {
+  const headers = [what, { label: `${roles[0]}: sessions with`, num: true }, { label: 'rate', num: true }, { label: `${roles[1]}: sessions with`, num: true }, { label: 'rate', num: true },
     { label: 'Ratio', num: true }, { label: '95 % interval', num: true }, 'Verdict', { label: 'Reports / 1k sessions', num: true }];
   const floodedNote = (r) => (r.base.flooded_reports || r.target.flooded_reports) ? ` (flooded ${number(r.base.flooded_reports)} → ${number(r.target.flooded_reports)})` : '';
   return el('div', { class: 'scroll' }, table(headers, list.map((r) => ({ data: r, cells: [label(r.value),

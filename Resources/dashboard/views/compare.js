@@ -63,9 +63,9 @@ export async function render(main, params, { go, settle }) {
     drawChart(charts.keyboard_mode, bars(data.by_keyboard_mode, none));
     replace(tables,
       el('h2', {}, 'By kind'), breakdown(data.by_kind, kindName),
-      el('h2', {}, 'By screen'), breakdown(data.by_screen, none),
-      el('h2', {}, 'By keyboard mode'), breakdown(data.by_keyboard_mode, none),
-      el('h2', {}, 'By device idiom (per session on that idiom)'), breakdown(data.by_idiom, none));
+      el('h2', {}, 'By screen'), breakdown(data.by_screen, none, undefined, 'Screen'),
+      el('h2', {}, 'By keyboard mode'), breakdown(data.by_keyboard_mode, none, undefined, 'Keyboard mode'),
+      el('h2', {}, 'By device idiom (per session on that idiom)'), breakdown(data.by_idiom, none, undefined, 'Idiom'));
   }
   await refresh();
   return { refresh };
