@@ -17,7 +17,6 @@ const views = { releases, compare, timeline, issues, reports, report, keyboard, 
 const navigation = [['releases', 'Releases'], ['compare', 'Compare'], ['timeline', 'Over time'], ['issues', 'Issues'], ['keyboard', 'Keyboard heights'],
   ['cohort', 'Config effect'], ['config', 'Config']];
 const main = document.getElementById('main');
-main.tabIndex = -1;  // the skip link's target
 const status = document.getElementById('status');
 let session = null;
 let current = null;
@@ -138,6 +137,7 @@ async function start() {
 
 document.getElementById('skip').addEventListener('click', (event) => {
   event.preventDefault();  // the hash is the route: moving focus is all a skip link does here
+  main.tabIndex = -1;
   main.focus();
 });
 window.addEventListener('hashchange', () => session && show());
