@@ -110,3 +110,26 @@ def test_sign_in_by_link_and_sign_out(browser):
     page.get_by_role("button", name="Sign in").click()
     expect(page.locator("#who")).to_contain_text("admin")
     context.close()
+
+
+def test_report_drawing_labels_do_not_overlap(admin):
+    page = admin.open("issues")
+    page.locator("#main table tbody tr td:first-child a", has_text="View frame mismatch").first.click()
+    page.locator("#main table tbody tr td:first-child a").first.click()
+    labels = page.locator('svg[data-role="glitch-drawing"] text')
+    expect(labels.first).to_be_visible()
+    boxes = [(t.inner_html(), t.bounding_box()) for t in labels.all()]
+    for i, (a, p) in enumerate(boxes):
+        for b, r in boxes[i + 1:]:
+            apart = p["x"] + p["width"] <= r["x"] or r["x"] + r["width"] <= p["x"] or p["y"] + p["height"] <= r["y"] or r["y"] + r["height"] <= p["y"]
+            assert apart, f"labels {a!r} and {b!r} overlap"
+
+
+@pytest.mark.parametrize("view", ["releases", "issues", "compare", "config"])
+def test_axe_on_a_phone(signed, view):
+    from test_axe import violations
+    page = signed(ADMIN, 390, 844).open(view)
+    page.wait_for_load_state("networkidle")
+    found = violations(page)
+    print(f"axe admin {view} at 390 px: {found}")
+    assert not found, found
