@@ -133,3 +133,17 @@ def test_axe_on_a_phone(signed, view):
     found = violations(page)
     print(f"axe admin {view} at 390 px: {found}")
     assert not found, found
+
+
+def test_compare_tables_use_the_sentences_scale_and_charts_have_units(admin):
+    page = admin.open("compare")
+    sentence = page.locator("#main li.kind-sentence").first
+    expect(sentence).to_contain_text("×")
+    words = re.search(r"([0-9.]+)× (fewer|more)", sentence.inner_text())
+    assert words, sentence.inner_text()
+    # The by-kind table's first row says the same ratio, the same way round.
+    row = page.locator("#main table").filter(has=page.locator("th", has_text="Kind")).locator("tbody tr").first
+    expect(row).to_contain_text(f"{words.group(1)}× {words.group(2)}")
+    for heading in ["By screen", "By keyboard mode"]:
+        expect(page.locator("#main .card h2", has_text=heading)).to_contain_text("%")
+    expect(page.locator("#main")).not_to_contain_text("(none)")
