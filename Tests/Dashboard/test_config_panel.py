@@ -102,3 +102,51 @@ def test_viewer_sees_the_config_read_only(viewer):
     expect(page.locator('[data-role="read-only"]')).to_be_visible()
     expect(switch(page, "auto_fix")).to_be_disabled()
     expect(page.get_by_role("button", name=re.compile("Restore"))).to_have_count(0)
+
+
+def test_rule_editor_creates_edits_reorders_and_deletes(admin):
+    page = admin.open("config")
+    rules = lambda: config()["rules"]  # noqa: E731
+    assert rules() == []
+
+    def review_and_apply(button, shows):
+        page.get_by_role("button", name=button).click()
+        dialog = open_dialog(page)
+        expect(dialog.locator('[data-role="impact"]')).to_be_visible()
+        expect(dialog.locator('[data-role="diff"]')).to_contain_text(shows)
+        dialog.get_by_role("button", name="Apply").click()
+        expect(page.locator("dialog[open]")).to_have_count(0)
+
+    page.get_by_label("Name").fill("beta auto-fix")
+    page.get_by_label("Versions").fill(">=14.2.0")
+    page.get_by_label("Channels").fill("beta")
+    page.get_by_label("Percent").fill("50")
+    page.get_by_label("Sets auto_fix").select_option("on")
+    review_and_apply("Review new rule", "beta auto-fix")
+    expect(page.locator("#main table", has=page.locator("th", has_text="Sets")).locator("tbody tr")).to_have_count(1)
+    [rule] = rules()
+    assert rule["name"] == "beta auto-fix" and rule["match"]["percent"] == 50 and rule["match"]["channels"] == ["beta"] and rule["set"] == {"auto_fix": True}
+
+    page.get_by_role("button", name="Edit rule beta auto-fix").click()
+    expect(page.get_by_label("Percent")).to_have_value("50")
+    page.get_by_label("Percent").fill("25")
+    review_and_apply("Review change", "25")
+    assert rules()[0]["match"]["percent"] == 25 and rules()[0]["id"] == rule["id"]
+
+    page.get_by_label("Name").fill("kill on pads")
+    page.get_by_label("Idioms").fill("pad")
+    page.get_by_label("Sets enabled").select_option("off")
+    review_and_apply("Review new rule", "kill on pads")
+    assert [r["name"] for r in rules()] == ["beta auto-fix", "kill on pads"]
+
+    page.get_by_role("button", name="Move rule kill on pads up").click()
+    open_dialog(page).get_by_role("button", name="Apply").click()
+    expect(page.locator("dialog[open]")).to_have_count(0)
+    assert [r["name"] for r in rules()] == ["kill on pads", "beta auto-fix"]
+
+    for name in ["kill on pads", "beta auto-fix"]:
+        page.get_by_role("button", name=f"Delete rule {name}").click()
+        open_dialog(page).get_by_role("button", name="Apply").click()
+        expect(page.locator("dialog[open]")).to_have_count(0)
+    assert rules() == []
+    expect(page.locator("#main")).to_contain_text("No rules")

@@ -82,6 +82,7 @@ export async function render(main, params, { session }) {
   }
 
   let last = null;
+  let editing = null;  // the id of the rule in the form, or null for a new one
   async function draw(force = true) {
     const { data: document, etag } = await api.getWithETag(base);
     const history = (await api.get(`${base}/history`)).history;
@@ -91,6 +92,51 @@ export async function render(main, params, { session }) {
     const rules = document.rules ?? [];
     const restore = (version, label, perform) => el('button', { type: 'button', 'data-version': version,
       onclick: () => change(`Restore version ${label}`, perform, `button[data-version="${version}"]`, { diffFrom: document }) }, `Restore version ${label}`);
+    const saveRules = (description, next, returnTo) => change(description,
+      (dry) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`, { rules: next }, etag), returnTo, { diffFrom: document });
+    const label = (r) => r.name || r.id;
+    function ruleActions(r, index) {
+      const moved = (to) => { const next = [...rules]; next.splice(index, 1); next.splice(to, 0, r); return next; };
+      return el('span', { class: 'actions' },
+        el('button', { type: 'button', 'data-rule-edit': r.id, 'aria-label': `Edit rule ${label(r)}`, onclick: () => { editing = r.id; draw().then(() => holder.querySelector('#rule-name')?.focus()); } }, 'Edit'), ' ',
+        index > 0 ? el('button', { type: 'button', 'data-rule-up': r.id, 'aria-label': `Move rule ${label(r)} up`, onclick: () => saveRules(`Move rule ${label(r)} up`, moved(index - 1), `[data-rule-up="${r.id}"]`) }, '↑') : null, ' ',
+        index < rules.length - 1 ? el('button', { type: 'button', 'data-rule-down': r.id, 'aria-label': `Move rule ${label(r)} down`, onclick: () => saveRules(`Move rule ${label(r)} down`, moved(index + 1), `[data-rule-down="${r.id}"]`) }, '↓') : null, ' ',
+        el('button', { type: 'button', 'aria-label': `Delete rule ${label(r)}`, onclick: () => saveRules(`Delete rule ${label(r)}`, rules.filter((x) => x !== r), '#rule-name') }, 'Delete'));
+    }
+    /** Create or edit a rule: what it matches and what it sets (test_crash only through the switch, with its checks). */
+    function ruleForm(rule) {
+      const field = (id, text, input) => el('label', { for: id }, text, ' ', input);
+      const name = el('input', { id: 'rule-name', type: 'text', maxlength: 128, value: rule?.name ?? '' });
+      const versions = el('input', { id: 'rule-versions', type: 'text', placeholder: '>=14.2.0 <15', value: rule?.match?.versions ?? '' });
+      const channels = el('input', { id: 'rule-channels', type: 'text', placeholder: 'beta, internal', value: (rule?.match?.channels ?? []).join(', ') });
+      const idioms = el('input', { id: 'rule-idioms', type: 'text', placeholder: 'phone, pad', value: (rule?.match?.idioms ?? []).join(', ') });
+      const percent = el('input', { id: 'rule-percent', type: 'number', min: 0, max: 100, step: 'any', value: rule?.match?.percent ?? 100 });
+      const setting = (key) => el('select', { id: `rule-set-${key}` }, [['', 'unchanged'], ['true', 'on'], ['false', 'off']].map(([value, text]) =>
+        el('option', { value, selected: rule?.set?.[key] !== undefined && String(rule.set[key]) === value ? 'selected' : null }, text)));
+      const sets = { auto_fix: setting('auto_fix'), enabled: setting('enabled') };
+      const list = (text) => text.split(',').map((x) => x.trim()).filter(Boolean);
+      const form = el('form', { class: 'inline rule-form', 'aria-labelledby': 'rule-form-title' },
+        el('h3', { id: 'rule-form-title' }, rule ? `Edit rule ${label(rule)}` : 'New rule'),
+        field('rule-name', 'Name', name), field('rule-versions', 'Versions', versions), field('rule-channels', 'Channels', channels),
+        field('rule-idioms', 'Idioms', idioms), field('rule-percent', 'Percent', percent),
+        field('rule-set-auto_fix', 'Sets auto_fix', sets.auto_fix), field('rule-set-enabled', 'Sets enabled', sets.enabled),
+        el('button', { type: 'submit', class: 'primary' }, rule ? 'Review change' : 'Review new rule'),
+        rule ? el('button', { type: 'button', onclick: () => { editing = null; draw(); } }, 'Stop editing') : null);
+      form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        const set = Object.fromEntries(Object.entries(sets).filter(([, s]) => s.value).map(([k, s]) => [k, s.value === 'true']));
+        if (!Object.keys(set).length) { message.textContent = 'A rule must set auto_fix or enabled.'; return; }
+        const match = { percent: Number(percent.value) };
+        if (versions.value.trim()) match.versions = versions.value.trim();
+        if (list(channels.value).length) match.channels = list(channels.value);
+        if (list(idioms.value).length) match.idioms = list(idioms.value);
+        const made = { ...(rule?.id ? { id: rule.id } : {}), ...(name.value.trim() ? { name: name.value.trim() } : {}), match, set };
+        const next = rule ? rules.map((r) => (r.id === rule.id ? made : r)) : [...rules, made];
+        editing = null;
+        saveRules(rule ? `Change rule ${label(rule)}` : `Add rule ${made.name ?? ''}`.trim(), next, '#rule-name');
+      });
+      return form;
+    }
     const oldest = history[history.length - 1];
     const rows = history.map((h) => ({ data: h, cells: [String(h.version), time(h.changed_at), h.changed_by, diff(h.before, h.after),
       h.version === document.version ? 'current' : !admin ? '' : restore(h.version, String(h.version),
@@ -117,9 +163,12 @@ export async function render(main, params, { session }) {
             key === 'test_crash' && document.defaults.test_crash_expires_at ? el('small', { class: 'muted' }, ` (expires ${time(document.defaults.test_crash_expires_at)})`) : null);
         })),
       el('div', { class: 'card' }, el('h2', {}, 'Rules'),
-        rules.length ? el('div', { class: 'scroll' }, table(['Id', 'Name', 'Versions', 'Channels', 'Idioms', { label: 'Percent', num: true }, 'Sets'],
-          rules.map((r) => ({ data: r, cells: [r.id, r.name, r.match.versions ?? 'all', (r.match.channels ?? []).join(', ') || 'all',
-            (r.match.idioms ?? []).join(', ') || 'all', r.match.percent, JSON.stringify(r.set)] })))) : el('p', { class: 'muted' }, 'No rules: everyone gets the defaults.')),
+        el('p', { class: 'muted' }, 'Rules apply in order, each over the defaults and the rules before it; an install matches a rule when its version, channel and idiom do and it falls in the rule’s percentage.'),
+        rules.length ? el('div', { class: 'scroll' }, table(['Id', 'Name', 'Versions', 'Channels', 'Idioms', { label: 'Percent', num: true }, 'Sets', ...(admin ? ['Actions'] : [])],
+          rules.map((r, index) => ({ data: r, cells: [r.id, r.name ?? '', r.match?.versions ?? 'all', (r.match?.channels ?? []).join(', ') || 'all',
+            (r.match?.idioms ?? []).join(', ') || 'all', r.match?.percent ?? 100, JSON.stringify(r.set),
+            ...(admin ? [ruleActions(r, index)] : [])] })))) : el('p', { class: 'muted' }, 'No rules: everyone gets the defaults.'),
+        admin ? ruleForm(editing === null ? null : rules.find((r) => r.id === editing) ?? null) : null),
       el('div', { class: 'card' }, el('h2', {}, 'History'),
         el('p', { class: 'muted' }, 'Restoring a version makes its content current again, as a new version; the dialog shows what it changes first.'),
         el('div', { class: 'scroll' }, table(['Version', 'When', 'Who', 'Change', { label: 'Action' }], rows))));
@@ -132,7 +181,8 @@ export async function render(main, params, { session }) {
 /** Key-level differences between two documents, as text lines. */
 function diff(before, after) {
   const flat = (doc) => Object.fromEntries([...Object.entries(doc?.defaults ?? {}).map(([k, v]) => [`defaults.${k}`, JSON.stringify(v)]),
-    ...(doc?.rules ?? []).map((r) => [`rule ${r.id}`, JSON.stringify({ match: r.match, set: r.set })])]);
+    ...(doc?.rules ?? []).map((r) => [`rule ${r.id}`, JSON.stringify({ name: r.name, match: r.match, set: r.set })]),
+    ...(doc?.rules?.length > 1 ? [['rules, in order', doc.rules.map((r) => r.name || r.id).join(' → ')]] : [])]);
   const a = flat(before), b = flat(after);
   const lines = [];
   for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
