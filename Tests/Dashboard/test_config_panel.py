@@ -11,6 +11,11 @@ def switch(page, key):
     return page.locator(f'#main input[data-key="{key}"]')
 
 
+def applied(page, version):
+    """Waits until the panel shows `version` (the dialog closes before the change is sent)."""
+    expect(page.locator("#main h2", has_text="Switches")).to_contain_text(f"(version {version})")
+
+
 def open_dialog(page):
     dialog = page.locator("dialog[open]")
     dialog.wait_for()
@@ -65,8 +70,10 @@ def test_test_crash_shows_budget_expiry_impact_and_needs_the_apps_name(admin):
         expect(apply).to_be_disabled()
         typed.fill(APP)
     expect(apply).to_be_enabled()
+    version = config()["version"]
     apply.click()
     expect(page.locator("dialog[open]")).to_have_count(0)
+    applied(page, version + 1)
     expect(switch(page, "test_crash")).to_be_checked()
     document = config()
     assert document["defaults"]["test_crash"] is True
@@ -110,12 +117,19 @@ def test_rule_editor_creates_edits_reorders_and_deletes(admin):
     assert rules() == []
 
     def review_and_apply(button, shows):
+        version = config()["version"]
         page.get_by_role("button", name=button).click()
         dialog = open_dialog(page)
         expect(dialog.locator('[data-role="impact"]')).to_be_visible()
         expect(dialog.locator('[data-role="diff"]')).to_contain_text(shows)
         dialog.get_by_role("button", name="Apply").click()
-        expect(page.locator("dialog[open]")).to_have_count(0)
+        applied(page, version + 1)
+
+    def confirm(button):
+        version = config()["version"]
+        page.get_by_role("button", name=button).click()
+        open_dialog(page).get_by_role("button", name="Apply").click()
+        applied(page, version + 1)
 
     page.get_by_label("Name").fill("beta auto-fix")
     page.get_by_label("Versions").fill(">=14.2.0")
@@ -130,7 +144,8 @@ def test_rule_editor_creates_edits_reorders_and_deletes(admin):
     page.get_by_role("button", name="Edit rule beta auto-fix").click()
     expect(page.get_by_label("Percent")).to_have_value("50")
     page.get_by_label("Percent").fill("25")
-    review_and_apply("Review change", "25")
+    expect(page.get_by_label("Percent")).to_have_value("25")
+    review_and_apply("Review change", '"percent":25')
     assert rules()[0]["match"]["percent"] == 25 and rules()[0]["id"] == rule["id"]
 
     page.get_by_label("Name").fill("kill on pads")
@@ -139,14 +154,10 @@ def test_rule_editor_creates_edits_reorders_and_deletes(admin):
     review_and_apply("Review new rule", "kill on pads")
     assert [r["name"] for r in rules()] == ["beta auto-fix", "kill on pads"]
 
-    page.get_by_role("button", name="Move rule kill on pads up").click()
-    open_dialog(page).get_by_role("button", name="Apply").click()
-    expect(page.locator("dialog[open]")).to_have_count(0)
+    confirm("Move rule kill on pads up")
     assert [r["name"] for r in rules()] == ["kill on pads", "beta auto-fix"]
 
     for name in ["kill on pads", "beta auto-fix"]:
-        page.get_by_role("button", name=f"Delete rule {name}").click()
-        open_dialog(page).get_by_role("button", name="Apply").click()
-        expect(page.locator("dialog[open]")).to_have_count(0)
+        confirm(f"Delete rule {name}")
     assert rules() == []
     expect(page.locator("#main")).to_contain_text("No rules")
