@@ -158,3 +158,17 @@ def test_compare_tables_use_the_sentences_scale_and_charts_have_units(admin):
     for heading in ["By screen", "By keyboard mode"]:
         expect(page.locator("#main .card h2", has_text=heading)).to_contain_text("%")
     expect(page.locator("#main")).not_to_contain_text("(none)")
+
+
+@pytest.mark.parametrize("width,height", [(1300, 900), (390, 844)])
+def test_screenshots_of_the_main_views(signed, width, height):
+    """Saved to $WATCHDOG_ARTIFACTS (as CI sets it for the Swift browser tests), for README and review."""
+    import os
+    folder = os.environ.get("WATCHDOG_ARTIFACTS")
+    if not folder:
+        pytest.skip("WATCHDOG_ARTIFACTS not set")
+    s = signed(ADMIN, width, height)
+    for view in ["releases", "compare", "timeline", "issues", "config"]:
+        page = s.open(view)
+        page.wait_for_load_state("networkidle")
+        page.screenshot(path=os.path.join(folder, f"dashboard-{view}-{width}.png"), full_page=True)

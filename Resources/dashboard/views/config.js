@@ -171,7 +171,8 @@ export async function render(main, params, { session }) {
         admin ? ruleForm(editing === null ? null : rules.find((r) => r.id === editing) ?? null) : null),
       el('div', { class: 'card' }, el('h2', {}, 'History'),
         el('p', { class: 'muted' }, 'Restoring a version makes its content current again, as a new version; the dialog shows what it changes first.'),
-        el('div', { class: 'scroll' }, table(['Version', 'When', 'Who', 'Change', { label: 'Action' }], rows))));
+        rows.length ? el('div', { class: 'scroll' }, table(['Version', 'When', 'Who', 'Change', { label: 'Action' }], rows))
+          : el('p', { class: 'muted', 'data-role': 'no-history' }, 'No changes yet: the built-in defaults apply.')));
   }
 
   await draw();
