@@ -56,7 +56,15 @@ async function show() {
     params.set('app', apps[0]);
     history.replaceState(null, '', `#/${view}?${params}`);
   }
-  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.view === view);
+  // Reports and a report belong to the issues: the nav says where the user is.
+  const section = { reports: 'issues', report: 'issues' }[view] ?? view;
+  for (const a of document.querySelectorAll('#nav a')) {
+    a.classList.toggle('active', a.dataset.view === section);
+    if (a.dataset.view === section) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  }
+  // A picker that navigated keeps the focus in the new view (not dropped to <body>).
+  const focused = document.activeElement;
+  const refocus = main.contains(focused) && focused.name ? `[name="${CSS.escape(focused.name)}"]` : null;
   document.getElementById('app-select').value = params.get('app') ?? '';
   disposeCharts();
   main.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
@@ -69,10 +77,22 @@ async function show() {
     if (current !== mine) return;
     mine.instance = instance;
     main.replaceChildren(container);
-    status.textContent = `Updated ${new Date().toLocaleTimeString()}`;
+    const heading = container.querySelector('h1');
+    document.title = heading ? `${heading.textContent} · watchdogd` : 'watchdogd';
+    announce(heading?.textContent ?? '');
+    if (refocus) container.querySelector(refocus)?.focus();
+    status.textContent = `Updated ${utcTime()}`;
   } catch (error) {
     if (current === mine) showError(error);
   }
+}
+
+/** The time of day in UTC, like every table's times. */
+const utcTime = () => `${new Date().toISOString().slice(11, 19)} UTC`;
+
+/** Says the new view's title to screen readers (the page does not reload). */
+function announce(text) {
+  document.getElementById('announcer').textContent = text;
 }
 
 function showError(error) {
@@ -84,7 +104,7 @@ async function refresh() {
   if (document.hidden || !current?.instance?.refresh) return;
   try {
     await current.instance.refresh();
-    status.textContent = `Updated ${new Date().toLocaleTimeString()}`;
+    status.textContent = `Updated ${utcTime()}`;
   } catch (error) {
     if (error instanceof APIError && error.status === 401) return start();
     status.textContent = `Refresh failed: ${error.message}`;
@@ -96,10 +116,15 @@ async function start() {
     session = await api.session();
   } catch (error) {
     session = null;
+    current = null;
     replace(document.getElementById('who'));
     replace(document.getElementById('nav'));
+    document.getElementById('app-label').hidden = true;
+    status.textContent = '';
+    document.title = 'Sign in · watchdogd';
     return login.render(main, start);
   }
+  document.getElementById('app-label').hidden = false;
   apps = (await api.get('/v1/apps')).apps.map((a) => a.app);
   const select = document.getElementById('app-select');
   replace(select, apps.map((app) => el('option', { value: app }, app)));
@@ -110,6 +135,11 @@ async function start() {
   await show();
 }
 
+document.getElementById('skip').addEventListener('click', (event) => {
+  event.preventDefault();  // the hash is the route: moving focus is all a skip link does here
+  main.tabIndex = -1;
+  main.focus();
+});
 window.addEventListener('hashchange', () => session && show());
 setInterval(refresh, 30_000);
 start();

@@ -1,7 +1,7 @@
 // What Compare and Config effect both show: the affected-session comparison in words, each
 // side's sessions, reports, flooded reports and concentration, and a table per breakdown.
 import { el, table } from './dom.js';
-import { number, percent, ratioSentence, verdictText, intervalText, kindName } from './format.js';
+import { number, percent, ratioSentence, verdictText, ratioCells, kindName } from './format.js';
 
 /** A share of reports from the top installs at or above which the comparison warns of a flood. */
 export const floodShare = 0.5;
@@ -53,7 +53,7 @@ export function sides(data, roles = ['Base', 'Target']) {
       `⚠ ${summary.release}: the ${concentrationText(summary.concentration)} — a few devices flood the report counts. `,
       'The verdict counts sessions with a glitch, so they cannot tip it.'));
   return [
-    el('div', { class: 'scroll' }, table(['', 'Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Rate', num: true },
+    el('div', { class: 'scroll' }, table(['Side', 'Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Rate', num: true },
       { label: 'Reports', num: true }, { label: '/1k sessions', num: true }, { label: 'Flooded (not counted)', num: true }, { label: 'Suspect (not counted)', num: true }, 'Concentration'],
     [side(roles[0], data.base, data.overall.base), side(roles[1], data.target, data.overall.target)])),
     warnings,
@@ -61,12 +61,12 @@ export function sides(data, roles = ['Base', 'Target']) {
 }
 
 /** A breakdown (by kind, screen, keyboard mode, idiom) as a table: affected sessions first, report rates second. */
-export function breakdown(list, label, roles = ['Base', 'Target']) {
-  const headers = ['', { label: `${roles[0]}: sessions with`, num: true }, { label: 'rate', num: true }, { label: `${roles[1]}: sessions with`, num: true }, { label: 'rate', num: true },
-    { label: 'Ratio', num: true }, { label: '95 % interval', num: true }, 'Verdict', { label: 'Reports / 1k sessions', num: true }];
+export function breakdown(list, label, roles = ['Base', 'Target'], what = 'Kind') {
+  const headers = [what, { label: `${roles[0]}: sessions with`, num: true }, { label: 'rate', num: true }, { label: `${roles[1]}: sessions with`, num: true }, { label: 'rate', num: true },
+    { label: `Change (${roles[1]} vs ${roles[0]})`, num: true }, { label: '95 % interval', num: true }, 'Verdict', { label: 'Reports / 1k sessions', num: true }];
   const floodedNote = (r) => (r.base.flooded_reports || r.target.flooded_reports) ? ` (flooded ${number(r.base.flooded_reports)} → ${number(r.target.flooded_reports)})` : '';
   return el('div', { class: 'scroll' }, table(headers, list.map((r) => ({ data: r, cells: [label(r.value),
     number(r.base.affected_sessions), percent(r.base.affected_session_rate), number(r.target.affected_sessions), percent(r.target.affected_session_rate),
-    r.ratio === null || r.ratio === undefined ? '—' : `${r.ratio.toFixed(2)}×`, intervalText(r.interval), verdictBadge(r.verdict),
+    ...ratioCells(r.ratio, r.interval), verdictBadge(r.verdict),
     `${number(r.base.reports_per_1k_sessions, 1)} → ${number(r.target.reports_per_1k_sessions, 1)}${floodedNote(r)}`] }))));
 }

@@ -10,7 +10,11 @@ export function el(tag, attributes = {}, ...children) {
     if (name.startsWith('on')) {
       if (typeof value !== 'function') throw new Error(`event attribute ${name} needs a function`);
       node.addEventListener(name.slice(2), value);
-    } else if (name === 'class') node.className = value;
+    } else if (name === 'class') {
+      node.className = value;
+      // A box that scrolls sideways (a wide table on a phone) must be reachable by keyboard.
+      if (/(^| )scroll( |$)/.test(value) && !attributes.tabindex) node.tabIndex = 0;
+    }
     else if (name === 'href') node.setAttribute('href', safeHref(value));
     else node.setAttribute(name, String(value));
   }

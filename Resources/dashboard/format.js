@@ -18,6 +18,20 @@ export const times = (value) => !Number.isFinite(value) ? '∞' : value < 0.1 ? 
 export const intervalText = (interval) => !interval ? '—'
   : interval.upper === null || interval.upper === undefined ? `at least ${interval.lower.toFixed(2)}` : `${interval.lower.toFixed(2)}–${interval.upper.toFixed(2)}`;
 
+/** A ratio (target / base) and its interval the way the sentences say them: "3.5× fewer,
+ * 2.7–4.4" rather than "0.29×, 0.23–0.37", so tables and sentences read on one scale. */
+export function ratioCells(ratio, interval) {
+  if (ratio === null || ratio === undefined) return [interval ? 'appeared' : '—', interval ? intervalText(interval) : '—'];
+  const lower = interval?.lower ?? 0, upper = interval?.upper ?? null;
+  if (ratio === 0) return ['none any more', upper ? `at least ${times(1 / upper)}× fewer` : '—'];
+  if (ratio < 1) {
+    const range = !interval ? '—' : upper === null ? 'unbounded' : lower > 0 ? `${times(1 / upper)}–${times(1 / lower)}× fewer` : `at least ${times(1 / upper)}× fewer`;
+    return [`${times(1 / ratio)}× fewer`, range];
+  }
+  if (ratio === 1) return ['same', !interval ? '—' : `${times(lower)}–${upper === null ? '∞' : times(upper)}×`];
+  return [`${times(ratio)}× more`, !interval ? '—' : upper === null ? `at least ${times(lower)}×` : `${times(lower)}–${times(upper)}× more`];
+}
+
 /** "3.1× fewer sessions with keyboard glitches, 95 % interval 2.6–3.7" — or why it cannot be
  * said. `what` names what is counted ("sessions with keyboard glitches"); the ratio and its
  * interval compare the shares of sessions with at least one such glitch (target / base). */

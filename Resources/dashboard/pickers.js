@@ -28,7 +28,17 @@ export const releaseParam = (releases, value) => findRelease(releases, value)?.i
 export function releaseSelect(name, releases, selected, onchange, extra = []) {
   const chosen = findRelease(releases, selected);
   const unknown = !chosen && selected && !extra.some(([value]) => value === selected) ? [[selected, `${selected} (no such release)`]] : [];
-  return el('select', { name, 'aria-label': name, onchange: (event) => onchange(event.target.value) },
+  // Arrow keys on a closed <select> change its value at once: a keyboard user goes through
+  // options without a view load for each; Enter or leaving the picker commits. A pointer
+  // choice commits at once.
+  let keyed = false;
+  const commit = (select) => { keyed = false; if (select.value !== initial) onchange(select.value); };
+  const initial = chosen?.id ?? selected ?? '';
+  return el('select', { name, 'aria-label': name,
+    onkeydown: (event) => { if (event.key === 'Enter') { event.preventDefault(); commit(event.target); } else if (event.key !== 'Tab') keyed = true; },
+    onpointerdown: () => { keyed = false; },
+    onchange: (event) => { if (!keyed) commit(event.target); },
+    onblur: (event) => { if (keyed) commit(event.target); } },
     [...unknown, ...extra].map(([value, label]) => el('option', { value, selected: !chosen && value === (selected ?? '') ? 'selected' : null }, label)),
     releases.map((r) => el('option', { value: r.id, selected: chosen?.id === r.id ? 'selected' : null }, r.release)));
 }

@@ -23,8 +23,8 @@ export async function render(main, params, { go, settle }) {
     el('form', { class: 'inline' }, picker('base', base), picker('target', target)), summary,
     el('div', { class: 'row' },
       el('div', { class: 'card' }, el('h2', {}, 'Sessions with a glitch (%), by kind'), charts.kind),
-      el('div', { class: 'card' }, el('h2', {}, 'By screen'), charts.screen),
-      el('div', { class: 'card' }, el('h2', {}, 'By keyboard mode'), charts.keyboard_mode)),
+      el('div', { class: 'card' }, el('h2', {}, 'Sessions with a glitch (%), by screen'), charts.screen),
+      el('div', { class: 'card' }, el('h2', {}, 'Sessions with a glitch (%), by keyboard mode'), charts.keyboard_mode)),
     tables);
   settle({ base, target });
   const same = (message) => replace(summary, el('p', { class: 'error', 'data-role': 'same-release' }, message));
@@ -49,6 +49,7 @@ export async function render(main, params, { go, settle }) {
       sides(data));
     const bars = (rows, label) => ({
       type: 'bar',
+      options: { scales: { y: { beginAtZero: true, title: { display: true, text: '% of sessions with a glitch' } } } },
       data: {
         labels: rows.map((r) => label(r.value)),
         datasets: [
@@ -57,15 +58,16 @@ export async function render(main, params, { go, settle }) {
         ],
       },
     });
-    const none = (v) => v || '(none)';
+    const none = (v) => v || '(not reported)';
     drawChart(charts.kind, bars(data.by_kind, kindName));
     drawChart(charts.screen, bars(data.by_screen.slice(0, 8), none));
     drawChart(charts.keyboard_mode, bars(data.by_keyboard_mode, none));
     replace(tables,
       el('h2', {}, 'By kind'), breakdown(data.by_kind, kindName),
-      el('h2', {}, 'By screen'), breakdown(data.by_screen, none),
-      el('h2', {}, 'By keyboard mode'), breakdown(data.by_keyboard_mode, none),
-      el('h2', {}, 'By device idiom (per session on that idiom)'), breakdown(data.by_idiom, none));
+      el('h2', {}, 'By screen'), breakdown(data.by_screen, none, undefined, 'Screen'),
+      el('h2', {}, 'By keyboard mode'), breakdown(data.by_keyboard_mode, none, undefined, 'Keyboard mode'),
+      el('h2', {}, 'By device idiom (per session on that idiom)'), breakdown(data.by_idiom, none, undefined, 'Idiom'),
+      el('p', { class: 'muted' }, '(not reported): reports that did not say their screen, keyboard mode or idiom (older clients, or no keyboard on screen).'));
   }
   await refresh();
   return { refresh };

@@ -1,52 +1,88 @@
 import { api, q, APIError } from '../api.js';
 import { el, replace, table } from '../dom.js';
-import { time } from '../format.js';
+import { time, number } from '../format.js';
 
 const switches = [['enabled', 'Watchdog enabled (kill switch)'], ['auto_fix', 'Auto-fix misplaced views'], ['test_crash', 'Crash on purpose after a reported glitch']];
+/** Switching test_crash on for more installs than this needs the app's name typed. */
+export const NAME_CHECK_ABOVE = 10;
+const expiries = [['1', '1 hour'], ['24', '24 hours'], ['168', '7 days']];
+const BUILT_IN_BUDGET = 1;
+let dialogs = 0;
 
-/** The config panel: switches with a confirmation saying who is affected, rules, history with diffs, rollback. Admin only for changes. */
+/** The config panel: switches with a confirmation saying who is affected, rules, history with
+ * diffs, restoring a version. Admin only for changes. The dialog is bound to the server's
+ * state: Cancel, Escape or an error redraw the panel from what the server holds. */
 export async function render(main, params, { session }) {
   const app = params.get('app');
   const admin = session?.role === 'admin';
   const base = `/v1/admin/apps/${q(app)}/config`;
-  const message = el('p', { class: 'error' });
+  const message = el('p', { class: 'error', role: 'status' });
   const holder = el('div');
-  const dialog = el('dialog');
+  const titleID = `config-dialog-title-${++dialogs}`;
+  const dialog = el('dialog', { 'aria-labelledby': titleID });
   replace(main, el('h1', {}, 'Config'),
     admin ? null : el('p', { class: 'muted', 'data-role': 'read-only' }, 'Signed in as a viewer: you see the config; admins change it.'),
     message, holder, dialog);
 
-  /** Dry-run first, then ask, then change with If-Match. */
-  async function change(description, perform) {
+  /** Dry-run first, then ask, then change with If-Match; focus goes back to `returnTo` (a
+   * selector: the invoking control is redrawn). */
+  async function change(description, perform, returnTo, extra = {}) {
     message.textContent = '';
     try {
-      const preview = (await perform(true)).data;
-      const impact = preview.impact ?? [];
-      const switched = impact.reduce((sum, r) => sum + r.switched, 0);
-      const confirmed = await confirmDialog(description, impact, switched, preview.impact_window_days);
-      if (!confirmed) return await draw();  // puts a switch back the way it is
-      await perform(false);
-      await draw();
+      const preview = (await perform(true, {})).data;
+      const answer = await confirmDialog(description, preview, extra);
+      if (answer) await perform(false, answer);
     } catch (error) {
       message.textContent = error instanceof APIError && error.status === 409 ? 'Someone changed the config meanwhile; reloaded — try again.' : error.message;
-      await draw();
     }
+    await draw();  // the switches show the server's state again, whatever happened
+    holder.querySelector(returnTo)?.focus();
   }
 
-  function confirmDialog(description, impact, switched, days) {
+  /** Resolves to false (Cancel, Escape) or to what the dialog's fields add to the change. */
+  function confirmDialog(description, preview, { testCrash, diffFrom }) {
     return new Promise((resolve) => {
-      const finish = (answer) => { dialog.close(); resolve(answer); };
+      const impact = preview.impact ?? [];
+      const switched = impact.reduce((sum, r) => sum + r.switched, 0);
+      let done = false;
+      const answer = () => (testCrash ? { test_crash_expires_at: new Date(Date.now() + Number(expiry.value) * 3_600_000).toISOString() } : {});
+      const finish = (value) => {
+        if (done) return;
+        done = true;
+        if (dialog.open) dialog.close();
+        resolve(value);
+      };
+      const apply = el('button', { type: 'button', class: 'danger', onclick: () => finish(answer()) }, 'Apply');
+      const cancel = el('button', { type: 'button', onclick: () => finish(false) }, 'Cancel');
+      const expiry = el('select', { id: `${titleID}-expiry` }, expiries.map(([hours, label]) => el('option', { value: hours, selected: hours === '24' ? 'selected' : null }, label)));
+      const typed = el('input', { type: 'text', autocomplete: 'off', id: `${titleID}-name`, spellcheck: 'false' });
+      const needsName = testCrash && switched > NAME_CHECK_ABOVE;
+      if (needsName) {
+        apply.disabled = true;
+        typed.addEventListener('input', () => { apply.disabled = typed.value !== app; });
+      }
+      const budget = preview.document?.defaults?.test_crash_budget ?? BUILT_IN_BUDGET;
       replace(dialog,
-        el('h2', {}, description),
-        el('p', { 'data-role': 'impact' }, `This switches ${switched} of the installs seen in the last ${days ?? 7} days.`),
-        impact.length ? table(['Release', { label: 'Recent installs', num: true }, { label: 'Switched', num: true }],
-          impact.map((r) => ({ data: r, cells: [r.release, r.recent_installs, r.switched] }))) : el('p', { class: 'muted' }, 'No recent installs recorded.'),
-        el('p', {}, el('button', { class: 'danger', onclick: () => finish(true) }, 'Apply'), ' ', el('button', { onclick: () => finish(false) }, 'Cancel')));
+        el('h2', { id: titleID }, description),
+        el('p', { 'data-role': 'impact' }, `This switches ${number(switched)} of the installs seen in the last ${preview.impact_window_days ?? 7} days.`),
+        impact.length ? el('div', { class: 'scroll' }, table(['Release', { label: 'Recent installs', num: true }, { label: 'Switched', num: true }],
+          impact.map((r) => ({ data: r, cells: [r.release, number(r.recent_installs), number(r.switched)] })))) : el('p', { class: 'muted' }, 'No recent installs recorded.'),
+        testCrash ? [
+          el('p', { 'data-role': 'budget' }, `Each install crashes at most ${budget} test crash${budget === 1 ? '' : 'es'} a day (UTC), then stops (test_crash_budget).`),
+          el('p', { 'data-role': 'expiry' }, el('label', { for: expiry.id }, 'Expires after '), expiry, ' — test_crash turns itself off then.'),
+          needsName ? el('p', {}, el('label', { for: typed.id }, `Type the app's name (${app}) to apply `), typed) : null,
+        ] : null,
+        diffFrom ? el('div', { 'data-role': 'diff' }, el('h3', {}, 'What this changes'), diff(diffFrom, preview.document)) : null,
+        el('p', { class: 'actions' }, cancel, ' ', apply));
+      dialog.oncancel = (event) => { event.preventDefault(); finish(false); };  // Escape = Cancel
+      dialog.onclose = () => finish(false);
       dialog.showModal();
+      cancel.focus();  // a stray Space or Enter must not apply
     });
   }
 
   let last = null;
+  let editing = null;  // the id of the rule in the form, or null for a new one
   async function draw(force = true) {
     const { data: document, etag } = await api.getWithETag(base);
     const history = (await api.get(`${base}/history`)).history;
@@ -54,24 +90,89 @@ export async function render(main, params, { session }) {
     if (!force && key === last) return;
     last = key;
     const rules = document.rules ?? [];
+    const restore = (version, label, perform) => el('button', { type: 'button', 'data-version': version,
+      onclick: () => change(`Restore version ${label}`, perform, `button[data-version="${version}"]`, { diffFrom: document }) }, `Restore version ${label}`);
+    const saveRules = (description, next, returnTo) => change(description,
+      (dry) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`, { rules: next }, etag), returnTo, { diffFrom: document });
+    const label = (r) => r.name || r.id;
+    function ruleActions(r, index) {
+      const moved = (to) => { const next = [...rules]; next.splice(index, 1); next.splice(to, 0, r); return next; };
+      return el('span', { class: 'actions' },
+        el('button', { type: 'button', 'data-rule-edit': r.id, 'aria-label': `Edit rule ${label(r)}`, onclick: () => { editing = r.id; draw().then(() => holder.querySelector('#rule-name')?.focus()); } }, 'Edit'), ' ',
+        index > 0 ? el('button', { type: 'button', 'data-rule-up': r.id, 'aria-label': `Move rule ${label(r)} up`, onclick: () => saveRules(`Move rule ${label(r)} up`, moved(index - 1), `[data-rule-up="${r.id}"]`) }, '↑') : null, ' ',
+        index < rules.length - 1 ? el('button', { type: 'button', 'data-rule-down': r.id, 'aria-label': `Move rule ${label(r)} down`, onclick: () => saveRules(`Move rule ${label(r)} down`, moved(index + 1), `[data-rule-down="${r.id}"]`) }, '↓') : null, ' ',
+        el('button', { type: 'button', 'aria-label': `Delete rule ${label(r)}`, onclick: () => saveRules(`Delete rule ${label(r)}`, rules.filter((x) => x !== r), '#rule-name') }, 'Delete'));
+    }
+    /** Create or edit a rule: what it matches and what it sets (test_crash only through the switch, with its checks). */
+    function ruleForm(rule) {
+      const field = (id, text, input) => el('label', { for: id }, text, ' ', input);
+      const name = el('input', { id: 'rule-name', type: 'text', maxlength: 128, value: rule?.name ?? '' });
+      const versions = el('input', { id: 'rule-versions', type: 'text', placeholder: '>=14.2.0 <15', value: rule?.match?.versions ?? '' });
+      const channels = el('input', { id: 'rule-channels', type: 'text', placeholder: 'beta, internal', value: (rule?.match?.channels ?? []).join(', ') });
+      const idioms = el('input', { id: 'rule-idioms', type: 'text', placeholder: 'phone, pad', value: (rule?.match?.idioms ?? []).join(', ') });
+      const percent = el('input', { id: 'rule-percent', type: 'number', min: 0, max: 100, step: 'any', value: rule?.match?.percent ?? 100 });
+      const setting = (key) => el('select', { id: `rule-set-${key}` }, [['', 'unchanged'], ['true', 'on'], ['false', 'off']].map(([value, text]) =>
+        el('option', { value, selected: rule?.set?.[key] !== undefined && String(rule.set[key]) === value ? 'selected' : null }, text)));
+      const sets = { auto_fix: setting('auto_fix'), enabled: setting('enabled') };
+      const list = (text) => text.split(',').map((x) => x.trim()).filter(Boolean);
+      const form = el('form', { class: 'inline rule-form', 'aria-labelledby': 'rule-form-title' },
+        el('h3', { id: 'rule-form-title' }, rule ? `Edit rule ${label(rule)}` : 'New rule'),
+        field('rule-name', 'Name', name), field('rule-versions', 'Versions', versions), field('rule-channels', 'Channels', channels),
+        field('rule-idioms', 'Idioms', idioms), field('rule-percent', 'Percent', percent),
+        field('rule-set-auto_fix', 'Sets auto_fix', sets.auto_fix), field('rule-set-enabled', 'Sets enabled', sets.enabled),
+        el('button', { type: 'submit', class: 'primary' }, rule ? 'Review change' : 'Review new rule'),
+        rule ? el('button', { type: 'button', onclick: () => { editing = null; draw(); } }, 'Stop editing') : null);
+      form.addEventListener('submit', (event) => {
+        event.preventDefault();
+        const set = Object.fromEntries(Object.entries(sets).filter(([, s]) => s.value).map(([k, s]) => [k, s.value === 'true']));
+        if (!Object.keys(set).length) { message.textContent = 'A rule must set auto_fix or enabled.'; return; }
+        const match = { percent: Number(percent.value) };
+        if (versions.value.trim()) match.versions = versions.value.trim();
+        if (list(channels.value).length) match.channels = list(channels.value);
+        if (list(idioms.value).length) match.idioms = list(idioms.value);
+        const made = { ...(rule?.id ? { id: rule.id } : {}), ...(name.value.trim() ? { name: name.value.trim() } : {}), match, set };
+        const next = rule ? rules.map((r) => (r.id === rule.id ? made : r)) : [...rules, made];
+        editing = null;
+        saveRules(rule ? `Change rule ${label(rule)}` : `Add rule ${made.name ?? ''}`.trim(), next, '#rule-name');
+      });
+      return form;
+    }
+    const oldest = history[history.length - 1];
+    const rows = history.map((h) => ({ data: h, cells: [String(h.version), time(h.changed_at), h.changed_by, diff(h.before, h.after),
+      h.version === document.version ? 'current' : !admin ? '' : restore(h.version, String(h.version),
+        (dry) => api.postWithETag(`${base}/rollback${dry ? '?dry_run=true' : ''}`, { version: h.version }, etag))] }));
+    if (oldest) {
+      rows.push({ data: null, cells: ['0', '—', 'built in', 'the built-in defaults, no rules', !admin ? '' : restore(0, '0 (built-in)',
+        (dry) => api.put(`${base}${dry ? '?dry_run=true' : ''}`, { version: 0, defaults: {}, rules: [], updated_at: null, updated_by: null }, etag))] });
+    }
     replace(holder,
       el('div', { class: 'card' }, el('h2', {}, `Switches (version ${document.version})`),
         switches.map(([key, label]) => {
           const on = document.defaults[key] ?? (key === 'enabled');
-          return el('p', {}, el('label', {},
-            el('input', { type: 'checkbox', 'data-key': key, checked: on ? 'checked' : null, disabled: admin ? null : 'disabled',
-              onchange: (e) => change(`${e.target.checked ? 'Turn on' : 'Turn off'} ${key} for everyone`,
-                (dry) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`, { [key]: e.target.checked }, etag)) }),
-            ' ', label));
+          const id = `switch-${key}`;
+          return el('p', {},
+            el('input', { type: 'checkbox', id, 'data-key': key, checked: on ? 'checked' : null, disabled: admin ? null : 'disabled',
+              onchange: (e) => {
+                const turnOn = e.target.checked;
+                const body = { [key]: turnOn };
+                change(`${turnOn ? 'Turn on' : 'Turn off'} ${key} for everyone`,
+                  (dry, extra) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`, { ...body, ...extra }, etag), `input[data-key="${key}"]`,
+                  { testCrash: key === 'test_crash' && turnOn });
+              } }),
+            ' ', el('label', { for: id }, label),
+            key === 'test_crash' && document.defaults.test_crash_expires_at ? el('small', { class: 'muted' }, ` (expires ${time(document.defaults.test_crash_expires_at)})`) : null);
         })),
       el('div', { class: 'card' }, el('h2', {}, 'Rules'),
-        rules.length ? table(['Id', 'Name', 'Versions', 'Channels', 'Idioms', { label: 'Percent', num: true }, 'Sets'],
-          rules.map((r) => ({ data: r, cells: [r.id, r.name, r.match.versions ?? 'all', (r.match.channels ?? []).join(', ') || 'all',
-            (r.match.idioms ?? []).join(', ') || 'all', r.match.percent, JSON.stringify(r.set)] }))) : el('p', { class: 'muted' }, 'No rules: everyone gets the defaults.')),
+        el('p', { class: 'muted' }, 'Rules apply in order, each over the defaults and the rules before it; an install matches a rule when its version, channel and idiom do and it falls in the rule’s percentage.'),
+        rules.length ? el('div', { class: 'scroll' }, table(['Id', 'Name', 'Versions', 'Channels', 'Idioms', { label: 'Percent', num: true }, 'Sets', ...(admin ? ['Actions'] : [])],
+          rules.map((r, index) => ({ data: r, cells: [r.id, r.name ?? '', r.match?.versions ?? 'all', (r.match?.channels ?? []).join(', ') || 'all',
+            (r.match?.idioms ?? []).join(', ') || 'all', r.match?.percent ?? 100, JSON.stringify(r.set),
+            ...(admin ? [ruleActions(r, index)] : [])] })))) : el('p', { class: 'muted' }, 'No rules: everyone gets the defaults.'),
+        admin ? ruleForm(editing === null ? null : rules.find((r) => r.id === editing) ?? null) : null),
       el('div', { class: 'card' }, el('h2', {}, 'History'),
-        table(['Version', 'When', 'Who', 'Change', ''], history.map((h) => ({ data: h, cells: [String(h.version), time(h.changed_at), h.changed_by, diff(h.before, h.after),
-          h.version === document.version ? 'current' : !admin ? '' : el('button', { onclick: () => change(`Roll back to version ${h.version}`,
-            (dry) => api.postWithETag(`${base}/rollback${dry ? '?dry_run=true' : ''}`, { version: h.version }, etag)) }, 'Roll back')] })))));
+        el('p', { class: 'muted' }, 'Restoring a version makes its content current again, as a new version; the dialog shows what it changes first.'),
+        rows.length ? el('div', { class: 'scroll' }, table(['Version', 'When', 'Who', 'Change', { label: 'Action' }], rows))
+          : el('p', { class: 'muted', 'data-role': 'no-history' }, 'No changes yet: the built-in defaults apply.')));
   }
 
   await draw();
@@ -81,7 +182,8 @@ export async function render(main, params, { session }) {
 /** Key-level differences between two documents, as text lines. */
 function diff(before, after) {
   const flat = (doc) => Object.fromEntries([...Object.entries(doc?.defaults ?? {}).map(([k, v]) => [`defaults.${k}`, JSON.stringify(v)]),
-    ...(doc?.rules ?? []).map((r) => [`rule ${r.id}`, JSON.stringify({ match: r.match, set: r.set })])]);
+    ...(doc?.rules ?? []).map((r) => [`rule ${r.id}`, JSON.stringify({ name: r.name, match: r.match, set: r.set })]),
+    ...(doc?.rules?.length > 1 ? [['rules, in order', doc.rules.map((r) => r.name || r.id).join(' → ')]] : [])]);
   const a = flat(before), b = flat(after);
   const lines = [];
   for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {

@@ -3,7 +3,7 @@ import { el, replace } from '../dom.js';
 
 /** Sign in with a viewer or admin token; the server answers with an HttpOnly session cookie. */
 export function render(main, onSignedIn) {
-  const input = el('input', { type: 'password', autocomplete: 'off', size: 60, 'aria-label': 'Token', placeholder: 'wdv_… or wda_…' });
+  const input = el('input', { type: 'password', autocomplete: 'off', size: 40, 'aria-label': 'Token', class: 'token', placeholder: 'wdv_… or wda_…' });
   const message = el('p', { class: 'error' });
   const form = el('form', { class: 'card' },
     el('h1', {}, 'Sign in'),
@@ -16,7 +16,10 @@ export function render(main, onSignedIn) {
       await api.login(input.value.trim());
       onSignedIn();
     } catch (error) {
-      message.textContent = error.message;
+      // Words for people, not the API's advice about headers.
+      message.textContent = error.status === 401 || error.status === 403
+        ? 'This token is not valid here: it may be mistyped, revoked, or an app’s ingest key. Use a viewer or admin token.'
+        : `Sign-in failed: ${error.message}`;
     }
   });
   replace(main, form);

@@ -16,13 +16,17 @@ export function drawing(report) {
   const picture = svg('svg', { class: 'glitch', 'data-role': 'glitch-drawing', role: 'img', viewBox: `${-pad} ${-pad} ${window.width + 2 * pad} ${window.height + 2 * pad}`, preserveAspectRatio: 'xMidYMin meet' },
     svg('title', {}, 'The report drawn to scale, in points'),
     svg('rect', { 'data-frame': 'window', x: 0, y: 0, width: window.width, height: window.height, fill: '#ffffff', stroke: '#334155', 'stroke-width': 2 }));
-  const box = (name, frame, fill, stroke, dash) => {
+  // Each label has its own corner (keyboard bottom left, expected top left, actual top right),
+  // so frames that nearly coincide do not print their names over each other.
+  const box = (name, frame, fill, stroke, dash, corner) => {
     picture.append(svg('rect', { 'data-frame': name, x: frame.x, y: frame.y, width: frame.width, height: frame.height, fill, 'fill-opacity': 0.6, stroke, 'stroke-width': 2, 'stroke-dasharray': dash ?? 'none' }));
-    picture.append(svg('text', { x: frame.x + 6, y: frame.y + font + 2, 'font-size': font, fill: stroke }, name));
+    const right = corner === 'top-right';
+    const y = corner === 'bottom-left' ? frame.y + Math.max(frame.height - 6, font + 2) : frame.y + font + 2;
+    picture.append(svg('text', { x: right ? frame.x + frame.width - 6 : frame.x + 6, y, 'text-anchor': right ? 'end' : 'start', 'font-size': font, fill: stroke }, name));
   };
-  if (keyboard) box('keyboard', keyboard, '#cbd5e1', '#475569');
-  if (expected) box('expected', expected, '#bbf7d0', '#15803d', '6 4');
-  if (actual) box('actual', actual, '#fecaca', '#b91c1c');
+  if (keyboard) box('keyboard', keyboard, '#cbd5e1', '#475569', null, 'bottom-left');
+  if (expected) box('expected', expected, '#bbf7d0', '#15803d', '6 4', 'top-left');
+  if (actual) box('actual', actual, '#fecaca', '#b91c1c', null, 'top-right');
   let delta = null;
   if (expected && actual) {
     const parts = [['x', actual.x - expected.x], ['y', actual.y - expected.y], ['width', actual.width - expected.width], ['height', actual.height - expected.height]]
@@ -46,7 +50,7 @@ function fields(value, prefix = '') {
   return Object.entries(value).flatMap(([key, inner]) => fields(inner, prefix ? `${prefix}.${key}` : key));
 }
 
-export async function render(main, params) {
+export async function render(main, params, { link }) {
   const id = params.get('id');
   // Ids are unique per app: the app picks the report when two apps used one id.
   const app = params.get('app');
@@ -54,7 +58,8 @@ export async function render(main, params) {
   const report = item.report ?? {};
   const logs = Array.isArray(report.logs) ? report.logs : [];
   replace(main,
-    el('h1', {}, kindName(item.kind), ' on ', el('span', {}, report.screen ?? '?'), ' — ', item.release),
+    el('p', {}, el('a', { href: link('reports', { fingerprint: item.fingerprint, release: item.release }), 'data-role': 'back' }, '← Back to the reports of this issue')),
+    el('h1', {}, kindName(item.kind), ' on ', el('span', { class: 'clip', title: report.screen ?? '?' }, report.screen ?? '?'), ' — ', item.release),
     el('div', { class: 'row' },
       el('div', { class: 'card' }, drawing(report)),
       el('div', { class: 'card' },

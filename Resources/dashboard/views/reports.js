@@ -14,7 +14,20 @@ export async function render(main, params, { link }) {
   const more = el('button', {}, 'More');
   const described = [chosen.release ? `release ${releaseLabel(releases, chosen.release)}` : null, chosen.kind ? kindName(chosen.kind) : null,
     chosen.screen ? `screen ${chosen.screen}` : null, chosen.fingerprint ? `issue ${chosen.fingerprint}` : null].filter(Boolean).join(', ');
-  replace(main, el('h1', {}, 'Reports'), described ? el('p', { class: 'muted', 'data-role': 'filters' }, `Only ${described}.`) : null, holder, el('p', {}, more),
+  // The title says whose reports these are: the issue's title (as the issues table shows it) and the release.
+  let issue = null;
+  if (chosen.fingerprint && chosen.release) {
+    issue = (await api.get(`/v1/apps/${q(app)}/issues?release=${q(chosen.release)}&limit=200`)).issues.find((i) => i.fingerprint === chosen.fingerprint) ?? null;
+  }
+  const heading = chosen.fingerprint
+    ? el('h1', {}, 'Reports of ', el('span', { class: 'clip', title: issue?.title ?? chosen.fingerprint }, issue ? issue.title ?? kindName(issue.kind) : `issue ${chosen.fingerprint}`),
+      chosen.release ? [' in ', releaseLabel(releases, chosen.release)] : null)
+    : el('h1', {}, 'Reports', chosen.release ? [' of ', releaseLabel(releases, chosen.release)] : null);
+  const back = el('p', {}, el('a', { href: link('issues', chosen.release ? { release: chosen.release } : {}), 'data-role': 'back' }, '← Back to the issues',
+    chosen.release ? ` of ${releaseLabel(releases, chosen.release)}` : ''));
+  replace(main, back, heading, issue ? el('p', { class: 'muted', 'data-role': 'counts' },
+    `${issue.reports} report${issue.reports === 1 ? '' : 's'} counted in the rates; reports sent while the app was inactive (suspect) or past the per-session cap (flooded) are listed too, greyed and marked.`) : null,
+  described ? el('p', { class: 'muted', 'data-role': 'filters' }, `Only ${described}.`) : null, holder, el('p', {}, more),
     el('p', { class: 'muted' }, 'Suspect: sent while the app was inactive or in the background. Flooded: past the per-session cap for one glitch. Both are stored and kept out of the rates.'));
   let cursor = null;
   const rows = [];

@@ -1,0 +1,174 @@
+"""Points 4, 5, 7, 9 and 10 of issue 16, by clicking and typing in a real Chromium."""
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import ADMIN, APP, URL
+
+
+def test_issue_links_name_their_issue(admin):
+    page = admin.open("issues")
+    links = page.locator("#main table tbody tr td:first-child a")
+    expect(links.first).to_be_visible()
+    texts = links.all_inner_texts()
+    assert len(texts) == 1 or len(set(texts)) > 1, f"every issue link says the same: {texts}"
+
+
+def test_reports_page_says_which_issue_and_release_and_leads_back(admin):
+    page = admin.open("issues")
+    release = page.locator('#main [data-role="release"]').inner_text()
+    first = page.locator("#main table tbody tr td:first-child a").first
+    title = first.inner_text()
+    first.click()
+    heading = page.locator("#main h1")
+    expect(heading).to_contain_text(title)
+    expect(heading).to_contain_text(release)
+    expect(page.locator("#nav a[data-view=issues]")).to_have_attribute("aria-current", "page")
+    back = page.get_by_role("link", name=re.compile("Back to the issues"))
+    back.click()
+    expect(page.locator("#main h1")).to_contain_text("Top issues")
+    expect(page).to_have_title(re.compile("Top issues"))
+
+
+def test_report_page_names_the_report_and_leads_back_to_its_issue(admin):
+    page = admin.open("issues")
+    page.locator("#main table tbody tr td:first-child a").first.click()
+    page.locator("#main table tbody tr td:first-child a").first.click()
+    expect(page.locator("#nav a[data-view=issues]")).to_have_attribute("aria-current", "page")
+    page.get_by_role("link", name=re.compile("Back to the reports")).click()
+    expect(page.locator("#main h1")).to_contain_text("Reports of")
+
+
+@pytest.mark.parametrize("width", [360, 390])
+@pytest.mark.parametrize("view", ["releases", "issues", "compare", "timeline", "config", "keyboard", "cohort", "reports"])
+def test_phone_has_no_sideways_page_scroll(signed, view, width):
+    from conftest import api
+    if view == "cohort":  # with a rule, so the rule picker and the cohort tables are there
+        api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": [{"name": "beta auto-fix", "match": {"percent": 50, "channels": ["beta"]}, "set": {"auto_fix": True}}]})
+    try:
+        check_phone(signed, view, width)
+    finally:
+        if view == "cohort":
+            api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": []})
+
+
+def check_phone(signed, view, width):
+    s = signed(ADMIN, width, 844)
+    page = s.open(view)
+    page.wait_for_load_state("networkidle")
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"{view} at {width} px scrolls {overflow} px sideways"
+    # The nav keeps each label on one line.
+    for label in page.locator("#nav a").all():
+        assert label.evaluate("a => a.getClientRects().length") == 1, label.inner_text()
+
+
+def test_skip_link_is_first_and_moves_focus_to_the_content(admin):
+    page = admin.open("releases")
+    hash_before = page.evaluate("location.hash")
+    page.keyboard.press("Tab")
+    skip = page.locator(":focus")
+    expect(skip).to_have_text("Skip to content")
+    page.keyboard.press("Enter")
+    expect(page.locator("#main")).to_be_focused()
+    assert page.evaluate("location.hash") == hash_before
+
+
+def test_picker_arrow_keys_do_not_navigate_until_enter(admin):
+    page = admin.open("compare")
+    page.wait_for_url(re.compile("target="))
+    picker = page.locator("select[name=target]")
+    before_value, before_url = picker.input_value(), page.url
+    picker.focus()
+    page.keyboard.press("ArrowDown")
+    expect(picker).not_to_have_value(before_value)
+    chosen = picker.input_value()
+    assert page.url == before_url, "an arrow key navigated"
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(f"target={re.escape(chosen)}"))
+    expect(page.locator("select[name=target]")).to_be_focused()
+    expect(page.locator("select[name=target]")).to_have_value(chosen)
+
+
+def test_icon_and_footer_in_utc(admin):
+    page = admin.open("releases")
+    expect(page.locator("#status")).to_have_text(re.compile(r"^Updated \d\d:\d\d:\d\d UTC$"))
+    icon = page.locator('link[rel="icon"]')
+    expect(icon).to_have_count(1)
+    response = page.request.get(URL + icon.get_attribute("href"))
+    assert response.ok and response.headers["content-type"].startswith("image/")
+    page.wait_for_load_state("networkidle")
+    assert not admin.failed, admin.failed
+    assert not admin.errors, admin.errors
+
+
+def test_sign_in_by_link_and_sign_out(browser):
+    import os
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(os.environ["WATCHDOG_SIGN_IN_LINK"])
+    expect(page.locator("#who")).to_contain_text("admin")
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(page.locator("#app-select")).to_be_hidden()
+    expect(page.locator("#status")).to_have_text("")
+    # A wrong token gets words for people, not the API's advice about headers.
+    page.get_by_label("Token").fill("wda_nope")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#main .error")).to_have_text(re.compile("not valid", re.I))
+    page.get_by_label("Token").fill(ADMIN)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#who")).to_contain_text("admin")
+    context.close()
+
+
+def test_report_drawing_labels_do_not_overlap(admin):
+    page = admin.open("issues")
+    page.locator("#main table tbody tr td:first-child a", has_text="View frame mismatch").first.click()
+    page.locator("#main table tbody tr td:first-child a").first.click()
+    labels = page.locator('svg[data-role="glitch-drawing"] text')
+    expect(labels.first).to_be_visible()
+    boxes = [(t.inner_html(), t.bounding_box()) for t in labels.all()]
+    for i, (a, p) in enumerate(boxes):
+        for b, r in boxes[i + 1:]:
+            apart = p["x"] + p["width"] <= r["x"] or r["x"] + r["width"] <= p["x"] or p["y"] + p["height"] <= r["y"] or r["y"] + r["height"] <= p["y"]
+            assert apart, f"labels {a!r} and {b!r} overlap"
+
+
+@pytest.mark.parametrize("view", ["releases", "issues", "compare", "config"])
+def test_axe_on_a_phone(signed, view):
+    from test_axe import violations
+    page = signed(ADMIN, 390, 844).open(view)
+    page.wait_for_load_state("networkidle")
+    found = violations(page)
+    print(f"axe admin {view} at 390 px: {found}")
+    assert not found, found
+
+
+def test_compare_tables_use_the_sentences_scale_and_charts_have_units(admin):
+    page = admin.open("compare")
+    sentence = page.locator("#main li.kind-sentence").first
+    expect(sentence).to_contain_text("×")
+    words = re.search(r"([0-9.]+)× (fewer|more)", sentence.inner_text())
+    assert words, sentence.inner_text()
+    # The by-kind table's first row says the same ratio, the same way round.
+    row = page.locator("#main table").filter(has=page.locator("th", has_text="Kind")).locator("tbody tr").first
+    expect(row).to_contain_text(f"{words.group(1)}× {words.group(2)}")
+    for heading in ["By screen", "By keyboard mode"]:
+        expect(page.locator("#main .card h2", has_text=heading)).to_contain_text("%")
+    expect(page.locator("#main")).not_to_contain_text("(none)")
+
+
+@pytest.mark.parametrize("width,height", [(1300, 900), (390, 844)])
+def test_screenshots_of_the_main_views(signed, width, height):
+    """Saved to $WATCHDOG_ARTIFACTS (as CI sets it for the Swift browser tests), for README and review."""
+    import os
+    folder = os.environ.get("WATCHDOG_ARTIFACTS")
+    if not folder:
+        pytest.skip("WATCHDOG_ARTIFACTS not set")
+    s = signed(ADMIN, width, height)
+    for view in ["releases", "compare", "timeline", "issues", "config"]:
+        page = s.open(view)
+        page.wait_for_load_state("networkidle")
+        page.screenshot(path=os.path.join(folder, f"dashboard-{view}-{width}.png"), full_page=True)
