@@ -50,6 +50,25 @@ import Testing
         return target
     }
 
+    /// One install's sessions of a release, a view-frame glitch in every `glitchEvery`-th one.
+    static func oneDevice(_ daemon: Daemon, key: String, version: String, build: String, sessions count: Int, glitchEvery: Int) throws {
+        var sessions: [[String: Any]] = [], reports: [[String: Any]] = []
+        for index in 0..<count {
+            var session = Fixtures.session(version: version, build: build)
+            session["install_id"] = "I-one-device"
+            sessions.append(session)
+            if index % glitchEvery == 0 {
+                var report = try Fixtures.freshReport(version: version, build: build, kind: "view_frame_mismatch", sessionID: session["id"] as? String)
+                report["install_id"] = "I-one-device"
+                reports.append(report)
+            }
+        }
+        for start in stride(from: 0, to: count, by: 300) {
+            #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<min(count, start + 300)])]).status == 202)
+        }
+        try post(daemon, key: key, reports)
+    }
+
     static func compare(_ daemon: Daemon, _ viewer: String) throws -> [String: Any] {
         let response = try daemon.client.request("GET", "\(app)/compare?base=14.1.0&target=14.2.0", token: viewer)
         #expect(response.status == 200, "\(response.text)")
@@ -111,20 +130,7 @@ import Testing
         let viewer = try daemon.addToken(role: "viewer")
         _ = try Self.demoLikeReleases(daemon, key: key)
         // One tester's device: 600 sessions of 14.2.0, a glitch in every one.
-        var sessions: [[String: Any]] = []
-        var reports: [[String: Any]] = []
-        for _ in 0..<600 {
-            var session = Fixtures.session(version: "14.2.0", build: "31245")
-            session["install_id"] = "I-heavy"
-            sessions.append(session)
-            var report = try Fixtures.freshReport(version: "14.2.0", build: "31245", kind: "view_frame_mismatch", sessionID: session["id"] as? String)
-            report["install_id"] = "I-heavy"
-            reports.append(report)
-        }
-        for start in stride(from: 0, to: 600, by: 300) {
-            #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<start + 300])]).status == 202)
-        }
-        try Self.post(daemon, key: key, reports)
+        try Self.oneDevice(daemon, key: key, version: "14.2.0", build: "31245", sessions: 600, glitchEvery: 1)
         let overall = try #require(try Self.compare(daemon, viewer)["overall"] as? [String: Any])
         // Plain Wilson intervals would say `regressed` (732/2,100 against 313/1,200: 1.20–1.50).
         let plain = Statistics.comparison(target: 732, of: 2100, base: 313, of: 1200)
@@ -150,21 +156,7 @@ import Testing
         let viewer = try daemon.addToken(role: "viewer")
         _ = try Self.demoLikeReleases(daemon, key: key)
         // 14.3.0 so far runs on one tester's device: 600 sessions, a glitch in half of them.
-        var sessions: [[String: Any]] = [], reports: [[String: Any]] = []
-        for index in 0..<600 {
-            var session = Fixtures.session(version: "14.3.0", build: "1")
-            session["install_id"] = "I-only"
-            sessions.append(session)
-            if index % 2 == 0 {
-                var report = try Fixtures.freshReport(version: "14.3.0", build: "1", kind: "view_frame_mismatch", sessionID: session["id"] as? String)
-                report["install_id"] = "I-only"
-                reports.append(report)
-            }
-        }
-        for start in stride(from: 0, to: 600, by: 300) {
-            #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<start + 300])]).status == 202)
-        }
-        try Self.post(daemon, key: key, reports)
+        try Self.oneDevice(daemon, key: key, version: "14.3.0", build: "1", sessions: 600, glitchEvery: 2)
         let response = try daemon.client.request("GET", "\(Self.app)/compare?base=14.1.0&target=14.3.0", token: viewer)
         let overall = try #require(response.json["overall"] as? [String: Any])
         #expect(Statistics.comparison(target: 300, of: 600, base: 313, of: 1200).lower > 1, "as if independent: regressed")

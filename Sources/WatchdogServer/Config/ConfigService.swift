@@ -277,7 +277,7 @@ final class ConfigService: Sendable {
                                       idiom: install.idiom, installID: install.installID)
             let old = ConfigEvaluation.evaluate(before, mask: ConfigEvaluation.mask(before, client: client), now: now)
             let new = ConfigEvaluation.evaluate(after, mask: ConfigEvaluation.mask(after, client: client), now: now)
-            var entry = byRelease[install.release] ?? ReleaseImpact(release: ReleaseID.text(install.release), recentInstalls: 0, switched: 0, keys: [:])
+            var entry = byRelease[install.release] ?? ReleaseImpact(release: install.release.text, recentInstalls: 0, switched: 0, keys: [:])
             entry.recentInstalls += 1
             let differing = Set(old.values.keys).union(new.values.keys).filter { old.values[$0] != new.values[$0] }
             if !differing.isEmpty { entry.switched += 1 }

@@ -38,8 +38,6 @@ extension ReleaseID {
     /// How a release is shown: `14.2.0 (31245)`.
     var text: String { "\(version) (\(build))" }
 
-    static func text(_ release: ReleaseID) -> String { release.text }
-
     /// The opaque, URL-safe id of a release: `r` + lowercase hex of `version \n build` (neither
     /// may hold a control character, so the pair is recovered exactly).
     var id: String {

@@ -104,7 +104,7 @@ enum Cursor {
 enum ReportJSON {
     static func item(_ report: StoredReport) -> [UInt8] {
         var bytes = Array(#"{"id":"#.utf8) + JSONText.quoted(report.id)
-        bytes += Array(#","release":"#.utf8) + JSONText.quoted(ReleaseID.text(report.release))
+        bytes += Array(#","release":"#.utf8) + JSONText.quoted(report.release.text)
         bytes += Array(#","kind":"#.utf8) + JSONText.quoted(report.kind)
         bytes += Array(#","fingerprint":"#.utf8) + JSONText.quoted(report.fingerprint)
         bytes += Array(#","occurred_at":"#.utf8) + JSONText.quoted(Timestamp.format(milliseconds: report.occurredAt))

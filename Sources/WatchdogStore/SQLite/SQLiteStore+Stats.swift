@@ -83,33 +83,26 @@ extension SQLiteStore {
                        total(min(affected_sessions, sessions) * sessions), total(min(affected_sessions, sessions) * min(affected_sessions, sessions))
                 FROM release_installs WHERE app = ? AND version = ? AND build = ? AND sessions > 0
                 """, arguments: arguments) {
-                sums.overall = Self.clusterSums(row, kindColumn: false)
-                sums.overall.sessionsSquared = row[3]
+                let sessions: Double = row[1], affected: Double = row[2]
+                sums.overall = ClusterSums(clusters: row[0], sessions: Int(sessions), affected: Int(affected),
+                                           sessionsSquared: row[3], affectedTimesSessions: row[4], affectedSquared: row[5])
             }
             for row in try Row.fetchAll(db, sql: """
-                SELECT k.kind, count(*), total(i.sessions), total(min(k.affected_sessions, i.sessions)),
+                SELECT k.kind, total(min(k.affected_sessions, i.sessions)),
                        total(min(k.affected_sessions, i.sessions) * i.sessions), total(min(k.affected_sessions, i.sessions) * min(k.affected_sessions, i.sessions))
                 FROM release_install_kinds k JOIN release_installs i
                      ON i.app = k.app AND i.version = k.version AND i.build = k.build AND i.install_id = k.install_id
                 WHERE k.app = ? AND k.version = ? AND k.build = ? AND i.sessions > 0 AND k.affected_sessions > 0
                 GROUP BY k.kind
                 """, arguments: arguments) {
-                // Installs without this kind contribute nᵢ² only: Σ nᵢ² comes from all installs.
-                var kind = Self.clusterSums(row, kindColumn: true)
-                kind.clusters = sums.overall.clusters
-                kind.sessions = sums.overall.sessions
-                kind.sessionsSquared = sums.overall.sessionsSquared
-                sums.byKind[row[0]] = kind
+                // Installs without this kind contribute nᵢ² only: the clusters, their sessions
+                // and Σ nᵢ² are those of all installs.
+                let affected: Double = row[1]
+                sums.byKind[row[0]] = ClusterSums(clusters: sums.overall.clusters, sessions: sums.overall.sessions, affected: Int(affected),
+                                                  sessionsSquared: sums.overall.sessionsSquared, affectedTimesSessions: row[2], affectedSquared: row[3])
             }
             return sums
         }
-    }
-
-    private static func clusterSums(_ row: Row, kindColumn: Bool) -> ClusterSums {
-        let offset = kindColumn ? 1 : 0
-        let sessions: Double = row[offset + 1], affected: Double = row[offset + 2]
-        return ClusterSums(clusters: row[offset], sessions: Int(sessions), affected: Int(affected),
-                           affectedTimesSessions: row[4], affectedSquared: row[5])
     }
 
     public func installs(app: String, release: ReleaseID) throws -> [InstallRow] {
