@@ -44,7 +44,7 @@ let package = Package(
         ),
         .target(
             name: "WatchdogStore",
-            dependencies: ["WatchdogWire", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["WatchdogWire", "Gzip", "Locking", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "WatchdogServer",
@@ -78,7 +78,7 @@ let package = Package(
         // port 0 with a temporary data dir and talks HTTP to it.
         .testTarget(
             name: "WatchdogdTests",
-            dependencies: ["Gzip", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Gzip", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", "WatchdogStore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -12,4 +12,15 @@ static inline int watchdog_inflate_init_gzip(z_stream *stream) {
 static inline int watchdog_deflate_init_gzip(z_stream *stream, int level) {
     return deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
 }
+
+/* zlib format (RFC 1950), not gzip: its header names the preset dictionary (FDICT + DICTID)
+   and its trailer checks the data (Adler-32), so a stored body says which dictionary it needs
+   and a damaged one fails to inflate instead of inflating to something else. */
+static inline int watchdog_deflate_init_zlib(z_stream *stream, int level) {
+    return deflateInit2(stream, level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY);
+}
+
+static inline int watchdog_inflate_init_zlib(z_stream *stream) {
+    return inflateInit2(stream, 15);
+}
 #endif

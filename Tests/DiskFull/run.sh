@@ -114,7 +114,7 @@ start
 python3 - "$data/watchdog.sqlite3" "$work/acknowledged.json" <<'PY'
 import json, sqlite3, sys
 acknowledged = set(json.load(open(sys.argv[2])))
-stored = {row[0] for row in sqlite3.connect(sys.argv[1]).execute("SELECT id FROM reports")}
+stored = {row[0] for row in sqlite3.connect(sys.argv[1]).execute("SELECT id FROM report_ids")}
 missing = acknowledged - stored
 if missing: sys.exit(f"FAIL: {len(missing)} of {len(acknowledged)} acknowledged reports lost, e.g. {sorted(missing)[:3]}")
 print(f"ok: after kill -9 and restart all {len(acknowledged)} acknowledged reports are stored ({len(stored)} rows)")

@@ -148,7 +148,7 @@ import json, os, sqlite3, sys, urllib.request
 state = json.load(open(os.environ["STATE"]))
 acknowledged = set(state["acknowledged"])
 db = sqlite3.connect(os.environ["DB"])
-stored = {row[0] for row in db.execute("SELECT id FROM reports")}
+stored = {row[0] for row in db.execute("SELECT id FROM report_ids")}
 missing = acknowledged - stored
 if missing: sys.exit(f"FAIL: {len(missing)} of {len(acknowledged)} acknowledged reports lost, e.g. {sorted(missing)[:3]}")
 print(f"ok: after repair and restart all {len(acknowledged)} acknowledged reports are stored ({len(stored)} rows)")

@@ -60,7 +60,7 @@ import Testing
         daemon.process.waitUntilExit()
         #expect(daemon.process.terminationStatus == 0)
         try daemon.restart()
-        #expect(try daemon.query { db in try String.fetchOne(db, sql: "SELECT id FROM reports WHERE id = ?", arguments: [id.lowercased()]) } != nil)
+        #expect(try daemon.query { db in try String.fetchOne(db, sql: "SELECT id FROM report_ids WHERE id = ?", arguments: [id.lowercased()]) } != nil)
     }
 
     /// SIGTERM while keep-alive clients post continuously: the daemon answers or closes every
@@ -95,7 +95,7 @@ import Testing
         let acked = acknowledged.value
         #expect(acked.count >= 200 * 3 / 2)
         try daemon.restart()
-        let stored = try daemon.query { db in Set(try String.fetchAll(db, sql: "SELECT id FROM reports")) }
+        let stored = try daemon.query { db in Set(try String.fetchAll(db, sql: "SELECT id FROM report_ids")) }
         #expect(acked.isSubset(of: stored), "\(acked.subtracting(stored).count) acknowledged reports missing")
         #expect(try daemon.runCommand(["check"]).status == 0)
     }
@@ -140,7 +140,7 @@ import Testing
         #expect(acked.count < total, "the kill came too late to interrupt anything")
 
         try daemon.restart()
-        let stored = try daemon.query { db in Set(try String.fetchAll(db, sql: "SELECT id FROM reports")) }
+        let stored = try daemon.query { db in Set(try String.fetchAll(db, sql: "SELECT id FROM report_ids")) }
         #expect(acked.isSubset(of: stored), "\(acked.subtracting(stored).count) acknowledged reports were lost")
 
         // Every client retries every batch.

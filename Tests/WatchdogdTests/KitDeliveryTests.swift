@@ -79,7 +79,7 @@ import WatchdogWire
         #expect(await uploader.drain() == .drained)
         #expect(heard.all.last == .delivering)
         #expect(outbox.count(.reports) == 0)
-        let stored = try daemon.query { db in try String.fetchAll(db, sql: "SELECT id FROM reports") }
+        let stored = try daemon.query { db in try String.fetchAll(db, sql: "SELECT id FROM report_ids") }
         #expect(stored.count == 160)
         #expect(Set(stored) == ids, "every report stored exactly once")
         let release = try releaseStats(daemon, viewer: viewer)

@@ -70,6 +70,7 @@ import Testing
         // Back to the old schema: reports keyed by id alone, rowids kept, the migration unrecorded.
         let queue = try DatabaseQueue(path: daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path)
         try queue.write { db in
+            try OldSchema.undoCompactStorage(db)
             let columns = "id, app, version, build, channel, kind, occurred_at, received_at, session_id, install_id, suspect, screen, fingerprint, body, flooded"
             try db.execute(sql: """
                 CREATE TABLE old_reports (

@@ -315,6 +315,7 @@ import Testing
     static func downgrade(_ daemon: Daemon, pruning: String? = nil) throws {
         let queue = try DatabaseQueue(path: daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path)
         try queue.write { db in
+            try OldSchema.undoCompactStorage(db)
             for table in ["affected_session_values", "release_affected", "release_installs", "release_install_kinds", "release_hourly_sessions"] {
                 try db.execute(sql: "DROP TABLE \(table)")
             }

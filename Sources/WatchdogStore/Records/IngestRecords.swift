@@ -23,8 +23,9 @@ public struct ReportRecord: Sendable {
     public var deviceModel: String?
     public var idiom: String?
     public var windowHeight: Double?
-    /// The report as JSON.
-    public var body: String
+    /// The report's JSON as the store keeps it (`StoredBody`), compressed by `init` on the
+    /// caller's thread so the one writer thread never does.
+    let storedBody: [UInt8]
     /// Past the per-session, per-fingerprint cap: stored, but counted apart. Set by the store.
     public var isFlooded = false
 
@@ -52,7 +53,7 @@ public struct ReportRecord: Sendable {
         self.deviceModel = deviceModel
         self.idiom = idiom
         self.windowHeight = windowHeight
-        self.body = body
+        storedBody = StoredBody.compress(body)
     }
 }
 
@@ -66,7 +67,8 @@ public struct SessionRecord: Sendable {
     public var installID: String?
     public var startedAt: Int64
     public var idiom: String?
-    public var body: String
+    /// The session's JSON as the store keeps it (`StoredBody`), compressed on the caller's thread.
+    let storedBody: [UInt8]
 
     public init(id: String, app: String, version: String, build: String, channel: String?, installID: String?, startedAt: Int64, idiom: String? = nil, body: String) {
         self.id = id
@@ -77,7 +79,7 @@ public struct SessionRecord: Sendable {
         self.installID = installID
         self.startedAt = startedAt
         self.idiom = idiom
-        self.body = body
+        storedBody = StoredBody.compress(body)
     }
 }
 

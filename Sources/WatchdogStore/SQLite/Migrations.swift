@@ -372,6 +372,7 @@ enum Migrations {
                 CREATE INDEX reports_by_fingerprint ON reports (app, fingerprint);
                 """)
         }
+        registerCompactStorage(&migrator)
         return migrator
     }
 }

@@ -160,19 +160,21 @@ extension SQLiteStore {
     public func reports(id: String, app: String?) throws -> [StoredReport] {
         try pool.read { db in
             if let app {
-                return try Row.fetchAll(db, sql: "SELECT \(Self.reportColumns) FROM reports WHERE app = ? AND id = ?", arguments: [app, id.lowercased()])
+                return try Row.fetchAll(db, sql: "SELECT \(Self.reportColumns) FROM reports WHERE app = ? AND id = ?",
+                                        arguments: [app, CompactID.databaseValue(id.lowercased())])
                     .map(Self.storedReport)
             }
             // One primary-key probe per app (apps are few): no index on id alone to keep up.
             return try Row.fetchAll(db, sql: "SELECT \(Self.reportColumns) FROM reports WHERE app IN (SELECT id FROM apps) AND id = ? ORDER BY app LIMIT 20",
-                                    arguments: [id.lowercased()]).map(Self.storedReport)
+                                    arguments: [CompactID.databaseValue(id.lowercased())]).map(Self.storedReport)
         }
     }
 
     private static let reportColumns = "rowid, id, app, version, build, kind, fingerprint, occurred_at, received_at, suspect, body, flooded"
 
-    private static func storedReport(_ row: Row) -> StoredReport {
-        StoredReport(sequence: row[0], id: row[1], app: row[2], release: ReleaseID(version: row[3], build: row[4]), kind: row[5],
-                     fingerprint: row[6], occurredAt: row[7], receivedAt: row[8], suspect: row[9], flooded: row[11], body: row[10])
+    private static func storedReport(_ row: Row) throws -> StoredReport {
+        StoredReport(sequence: row[0], id: CompactID.text(from: row[1]), app: row[2], release: ReleaseID(version: row[3], build: row[4]), kind: row[5],
+                     fingerprint: row[6], occurredAt: row[7], receivedAt: row[8], suspect: row[9], flooded: row[11],
+                     body: try StoredBody.text(from: row[10]))
     }
 }

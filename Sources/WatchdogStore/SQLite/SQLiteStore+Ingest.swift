@@ -1,58 +1,62 @@
+import Foundation
 import GRDB
 
 extension SQLiteStore {
     public func ingest(_ batches: [IngestBatch]) throws -> [IngestCounts] {
-        try pool.writeWithoutTransaction { db in
+        let known = releaseRefs.withLock { $0 }
+        var added: [Rollup.ReleaseKey: Int64] = [:]
+        let counts = try pool.writeWithoutTransaction { db in
             var counts: [IngestCounts] = []
             try db.inTransaction(.immediate) {
                 counts = []
+                added = [:]
+                var refs = ReleaseRefs(known: known)
                 var rollup = Rollup()
                 for batch in batches {
                     switch batch {
                     case .reports(let reports, let receivedAt):
-                        counts.append(try insert(reports, receivedAt: receivedAt, into: &rollup, db))
+                        counts.append(try insert(reports, receivedAt: receivedAt, refs: &refs, into: &rollup, db))
                     case .sessions(let sessions, let receivedAt):
                         counts.append(try insert(sessions, receivedAt: receivedAt, into: &rollup, db))
                     case .reportsWithClientDrops(let reports, let drops, let receivedAt):
-                        counts.append(try insert(reports, receivedAt: receivedAt, into: &rollup, db))
+                        counts.append(try insert(reports, receivedAt: receivedAt, refs: &refs, into: &rollup, db))
                         try insert(drops, receivedAt: receivedAt, db)
                     }
                 }
                 try rollup.write(db)
+                added = refs.added
                 return .commit
             }
             return counts
         }
+        // Only refs of a committed transaction are remembered: a rolled-back one's number
+        // could be handed to another release by the next transaction.
+        if !added.isEmpty { releaseRefs.withLock { $0.merge(added) { old, _ in old } } }
+        return counts
     }
 
-    private func insert(_ reports: [ReportRecord], receivedAt: Int64, into rollup: inout Rollup, _ db: Database) throws -> IngestCounts {
+    private func insert(_ reports: [ReportRecord], receivedAt: Int64, refs: inout ReleaseRefs, into rollup: inout Rollup, _ db: Database) throws -> IngestCounts {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO reports (id, app, version, build, channel, kind, occurred_at, received_at,
-                                 session_id, install_id, suspect, screen, fingerprint, body)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO reports (id, app, version, build, channel, kind, occurred_at, received_at, suspect, screen, fingerprint, body)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app, id) DO NOTHING
             """)
-        let affected = try db.cachedStatement(sql: """
-            INSERT INTO release_affected_sessions (app, version, build, session_id) VALUES (?, ?, ?, ?)
-            ON CONFLICT DO NOTHING
-            """)
+        let affected = try db.cachedStatement(sql: "INSERT INTO session_affected_marks (release, session) VALUES (?, ?) ON CONFLICT DO NOTHING")
         let issueSession = try db.cachedStatement(sql: """
-            INSERT INTO issue_sessions (app, version, build, fingerprint, session_id, reports) VALUES (?, ?, ?, ?, ?, 1)
+            INSERT INTO session_issue_marks (release, fingerprint, session, reports) VALUES (?, ?, ?, 1)
             ON CONFLICT DO UPDATE SET reports = reports + 1 WHERE reports <= ?
             RETURNING reports
             """)
         let affectedValue = try db.cachedStatement(sql: """
-            INSERT INTO affected_session_values (app, version, build, dimension, value, session_id) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO NOTHING
+            INSERT INTO session_value_marks (release, dimension, value, session) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
             """)
         let markFlooded = try db.cachedStatement(sql: "UPDATE reports SET flooded = 1 WHERE rowid = ?")
         var counts = IngestCounts(accepted: 0, duplicates: 0)
         var testCrashes: [[String]: Int] = [:]
         for var report in reports {
             try statement.execute(arguments: [
-                report.id, report.app, report.version, report.build, report.channel, report.kind,
-                report.occurredAt, receivedAt, report.sessionID, report.installID, report.isSuspect,
-                report.screen, report.fingerprint, report.body,
+                CompactID.databaseValue(report.id), report.app, report.version, report.build, report.channel, report.kind,
+                report.occurredAt, receivedAt, report.isSuspect, report.screen, report.fingerprint, Data(report.storedBody),
             ])
             guard db.changesCount == 1 else {
                 counts.duplicates += 1
@@ -63,10 +67,12 @@ extension SQLiteStore {
             var newlyAffected = false
             var newIssueSession = false
             var newlyAffectedValues: [(dimension: String, value: String)] = []
-            if !report.isSuspect, let session = report.sessionID {
+            if !report.isSuspect, let sessionID = report.sessionID {
+                let release = try refs.ref(app: report.app, version: report.version, build: report.build, db)
+                let session = CompactID.databaseValue(sessionID)
                 // Counting stops past the cap (no row is rewritten for ever): no row back means flooded.
                 let cap = floodCap > 0 ? floodCap : Int.max - 1
-                let reportsOfFingerprint = try Int.fetchOne(issueSession, arguments: [report.app, report.version, report.build, report.fingerprint, session, cap]) ?? cap + 1
+                let reportsOfFingerprint = try Int.fetchOne(issueSession, arguments: [release, CompactFingerprint.databaseValue(report.fingerprint), session, cap]) ?? cap + 1
                 newIssueSession = reportsOfFingerprint == 1
                 if reportsOfFingerprint > cap {
                     report.isFlooded = true
@@ -74,7 +80,7 @@ extension SQLiteStore {
                 }
                 // A session seen with this fingerprint before is affected already.
                 if newIssueSession {
-                    try affected.execute(arguments: [report.app, report.version, report.build, session])
+                    try affected.execute(arguments: [release, session])
                     newlyAffected = db.changesCount == 1
                 }
                 // A session runs on one device: newly affected, it is newly affected for its idiom.
@@ -83,7 +89,7 @@ extension SQLiteStore {
                 // keyboard mode counted: the fingerprint is made of them.
                 if newIssueSession {
                     for (dimension, value) in [("kind", report.kind), ("screen", report.screen ?? ""), ("keyboard_mode", report.keyboardMode ?? "")] {
-                        try affectedValue.execute(arguments: [report.app, report.version, report.build, dimension, value, session])
+                        try affectedValue.execute(arguments: [release, dimension, value, session])
                         if db.changesCount == 1 { newlyAffectedValues.append((dimension, value)) }
                     }
                 }
@@ -107,8 +113,8 @@ extension SQLiteStore {
         var counts = IngestCounts(accepted: 0, duplicates: 0)
         for session in sessions {
             try statement.execute(arguments: [
-                session.id, session.app, session.version, session.build, session.channel,
-                session.installID, session.idiom, session.startedAt, receivedAt, session.body,
+                CompactID.databaseValue(session.id), session.app, session.version, session.build, session.channel,
+                session.installID, session.idiom, session.startedAt, receivedAt, Data(session.storedBody),
             ])
             if db.changesCount == 1 {
                 counts.accepted += 1

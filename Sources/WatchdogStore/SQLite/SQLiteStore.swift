@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Locking
 
 /// The embedded store: one SQLite file in WAL mode, through GRDB on the system SQLite.
 ///
@@ -15,6 +16,9 @@ public final class SQLiteStore: TelemetryStore {
     }
 
     let pool: DatabasePool
+    /// `release_refs` numbers of releases already committed (the writer's lookups; refs are
+    /// never deleted or renumbered).
+    let releaseRefs = Locked<[Rollup.ReleaseKey: Int64]>([:])
     /// The database file.
     public let path: String
     /// Active reports of one fingerprint in one session past this many are stored but counted

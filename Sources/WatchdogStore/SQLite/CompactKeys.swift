@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+
+/// Identifiers as the store keys them: a canonical UUID (what WatchdogKit sends) as its 16
+/// bytes, anything else as its text. In SQLite a BLOB never equals a TEXT, so a text id whose
+/// bytes happen to spell some UUID's 16 bytes is still a different id.
+enum CompactID {
+    /// The key for `id`, which the caller has already lowercased where ids are case-insensitive.
+    static func databaseValue(_ id: String) -> DatabaseValue {
+        guard let bytes = uuidBytes(id) else { return id.databaseValue }
+        return bytes.withUnsafeBufferPointer { Data(buffer: $0) }.databaseValue
+    }
+
+    /// The id back as text: 16 bytes as a lowercase canonical UUID, text as it is.
+    static func text(from value: DatabaseValue) -> String {
+        switch value.storage {
+        case .string(let text): return text
+        case .blob(let data) where data.count == 16: return uuidText(Array(data))
+        case .blob(let data): return String(decoding: data, as: UTF8.self)
+        case .int64(let number): return String(number)
+        default: return ""
+        }
+    }
+
+    /// The 16 bytes of `8-4-4-4-12` lowercase hex; `nil` for anything else (upper case
+    /// included, so the text read back is always the text that was keyed).
+    static func uuidBytes(_ text: String) -> [UInt8]? {
+        let utf8 = text.utf8
+        guard utf8.count == 36 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        var high: UInt8?
+        for (index, character) in utf8.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard character == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let nibble: UInt8
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = character - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = character - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return bytes
+    }
+
+    static func uuidText(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
+
+/// A fingerprint (`fp_` + 16 hex digits) as the 64-bit integer it spells, for the ingest-side
+/// session marks; anything else stays text.
+enum CompactFingerprint {
+    static func databaseValue(_ fingerprint: String) -> DatabaseValue {
+        let utf8 = fingerprint.utf8
+        guard utf8.count == 19, fingerprint.hasPrefix("fp_"), let value = UInt64(fingerprint.dropFirst(3), radix: 16) else {
+            return fingerprint.databaseValue
+        }
+        return Int64(bitPattern: value).databaseValue
+    }
+}

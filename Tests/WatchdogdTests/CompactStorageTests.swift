@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+import Gzip
+import Testing
+@testable import WatchdogStore
+
+/// Reports and sessions are stored compressed with compact ids (issue 14): the client's exact
+/// bytes come back, ids keep their identity, and an existing data dir is converted.
+@Suite struct CompactStorageTests {
+    /// One report as a client might spell it: odd spacing, escapes, non-ASCII, a long log.
+    static func rawReport(id: String, session: String = "S-compact", screen: String = #"Compose\u00e9\"Screen\""#) -> String {
+        #"{ "id" :"\#(id)","kind":"view_frame_mismatch" , "occurred_at": "2026-11-20T10:00:01.001Z", "app": "com.example.mail", "#
+            + #""release": {"version": "14.2.0", "build": "31245", "channel": "beta"}, "session_id": "\#(session)", "install_id": "I-9", "#
+            + #""app_state": "active", "screen": "\#(screen)", "#
+            + #""view": {"name": "ツールバー", "expected": {"x": 0, "y": 228.5, "width": 390, "height": 44}, "#
+            + #""actual": {"x": 0, "y": 264, "width": 390, "height": 44}}, "#
+            + #""logs": [\#(Array(repeating: "\"[keyboard][tracker] keyboardWillChangeFrame: calculated height - 252.0\"", count: 12).joined(separator: ", "))], "#
+            + #""attributes": {"emoji": "🙂", "tab": "a\tb"}}"#
+    }
+
+    static func post(_ daemon: Daemon, key: String, _ reports: [String]) throws -> [String: Any] {
+        let body = Array(("{\"reports\": [" + reports.joined(separator: ",\n") + "]}").utf8)
+        let answer = try daemon.client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: body)
+        #expect(answer.status == 202, "\(answer.text)")
+        return answer.json
+    }
+
+    /// The report as `GET /v1/reports/{id}` returns it: the bytes after `"report":`.
+    static func storedBytes(_ daemon: Daemon, viewer: String, id: String) throws -> String {
+        let answer = try daemon.client.request("GET", "/v1/reports/\(id)", token: viewer)
+        #expect(answer.status == 200, "\(answer.text)")
+        guard let start = answer.text.range(of: "\"report\":") else { return "" }
+        return String(answer.text[start.upperBound...].dropLast())
+    }
+
+    @Test func aReportComesBackByteForByteAndTakesAFractionOfItsSize() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        let id = UUID().uuidString.lowercased()
+        let raw = Self.rawReport(id: id)
+        #expect(try Self.post(daemon, key: key, [raw])["accepted"] as? Int == 1)
+        #expect(try Self.storedBytes(daemon, viewer: viewer, id: id) == raw)
+        let (type, size) = try daemon.query { db in
+            try Row.fetchOne(db, sql: "SELECT typeof(body), length(body) FROM reports").map { ($0[0] as String, $0[1] as Int) } ?? ("", 0)
+        }
+        #expect(type == "blob")
+        #expect(size * 3 < raw.utf8.count, "\(size) bytes stored for \(raw.utf8.count)")
+    }
+
+    /// A session id whose 16 bytes spell another session's UUID is another session: two
+    /// affected sessions, not one (session ids are any text; UUIDs are keyed as their bytes).
+    @Test func aUUIDSessionAndATextSessionWithTheSameBytesAreTwoSessions() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        let text = "abcdefghijklmnop"
+        let uuid = "61626364-6566-6768-696a-6b6c6d6e6f70"
+        let reports = [text, uuid, uuid].map { Self.rawReport(id: UUID().uuidString.lowercased(), session: $0) }
+        #expect(try Self.post(daemon, key: key, reports)["accepted"] as? Int == 3)
+        let releases = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json
+        let release = try #require((releases["releases"] as? [[String: Any]])?.first)
+        #expect(release["affected_sessions"] as? Int == 2)
+        let issues = try daemon.client.request("GET", "/v1/apps/com.example.mail/issues?release=14.2.0", token: viewer).json
+        #expect((issues["issues"] as? [[String: Any]])?.first?["affected_sessions"] as? Int == 2)
+    }
+
+    /// A data dir written before the compaction (text ids and bodies, text-keyed session
+    /// tables) answers the same afterwards, dedupes the same ids and is smaller.
+    @Test func anExistingDataDirIsCompactedKeepingEveryAnswerAndEveryByte() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let viewer = try daemon.addToken(role: "viewer")
+        let ids = (0..<200).map { _ in UUID().uuidString.lowercased() }
+        for start in stride(from: 0, to: ids.count, by: 50) {
+            let batch = ids[start..<start + 50].enumerated().map { Self.rawReport(id: $1, session: "S-\(($0 + start) % 37)") }
+            #expect(try Self.post(daemon, key: key, batch)["accepted"] as? Int == 50)
+        }
+        let sessions = (0..<40).map { _ in Fixtures.session() }
+        #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": sessions]).status == 202)
+        let paths = ["/v1/apps/com.example.mail/releases", "/v1/apps/com.example.mail/issues?release=14.2.0",
+                     "/v1/apps/com.example.mail/reports?limit=500", "/v1/apps/com.example.mail/reports.ndjson"]
+        func answers() throws -> [String] {
+            try paths.map { try daemon.client.request("GET", $0, token: viewer).text }
+                + [ids[0], ids[1], ids[199]].map { try Self.storedBytes(daemon, viewer: viewer, id: $0) }
+        }
+        let before = try answers()
+        #expect(before[4] == Self.rawReport(id: ids[0], session: "S-0"))
+        daemon.stop()
+
+        let file = daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path
+        let queue = try DatabaseQueue(path: file)
+        try queue.write { try OldSchema.undoCompactStorage($0) }
+        try queue.writeWithoutTransaction { try $0.execute(sql: "VACUUM") }
+        let oldBytes = try queue.read { try Int.fetchOne($0, sql: "SELECT sum(pgsize) FROM dbstat WHERE name IN ('reports', 'sessions')") ?? 0 }
+        #expect(try queue.read { try String.fetchOne($0, sql: "SELECT typeof(body) FROM reports LIMIT 1") } == "text")
+        try queue.close()
+
+        try daemon.restart()
+        #expect(try answers() == before)
+        // The same ids are still duplicates; a session seen before is still affected already,
+        // also by another issue.
+        let again = try Self.post(daemon, key: key, [Self.rawReport(id: ids[0].uppercased()), Self.rawReport(id: ids[5]),
+                                                     Self.rawReport(id: UUID().uuidString.lowercased(), session: "S-3", screen: "Other")])
+        #expect(again["accepted"] as? Int == 1 && again["duplicates"] as? Int == 2)
+        func release(_ text: String) -> [String: Any] {
+            ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]).flatMap { ($0["releases"] as? [[String: Any]])?.first } ?? [:]
+        }
+        let after = release(try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).text)
+        #expect(after["reports"] as? Int == 201 && release(before[0])["reports"] as? Int == 200)
+        #expect(after["affected_sessions"] as? Int == 37, "S-3 was affected before the migration: not counted again")
+        daemon.stop()
+        let newBytes = try DatabaseQueue(path: file).read { try Int.fetchOne($0, sql: "SELECT sum(pgsize) FROM dbstat WHERE name IN ('reports', 'sessions')") ?? 0 }
+        #expect(newBytes * 2 < oldBytes, "reports and sessions: \(oldBytes) bytes before, \(newBytes) after")
+    }
+}
+
+/// The codec under `StoredBody`: lossless on any bytes, and a damaged or foreign stream is an
+/// error, never other bytes.
+@Suite struct PresetDictionaryCodecTests {
+    @Test func anyBytesRoundTrip() throws {
+        let codec = PresetDictionaryCodec(dictionary: StoredBody.v1)
+        var generator = SystemRandomNumberGenerator()
+        let inputs: [[UInt8]] = [[], Array("{}".utf8), StoredBody.v1, (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &generator) },
+                                 Array(repeating: 0x41, count: 1 << 20)]
+        for input in inputs {
+            let compressed = try #require(input.withUnsafeBytes { codec.compress($0) })
+            #expect(try compressed.withUnsafeBytes { try codec.decompress($0, limit: 2 << 20) } == input)
+        }
+    }
+
+    @Test func damagedForeignOrOversizedStreamsAreRefused() throws {
+        let codec = PresetDictionaryCodec(dictionary: StoredBody.v1)
+        let input = Array(CompactStorageTests.rawReport(id: "x").utf8)
+        let compressed = try #require(input.withUnsafeBytes { codec.compress($0) })
+        var damaged = compressed
+        damaged[damaged.count / 2] ^= 0x55
+        #expect(throws: PresetDictionaryCodec.Failure.self) { try damaged.withUnsafeBytes { try codec.decompress($0, limit: 1 << 20) } }
+        #expect(throws: PresetDictionaryCodec.Failure.self) { try compressed.dropLast(3).withUnsafeBytes { try codec.decompress($0, limit: 1 << 20) } }
+        let other = PresetDictionaryCodec(dictionary: Array("another dictionary".utf8))
+        #expect(throws: PresetDictionaryCodec.Failure.self) { try compressed.withUnsafeBytes { try other.decompress($0, limit: 1 << 20) } }
+        #expect(throws: PresetDictionaryCodec.Failure.tooLarge(limit: 100)) { try compressed.withUnsafeBytes { try codec.decompress($0, limit: 100) } }
+        // The codec is still good after each failure.
+        #expect(try compressed.withUnsafeBytes { try codec.decompress($0, limit: 1 << 20) } == input)
+    }
+}

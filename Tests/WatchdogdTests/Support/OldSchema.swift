@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+@testable import WatchdogStore
+
+/// Takes a data dir back to the schema before a migration, with the same data, so a test can
+/// check that the migration brings an existing data dir to what fresh ingest gives.
+enum OldSchema {
+    /// Undoes `2026-11-23-compact-storage`: text ids and bodies, `session_id` and `install_id`
+    /// on reports (from the body), and the three session tables keyed by app, version and build.
+    static func undoCompactStorage(_ db: Database) throws {
+        db.add(function: DatabaseFunction("test_inflate", argumentCount: 1, pure: true) { values in
+            try StoredBody.text(from: values[0])
+        })
+        let id = { (column: String) in
+            """
+            CASE WHEN typeof(\(column)) = 'blob' AND length(\(column)) = 16 THEN lower(substr(hex(\(column)), 1, 8) || '-' || \
+            substr(hex(\(column)), 9, 4) || '-' || substr(hex(\(column)), 13, 4) || '-' || substr(hex(\(column)), 17, 4) || '-' || \
+            substr(hex(\(column)), 21, 12)) ELSE \(column) END
+            """
+        }
+        try db.execute(sql: """
+            DROP VIEW report_ids;
+            CREATE TABLE old_reports (
+                id TEXT NOT NULL, app TEXT NOT NULL, version TEXT NOT NULL, build TEXT NOT NULL, channel TEXT, kind TEXT NOT NULL,
+                occurred_at INTEGER NOT NULL, received_at INTEGER NOT NULL, session_id TEXT, install_id TEXT, suspect INTEGER NOT NULL,
+                screen TEXT, fingerprint TEXT NOT NULL, body TEXT NOT NULL, flooded INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (app, id));
+            INSERT INTO old_reports (rowid, id, app, version, build, channel, kind, occurred_at, received_at, session_id, install_id,
+                                     suspect, screen, fingerprint, body, flooded)
+                SELECT rowid, \(id("id")), app, version, build, channel, kind, occurred_at, received_at,
+                       json_extract(test_inflate(body), '$.session_id'), json_extract(test_inflate(body), '$.install_id'),
+                       suspect, screen, fingerprint, test_inflate(body), flooded
+                FROM reports ORDER BY rowid;
+            DROP TABLE reports;
+            ALTER TABLE old_reports RENAME TO reports;
+            CREATE INDEX reports_by_release ON reports (app, version, build);
+            CREATE INDEX reports_by_release_kind ON reports (app, version, build, kind);
+            CREATE INDEX reports_by_fingerprint ON reports (app, fingerprint);
+
+            CREATE TABLE old_sessions (id TEXT PRIMARY KEY, app TEXT NOT NULL, version TEXT NOT NULL, build TEXT NOT NULL, channel TEXT,
+                install_id TEXT, started_at INTEGER NOT NULL, received_at INTEGER NOT NULL, body TEXT NOT NULL, idiom TEXT);
+            INSERT INTO old_sessions (rowid, id, app, version, build, channel, install_id, started_at, received_at, body, idiom)
+                SELECT rowid, \(id("id")), app, version, build, channel, install_id, started_at, received_at, test_inflate(body), idiom
+                FROM sessions ORDER BY rowid;
+            DROP TABLE sessions;
+            ALTER TABLE old_sessions RENAME TO sessions;
+            CREATE INDEX sessions_by_release ON sessions (app, version, build, started_at);
+            CREATE INDEX sessions_by_start ON sessions (app, started_at);
+
+            CREATE TABLE issue_sessions (app TEXT NOT NULL, version TEXT NOT NULL, build TEXT NOT NULL, fingerprint TEXT NOT NULL,
+                session_id TEXT NOT NULL, reports INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (app, version, build, fingerprint, session_id)) WITHOUT ROWID;
+            INSERT INTO issue_sessions SELECT r.app, r.version, r.build, printf('fp_%016llx', m.fingerprint), \(id("m.session")), m.reports
+                FROM session_issue_marks m JOIN release_refs r ON r.ref = m.release;
+            CREATE TABLE release_affected_sessions (app TEXT NOT NULL, version TEXT NOT NULL, build TEXT NOT NULL, session_id TEXT NOT NULL,
+                PRIMARY KEY (app, version, build, session_id)) WITHOUT ROWID;
+            INSERT INTO release_affected_sessions SELECT r.app, r.version, r.build, \(id("m.session"))
+                FROM session_affected_marks m JOIN release_refs r ON r.ref = m.release;
+            CREATE TABLE affected_session_values (app TEXT NOT NULL, version TEXT NOT NULL, build TEXT NOT NULL, dimension TEXT NOT NULL,
+                value TEXT NOT NULL, session_id TEXT NOT NULL, PRIMARY KEY (app, version, build, dimension, value, session_id)) WITHOUT ROWID;
+            INSERT INTO affected_session_values SELECT r.app, r.version, r.build, m.dimension, m.value, \(id("m.session"))
+                FROM session_value_marks m JOIN release_refs r ON r.ref = m.release;
+            DROP TABLE session_issue_marks;
+            DROP TABLE session_affected_marks;
+            DROP TABLE session_value_marks;
+            DROP TABLE release_refs;
+            DELETE FROM grdb_migrations WHERE identifier = '2026-11-23-compact-storage';
+            """)
+    }
+}
