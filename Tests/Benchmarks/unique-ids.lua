@@ -1,6 +1,8 @@
 -- wrk script: POSTs a JSON payload, giving every report a fresh id on every request, so the
--- daemon stores new rows (the shared payloads carry fixed ids, which after the first request
--- would measure only the duplicate path). Usage: BODY_FILE=... INGEST_KEY=... wrk -s unique-ids.lua URL
+-- daemon stores new rows (payloads/*.json carry fixed ids, which after the first request would
+-- measure only the duplicate path). It rewrites every `"id": "<uuid>"` (the payloads' formatting:
+-- one space after the colon); session_id and install_id are left as they are.
+-- Usage: BODY_FILE=... INGEST_KEY=... wrk -s unique-ids.lua URL
 local counter = 0
 local threads_started = 0
 
@@ -16,7 +18,15 @@ function init(args)
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
   wrk.headers["Authorization"] = "Bearer " .. os.getenv("INGEST_KEY")
-  math.randomseed(os.time() + tid)
+  -- 24 random bits per thread and run (from /dev/urandom when readable), so runs do not repeat ids.
+  local seed = os.time() + tid
+  local urandom = io.open("/dev/urandom", "rb")
+  if urandom then
+    local a, b, c = urandom:read(3):byte(1, 3)
+    urandom:close()
+    seed = a * 65536 + b * 256 + c
+  end
+  math.randomseed(seed)
   prefix = string.format("%02x%06x", tid, math.random(0, 0xffffff))
 end
 
