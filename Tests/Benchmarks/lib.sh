@@ -68,6 +68,7 @@ run_wrk() {
   w_rps=$(awk -v r="$w_requests" -v s="$w_seconds" 'BEGIN {printf "%.0f", r / s}')
   if [ "$w_bad" != 0 ] || [ -n "$w_errors" ]; then
     echo "  !! $name: $w_bad non-2xx/3xx responses of $w_requests${w_errors:+; socket errors: $w_errors}"
+    sed -n 's/^\(status [0-9]*: [0-9]*\|first non-2xx: .*\)$/  !!   \1/p' "$work/wrk-$name.txt"
   fi
   if [ "$w_requests" -lt $((2 * connections)) ]; then
     echo "  !! $name: only $w_requests responses on $connections connections in ${duration}s: too short to measure, raise DURATION"

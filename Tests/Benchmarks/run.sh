@@ -33,6 +33,7 @@ work=$(mktemp -d)
 daemon_pid=; limit_pid=
 trap 'stop_daemon; [ -n "$limit_pid" ] && kill "$limit_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 . "$here/lib.sh"
+{ # the whole script is read before it runs, so editing it meanwhile cannot break a run
 
 # wrk -c256 needs 256 sockets here and as many in the daemon.
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 1024 ]; then
@@ -117,6 +118,17 @@ ingest() {
   if [ $((after - before)) -lt $(( (w_requests - w_bad) * per )) ]; then
     echo "  !! $name: fewer rows stored than acknowledged ($((after - before)) < $(( (w_requests - w_bad) * per )))"
   fi
+  settle "$dir"
+}
+
+# settle DATA_DIR: waits (at most 60 s) until the count of stored reports stops moving, so that
+# requests still queued when wrk stopped do not weigh on the next load.
+settle() {
+  local previous=-1 current waited=0
+  current=$(count_reports "$1")
+  while [ "$current" != "$previous" ] && [ "$waited" -lt 120 ]; do
+    sleep 0.5; waited=$((waited + 1)); previous=$current; current=$(count_reports "$1")
+  done
 }
 
 # setup_app DATA_DIR: creates the app (or another key for it) and an admin token; sets key, admin.
@@ -250,3 +262,5 @@ row "ingest with N stored (POST 100, full, c32)" "$growth_cell" "$growth_limit" 
 row "idle RSS (1 s after start)" "$(kib "$idle_kb")" "libmicrohttpd constant $(kib "$limit_idle_kb")" "$(ratio "$idle_kb" "$limit_idle_kb")" "≤ 20 MB"
 row "peak RSS (VmHWM, all loads)" "$(kib "$peak_kb")" "libmicrohttpd constant $(kib "$limit_peak_kb")" "$(ratio "$peak_kb" "$limit_peak_kb")" "≤ 100 MB"
 row "stats endpoints (releases, compare, issues, timeseries, keyboard, keyboard-r, reports, reports-k)" "$stats_cell" "no bare limit" "n/a" "p50 ≤ 5 ms, p95 ≤ 10 ms, first after restart too"
+exit
+}

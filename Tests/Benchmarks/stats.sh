@@ -23,6 +23,7 @@ work=$(mktemp -d)
 daemon_pid=
 trap 'stop_daemon; wait 2>/dev/null; rm -rf "$work"' EXIT
 . "$here/lib.sh"
+{ # the whole script is read before it runs, so editing it meanwhile cannot break a run
 
 bin=$(watchdogd_binary)
 echo "watchdogd $(commit_label) ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
@@ -53,3 +54,5 @@ for size in ${SIZES:-1000000 10000000}; do
     stop_daemon
   fi
 done
+exit
+}

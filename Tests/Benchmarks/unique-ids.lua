@@ -4,11 +4,11 @@
 -- one space after the colon); session_id and install_id are left as they are.
 -- Usage: BODY_FILE=... INGEST_KEY=... wrk -s unique-ids.lua URL
 local counter = 0
-local threads_started = 0
+local threads = {}
 
 function setup(thread)
-  threads_started = threads_started + 1
-  thread:set("tid", threads_started)  -- a global in that thread's own Lua state
+  table.insert(threads, thread)
+  thread:set("tid", #threads)  -- a global in that thread's own Lua state
 end
 
 function init(args)
@@ -38,4 +38,26 @@ function request()
     return string.format('"id": "%s-%04x-4000-8000-%012x"', prefix, n % 0xffff, counter)
   end)
   return wrk.format(nil, nil, nil, body)
+end
+
+-- Answers other than 2xx, counted per status in each thread (with the first one's body) and
+-- printed by done() as "status NNN: COUNT (first body: ...)" lines.
+bad = {}
+first_bad = nil
+
+function response(status, headers, body)
+  if status >= 300 then
+    bad[status] = (bad[status] or 0) + 1
+    if first_bad == nil then first_bad = string.format("%d %s", status, string.sub(body or "", 1, 200)) end
+  end
+end
+
+function done(summary, latency, requests)
+  local totals, example = {}, nil
+  for _, thread in ipairs(threads) do
+    for status, count in pairs(thread:get("bad") or {}) do totals[status] = (totals[status] or 0) + count end
+    example = example or thread:get("first_bad")
+  end
+  for status, count in pairs(totals) do io.write(string.format("status %d: %d\n", status, count)) end
+  if example then io.write("first non-2xx: " .. example .. "\n") end
 end
