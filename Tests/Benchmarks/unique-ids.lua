@@ -18,7 +18,7 @@ function init(args)
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
   wrk.headers["Authorization"] = "Bearer " .. os.getenv("INGEST_KEY")
-  -- 24 random bits per thread and run (from /dev/urandom when readable), so runs do not repeat ids.
+  -- Seeded per thread and run from /dev/urandom when readable.
   local seed = os.time() + tid
   local urandom = io.open("/dev/urandom", "rb")
   if urandom then
@@ -27,15 +27,19 @@ function init(args)
     seed = a * 65536 + b * 256 + c
   end
   math.randomseed(seed)
-  prefix = string.format("%02x%06x", tid, math.random(0, 0xffffff))
 end
 
+-- A UUID v4 whose leading 82 bits are random, so rows land at random places of the id index as
+-- real clients' ids do; its last 40 bits are the thread, this request's number and the report's
+-- place in the body, so no id repeats within a run whatever the random numbers.
 function request()
   counter = counter + 1
   local n = 0
   local body = template:gsub('"id": "[%x%-]+"', function()
     n = n + 1
-    return string.format('"id": "%s-%04x-4000-8000-%012x"', prefix, n % 0xffff, counter)
+    return string.format('"id": "%04x%04x-%04x-4%03x-%04x-%02x%02x%08x"',
+      math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xfff),
+      0x8000 + math.random(0, 0x3fff), tid % 256, math.random(0, 0xff), (counter * 512 + n) % 0x100000000)
   end)
   return wrk.format(nil, nil, nil, body)
 end
