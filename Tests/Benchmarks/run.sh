@@ -118,17 +118,22 @@ ingest() {
   if [ $((after - before)) -lt $(( (w_requests - w_bad) * per )) ]; then
     echo "  !! $name: fewer rows stored than acknowledged ($((after - before)) < $(( (w_requests - w_bad) * per )))"
   fi
-  settle "$dir"
+  settle "$dir" "$after"
 }
 
-# settle DATA_DIR: waits (at most 60 s) until the count of stored reports stops moving, so that
-# requests still queued when wrk stopped do not weigh on the next load.
+# settle DATA_DIR AFTER: waits (at most 120 s) until the count of stored reports has not moved
+# for 2 s, so that requests still queued when wrk stopped do not weigh on the next load; prints
+# how many rows were committed after wrk stopped, if any.
 settle() {
-  local previous=-1 current waited=0
-  current=$(count_reports "$1")
-  while [ "$current" != "$previous" ] && [ "$waited" -lt 120 ]; do
-    sleep 0.5; waited=$((waited + 1)); previous=$current; current=$(count_reports "$1")
+  local dir=$1 after=$2 current previous still=0 waited=0
+  previous=$(count_reports "$dir")
+  while [ "$still" -lt 4 ] && [ "$waited" -lt 240 ]; do
+    sleep 0.5; waited=$((waited + 1))
+    current=$(count_reports "$dir")
+    if [ "$current" = "$previous" ]; then still=$((still + 1)); else still=0; fi
+    previous=$current
   done
+  [ "$current" = "$after" ] || echo "  ($(fmt $((current - after))) more rows committed after wrk stopped: the queue it left)"
 }
 
 # setup_app DATA_DIR: creates the app (or another key for it) and an admin token; sets key, admin.
