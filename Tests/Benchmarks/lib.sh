@@ -34,7 +34,12 @@ start_daemon() {
     --rate-per-key "${RATE:-1000000}" --rate-per-address "${RATE:-1000000}" \
     --connection-limit 4096 --per-ip-connection-limit 1024 "$@" > "$work/$name.out" 2> "$work/$name.err" &
   daemon_pid=$!
-  daemon_url=$(listening_url "$work/$name.out")
+  local tries=0
+  daemon_url=
+  # listening_url waits 10 s; a loaded machine (or a migration of a big data dir) may need more.
+  while [ -z "$daemon_url" ] && [ "$tries" -lt 12 ] && kill -0 "$daemon_pid" 2>/dev/null; do
+    daemon_url=$(listening_url "$work/$name.out"); tries=$((tries + 1))
+  done
   if [ -z "$daemon_url" ]; then
     echo "watchdogd ($name) did not start:" >&2; cat "$work/$name.err" >&2; return 1
   fi

@@ -17,7 +17,10 @@
 #
 # Ingest runs at 32 and at 256 connections, against a daemon at synchronous=full (the default)
 # and one at normal, each on a fresh data dir. Rows stored are counted with sqlite3 before and
-# after each load. Memory: VmRSS a second after start (idle) and VmHWM after the loads (peak).
+# after each load, then the script waits until the daemon has committed what wrk left queued.
+# A load whose responses take longer than DURATION is flagged ("raise DURATION"); any answer
+# other than 2xx is printed with its status. Memory: VmRSS a second after start (idle) and
+# VmHWM after the loads (peak).
 # GROWTH=1 makes (once, kept in $BENCH_DATA/N like stats.sh; default /tmp/watchdog-bench) a data
 # dir of N reports with `watchdogd demo`, copies it and measures the same ingest load there.
 # Needs: wrk, curl, sqlite3, cc, libmicrohttpd-dev, libsqlite3-dev (./deploy/setup.sh --bench).
