@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark of watchdogd beside the bare-library limits, all measured in one run, ending in one
-# markdown table (issue 14's rows: figure, bare limit, ratio, goal).
+# markdown table: ingest, config, disk, growth, memory and stats rows, each with watchdogd's figure,
+# the bare limit, the ratio and the goal.
 #
 #   Tests/Benchmarks/run.sh                       # DURATION=5 seconds per load
 #   DURATION=2 Tests/Benchmarks/run.sh            # shorter
