@@ -47,7 +47,8 @@ bin=$(watchdogd_binary)
 cc -O2 -o "$work/http_limit" "$here/limits/http_limit.c" $(pkg-config --cflags --libs libmicrohttpd)
 cc -O2 -o "$work/sqlite_limit" "$here/limits/sqlite_limit.c" -lsqlite3
 
-echo "watchdogd $(commit_label) ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+commit=$(commit_label)   # once: a commit made during the run must not relabel it
+echo "watchdogd $commit ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "${duration}s per load, wrk -t2 at 32 and 256 connections; GROWTH=$growth"
 echo
 
@@ -244,7 +245,7 @@ json_bytes=$(report_bytes "$payloads/batch100.json" 100)
 [ -n "${big_per:-}" ] && big_ratio=$(ratio "$big_per" "$json_bytes")
 kib() { awk -v k="$1" 'BEGIN {printf "%.1f MiB", k / 1024}'; }
 row() { printf '| %s | %s | %s | %s | %s |\n' "$@"; }
-echo "== watchdogd $(commit_label), ${duration}s per load, one run"
+echo "== watchdogd $commit, ${duration}s per load, one run"
 echo
 row load watchdogd "bare limit, same run" ratio goal
 row --- --- --- --- ---
