@@ -1,32 +1,32 @@
 #!/usr/bin/env bash
-# Latency of the release-health endpoints at 1 M and 10 M stored reports, the data dir's size
-# per report, and the peak memory of a full NDJSON export.
+# Latency of the release-health endpoints at 1 M and 10 M stored reports (the first request
+# after a restart, then p50/p95), the data dir's size per report, and the peak memory of a full
+# NDJSON export.
 #
 #   Tests/Benchmarks/stats.sh                 # SIZES="1000000 10000000" by default
 #   SIZES=1000000 Tests/Benchmarks/stats.sh   # just 1 M
+#   WATCHDOGD=/path/to/watchdogd ...          # a prebuilt binary instead of building
+#   SCRATCH_PATH=.build-bench ...             # build there (swift build --scratch-path)
 #
 # Data dirs are generated once with `watchdogd demo --reports N --releases 50` (no HTTP) and
-# kept in $BENCH_DATA (default /tmp/watchdog-bench) for later runs. Each endpoint is requested
-# by wrk over one connection for $DURATION seconds (default 5); p50 and p95 are printed.
-# Needs wrk and curl (./deploy/setup.sh --bench).
+# kept in $BENCH_DATA (default /tmp/watchdog-bench) for later runs (run.sh's GROWTH=1 uses the
+# same ones). For each endpoint watchdogd is restarted and the first request timed (the page
+# cache of the OS stays warm: this is a restart, not a cold boot); then wrk requests it over one
+# connection for $DURATION seconds (default 5) and p50 and p95 are printed.
+# Needs wrk, curl and sqlite3 (./deploy/setup.sh --bench).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-. "$repo/Tests/lib/listening.sh"
 data_root=${BENCH_DATA:-/tmp/watchdog-bench}
 duration=${DURATION:-5}
 work=$(mktemp -d)
-trap 'kill "${daemon_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+daemon_pid=
+trap 'stop_daemon; wait 2>/dev/null; rm -rf "$work"' EXIT
+. "$here/lib.sh"
+{ # the whole script is read before it runs, so editing it meanwhile cannot break a run
 
-swift build -c release --package-path "$repo" --product watchdogd >&2
-bin=$(swift build -c release --package-path "$repo" --show-bin-path)/watchdogd
-
-cat > "$work/latency.lua" <<'LUA'
-done = function(summary, latency, requests)
-  io.write(string.format("%.2f %.2f %d %d\n", latency:percentile(50) / 1000, latency:percentile(95) / 1000,
-    summary.requests, summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.timeout))
-end
-LUA
+bin=$(watchdogd_binary)
+echo "watchdogd $(commit_label) ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 
 for size in ${SIZES:-1000000 10000000}; do
   dir="$data_root/$size"
@@ -37,36 +37,22 @@ for size in ${SIZES:-1000000 10000000}; do
     echo "generated in $(( $(date +%s) - start )) s" >&2
   fi
   token=$("$bin" tokens add --role viewer "bench-$$" --data-dir "$dir" 2>/dev/null)
-  "$bin" serve --listen 127.0.0.1:0 --data-dir "$dir" --log-level warning > "$work/out" &
-  daemon_pid=$!
-  url=$(listening_url "$work/out")
-  app="$url/v1/apps/com.example.mail"
   reports=$(sqlite3 "$dir/watchdog.sqlite3" "SELECT count(*) FROM reports")
   bytes=$(du -sb "$dir" | cut -f1)
   echo
   echo "== $reports reports, data dir $(( bytes / 1048576 )) MiB = $(( bytes / reports )) bytes per report (sessions, indexes and roll-ups included)"
-  printf '%-12s %10s %10s %10s\n' endpoint "p50 ms" "p95 ms" requests
-  wrk_header="$work/auth.lua"
-  for endpoint in \
-      "releases:/releases" \
-      "compare:/compare?base=13.2.0&target=13.4.9" \
-      "issues:/issues?release=13.4.9" \
-      "timeseries:/timeseries?release=13.4.9&bucket=hour" \
-      "keyboard:/keyboard" \
-      "keyboard-r:/keyboard?release=13.4.9" \
-      "reports:/reports?release=13.4.9&limit=50" \
-      "reports-k:/reports?release=13.4.9&kind=interaction_lock&limit=50"; do
-    name=${endpoint%%:*}; path=${endpoint#*:}
-    { cat "$work/latency.lua"; printf 'wrk.headers["Authorization"] = "Bearer %s"\n' "$token"; } > "$wrk_header"
-    read -r p50 p95 count errors < <(wrk -t1 -c1 -d"${duration}s" -s "$wrk_header" "$app$path" | tail -1)
-    printf '%-12s %10s %10s %10s%s\n' "$name" "$p50" "$p95" "$count" "$([ "$errors" != 0 ] && echo "  ($errors errors)")"
-  done
+  stats_latencies "$dir" "$token"
+  echo "max p95 $stats_max_p95 ms, max first request after restart $stats_max_first ms$([ "$stats_errors" != 0 ] && echo ", $stats_errors errors")"
   if [ "$size" -le 1000000 ]; then
-    before=$(awk '/VmRSS/ {print $2}' /proc/$daemon_pid/status)
+    start_daemon export "$dir"
+    app="$daemon_url/v1/apps/com.example.mail"
+    before=$(rss_kb "$daemon_pid" VmRSS)
     start=$(date +%s.%N)
     lines=$(curl -s -H "Authorization: Bearer $token" "$app/reports.ndjson" | wc -l)
     end=$(date +%s.%N)
-    echo "NDJSON export: $lines reports in $(printf '%.1f' "$(echo "$end - $start" | bc -l)") s; watchdogd RSS $(( before / 1024 )) MiB before, peak $(( $(awk '/VmHWM/ {print $2}' /proc/$daemon_pid/status) / 1024 )) MiB"
+    echo "NDJSON export: $lines reports in $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}') s; watchdogd RSS $(( before / 1024 )) MiB before, peak $(( $(rss_kb "$daemon_pid" VmHWM) / 1024 )) MiB"
+    stop_daemon
   fi
-  kill "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true
 done
+exit
+}

@@ -1,12 +1,14 @@
 -- wrk script: POSTs a JSON payload, giving every report a fresh id on every request, so the
--- daemon stores new rows (the shared payloads carry fixed ids, which after the first request
--- would measure only the duplicate path). Usage: BODY_FILE=... INGEST_KEY=... wrk -s unique-ids.lua URL
+-- daemon stores new rows (payloads/*.json carry fixed ids, which after the first request would
+-- measure only the duplicate path). It rewrites every `"id": "<uuid>"` (the payloads' formatting:
+-- one space after the colon); session_id and install_id are left as they are.
+-- Usage: BODY_FILE=... INGEST_KEY=... wrk -s unique-ids.lua URL
 local counter = 0
-local threads_started = 0
+local threads = {}
 
 function setup(thread)
-  threads_started = threads_started + 1
-  thread:set("tid", threads_started)  -- a global in that thread's own Lua state
+  table.insert(threads, thread)
+  thread:set("tid", #threads)  -- a global in that thread's own Lua state
 end
 
 function init(args)
@@ -16,16 +18,50 @@ function init(args)
   wrk.method = "POST"
   wrk.headers["Content-Type"] = "application/json"
   wrk.headers["Authorization"] = "Bearer " .. os.getenv("INGEST_KEY")
-  math.randomseed(os.time() + tid)
-  prefix = string.format("%02x%06x", tid, math.random(0, 0xffffff))
+  -- Seeded per thread and run from /dev/urandom when readable.
+  local seed = os.time() + tid
+  local urandom = io.open("/dev/urandom", "rb")
+  if urandom then
+    local a, b, c = urandom:read(3):byte(1, 3)
+    urandom:close()
+    seed = a * 65536 + b * 256 + c
+  end
+  math.randomseed(seed)
 end
 
+-- A UUID v4 whose leading 82 bits are random, so rows land at random places of the id index as
+-- real clients' ids do; its last 40 bits are the thread, this request's number and the report's
+-- place in the body, so no id repeats within a run whatever the random numbers.
 function request()
   counter = counter + 1
   local n = 0
   local body = template:gsub('"id": "[%x%-]+"', function()
     n = n + 1
-    return string.format('"id": "%s-%04x-4000-8000-%012x"', prefix, n % 0xffff, counter)
+    return string.format('"id": "%04x%04x-%04x-4%03x-%04x-%02x%02x%08x"',
+      math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xfff),
+      0x8000 + math.random(0, 0x3fff), tid % 256, math.random(0, 0xff), (counter * 512 + n) % 0x100000000)
   end)
   return wrk.format(nil, nil, nil, body)
+end
+
+-- Answers other than 2xx, counted per status in each thread (with the first one's body) and
+-- printed by done() as "status NNN: COUNT (first body: ...)" lines.
+bad = {}
+first_bad = nil
+
+function response(status, headers, body)
+  if status >= 300 then
+    bad[status] = (bad[status] or 0) + 1
+    if first_bad == nil then first_bad = string.format("%d %s", status, string.sub(body or "", 1, 200)) end
+  end
+end
+
+function done(summary, latency, requests)
+  local totals, example = {}, nil
+  for _, thread in ipairs(threads) do
+    for status, count in pairs(thread:get("bad") or {}) do totals[status] = (totals[status] or 0) + count end
+    example = example or thread:get("first_bad")
+  end
+  for status, count in pairs(totals) do io.write(string.format("status %d: %d\n", status, count)) end
+  if example then io.write("first non-2xx: " .. example .. "\n") end
 end

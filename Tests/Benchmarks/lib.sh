@@ -1,0 +1,136 @@
+# Sourced by run.sh and stats.sh: the binary, daemons, wrk runs and the stats endpoints.
+# Expects $repo and $work (a temp dir the caller removes) to be set.
+. "$repo/Tests/lib/listening.sh"
+
+# watchdogd_binary: prints the watchdogd to benchmark. $WATCHDOGD (a prebuilt binary) is used as
+# it is; otherwise a release build, in $SCRATCH_PATH when set (swift build --scratch-path).
+watchdogd_binary() {
+  if [ -n "${WATCHDOGD:-}" ]; then
+    [ -x "$WATCHDOGD" ] || { echo "WATCHDOGD=$WATCHDOGD is not an executable" >&2; return 1; }
+    echo "$WATCHDOGD"
+    return
+  fi
+  local args=(-c release --package-path "$repo")
+  [ -n "${SCRATCH_PATH:-}" ] && args+=(--scratch-path "$SCRATCH_PATH")
+  swift build "${args[@]}" --product watchdogd >&2
+  echo "$(swift build "${args[@]}" --show-bin-path)/watchdogd"
+}
+
+# commit_label: the commit measured, with -dirty when the work tree has changes.
+commit_label() {
+  local commit
+  commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null) || { echo unknown; return; }
+  [ -n "$(git -C "$repo" status --porcelain --untracked-files=no 2>/dev/null)" ] && commit+=-dirty
+  echo "$commit"
+}
+
+# start_daemon NAME DATA_DIR [serve options...]: starts `watchdogd serve` on a free port; sets
+# daemon_pid and daemon_url. Rate limits stay on (their cost is part of the figure) but far above
+# what one benchmark address sends; the per-address connection limit allows wrk -c256 plus curl;
+# retention is off so the payloads' fixed times are never expired.
+start_daemon() {
+  local name=$1 dir=$2; shift 2
+  "$bin" serve --listen 127.0.0.1:0 --data-dir "$dir" --log-level warning --retention-days 0 \
+    --rate-per-key "${RATE:-1000000}" --rate-per-address "${RATE:-1000000}" \
+    --connection-limit 4096 --per-ip-connection-limit 1024 "$@" > "$work/$name.out" 2> "$work/$name.err" &
+  daemon_pid=$!
+  local tries=0
+  daemon_url=
+  # listening_url waits 10 s; a loaded machine (or a migration of a big data dir) may need more.
+  while [ -z "$daemon_url" ] && [ "$tries" -lt 12 ] && kill -0 "$daemon_pid" 2>/dev/null; do
+    daemon_url=$(listening_url "$work/$name.out"); tries=$((tries + 1))
+  done
+  if [ -z "$daemon_url" ]; then
+    echo "watchdogd ($name) did not start:" >&2; cat "$work/$name.err" >&2; return 1
+  fi
+}
+
+# stop_daemon: SIGTERM and wait (a clean close checkpoints the WAL).
+stop_daemon() {
+  [ -n "${daemon_pid:-}" ] || return 0
+  kill "$daemon_pid" 2>/dev/null || true
+  wait "$daemon_pid" 2>/dev/null || true
+  daemon_pid=
+}
+
+# rss_kb PID FIELD: VmRSS (now) or VmHWM (peak) of a process, in kB.
+rss_kb() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
+
+# run_wrk NAME CONNECTIONS wrk-args...: runs wrk -t2 for $duration seconds (a response may take up
+# to 60 s: a slow one is counted late, not dropped as a timeout), keeps its output in
+# $work/wrk-NAME.txt and sets w_requests, w_seconds, w_rps (all responses), w_bad (non-2xx/3xx
+# responses) and w_errors (socket errors, or empty). Prints any non-2xx and socket errors.
+run_wrk() {
+  local name=$1 connections=$2; shift 2
+  wrk -t2 -c"$connections" -d"${duration}s" --timeout 60s "$@" > "$work/wrk-$name.txt" 2>&1 || { cat "$work/wrk-$name.txt" >&2; return 1; }
+  read -r w_requests w_seconds < <(awk '/requests in/ {
+      t = $4; sub(/,$/, "", t); s = t + 0
+      if (t ~ /ms$/) s /= 1000; else if (t ~ /m$/) s *= 60; else if (t ~ /h$/) s *= 3600
+      print $1, s }' "$work/wrk-$name.txt")
+  w_bad=$(awk -F': *' '/Non-2xx or 3xx responses/ {print $2}' "$work/wrk-$name.txt")
+  w_bad=${w_bad:-0}
+  w_errors=$(sed -n 's/^ *Socket errors: *//p' "$work/wrk-$name.txt")
+  w_rps=$(awk -v r="$w_requests" -v s="$w_seconds" 'BEGIN {printf "%.0f", r / s}')
+  if [ "$w_bad" != 0 ] || [ -n "$w_errors" ]; then
+    echo "  !! $name: $w_bad non-2xx/3xx responses of $w_requests${w_errors:+; socket errors: $w_errors}"
+    sed -n 's/^\(status [0-9]*: [0-9]*\|first non-2xx: .*\)$/  !!   \1/p' "$work/wrk-$name.txt"
+  fi
+  if [ "$w_requests" -lt $((2 * connections)) ]; then
+    echo "  !! $name: only $w_requests responses on $connections connections in ${duration}s: too short to measure, raise DURATION"
+  fi
+}
+
+# The release-health endpoints, as NAME:PATH under /v1/apps/com.example.mail, for data made by
+# `watchdogd demo --releases 50` (releases 13.x.y).
+stats_endpoints=(
+  "releases:/releases"
+  "compare:/compare?base=13.2.0&target=13.4.9"
+  "issues:/issues?release=13.4.9"
+  "timeseries:/timeseries?release=13.4.9&bucket=hour"
+  "keyboard:/keyboard"
+  "keyboard-r:/keyboard?release=13.4.9"
+  "reports:/reports?release=13.4.9&limit=50"
+  "reports-k:/reports?release=13.4.9&kind=interaction_lock&limit=50"
+)
+
+# first_request_ms URL TOKEN: time of one GET in ms (curl's total), with its status; prints
+# "MS STATUS".
+first_request_ms() {
+  curl -s -o /dev/null -w '%{time_total} %{http_code}\n' -H "Authorization: Bearer $2" "$1" \
+    | awk '{printf "%.1f %s\n", $1 * 1000, $2}'
+}
+
+# latency URL TOKEN: wrk over one connection for $duration s; prints "P50_MS P95_MS REQUESTS ERRORS".
+latency() {
+  cat > "$work/latency.lua" <<LUA
+wrk.headers["Authorization"] = "Bearer $2"
+done = function(summary, latency, requests)
+  io.write(string.format("%.2f %.2f %d %d\n", latency:percentile(50) / 1000, latency:percentile(95) / 1000,
+    summary.requests, summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.timeout))
+end
+LUA
+  wrk -t1 -c1 -d"${duration}s" -s "$work/latency.lua" "$1" | tail -1
+}
+
+# stats_latencies DATA_DIR TOKEN: for each endpoint, restarts watchdogd on DATA_DIR and times the
+# first request after the restart, then p50/p95 over $duration s. Prints a table and sets
+# stats_p50s (comma list), stats_max_p95, stats_max_first (ms) and stats_errors.
+stats_latencies() {
+  local dir=$1 token=$2 endpoint name path first status p50 p95 count errors
+  stats_p50s=; stats_max_p95=0; stats_max_first=0; stats_errors=0
+  printf '  %-12s %12s %10s %10s %10s\n' endpoint "first ms" "p50 ms" "p95 ms" requests
+  for endpoint in "${stats_endpoints[@]}"; do
+    name=${endpoint%%:*}; path=${endpoint#*:}
+    start_daemon stats "$dir"
+    read -r first status < <(first_request_ms "$daemon_url/v1/apps/com.example.mail$path" "$token")
+    read -r p50 p95 count errors < <(latency "$daemon_url/v1/apps/com.example.mail$path" "$token")
+    stop_daemon
+    [ "$status" = 200 ] || errors=$((errors + 1))
+    printf '  %-12s %12s %10s %10s %10s%s\n' "$name" "$first" "$p50" "$p95" "$count" \
+      "$([ "$status" != 200 ] && echo "  (first request: HTTP $status)")$([ "$errors" != 0 ] && echo "  ($errors errors)")"
+    stats_p50s+="${stats_p50s:+, }$p50"
+    stats_max_p95=$(awk -v a="$stats_max_p95" -v b="$p95" 'BEGIN {print (b > a ? b : a)}')
+    stats_max_first=$(awk -v a="$stats_max_first" -v b="$first" 'BEGIN {print (b > a ? b : a)}')
+    stats_errors=$((stats_errors + errors))
+  done
+}
