@@ -44,7 +44,10 @@ let package = Package(
         ),
         .target(
             name: "WatchdogStore",
-            dependencies: ["WatchdogWire", "Gzip", "Locking", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "WatchdogWire", "Gzip", "Locking",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .target(
             name: "WatchdogServer",

@@ -16,8 +16,8 @@ static inline int watchdog_deflate_init_gzip(z_stream *stream, int level) {
 /* zlib format (RFC 1950), not gzip: its header names the preset dictionary (FDICT + DICTID)
    and its trailer checks the data (Adler-32), so a stored body says which dictionary it needs
    and a damaged one fails to inflate instead of inflating to something else. */
-static inline int watchdog_deflate_init_zlib(z_stream *stream, int level) {
-    return deflateInit2(stream, level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY);
+static inline int watchdog_deflate_init_zlib(z_stream *stream, int level, int window_bits, int mem_level) {
+    return deflateInit2(stream, level, Z_DEFLATED, window_bits, mem_level, Z_DEFAULT_STRATEGY);
 }
 
 static inline int watchdog_inflate_init_zlib(z_stream *stream) {

@@ -24,9 +24,19 @@ public final class PresetDictionaryCodec {
     private let inflater = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
     private var deflaterReady = false
     private var inflaterReady = false
+    private let level: Int32
+    private let windowBits: Int32
+    private let memoryLevel: Int32
 
-    public init(dictionary: [UInt8]) {
+    /// - Parameters:
+    ///   - level: zlib's 1 (fastest) to 9.
+    ///   - windowBits: how far back a match may reach, 2^n bytes (9–15); the dictionary should fit.
+    ///   - memoryLevel: zlib's 1–9; the hash table, which every reset clears, is 2^(n+7) entries.
+    public init(dictionary: [UInt8], level: Int32 = Z_DEFAULT_COMPRESSION, windowBits: Int32 = 15, memoryLevel: Int32 = 8) {
         self.dictionary = dictionary
+        self.level = level
+        self.windowBits = windowBits
+        self.memoryLevel = memoryLevel
         dictionaryID = dictionary.withUnsafeBufferPointer { UInt(adler32(adler32(0, nil, 0), $0.baseAddress, uInt($0.count))) }
         deflater.initialize(to: z_stream())
         inflater.initialize(to: z_stream())
@@ -43,7 +53,7 @@ public final class PresetDictionaryCodec {
     /// Returns `nil` only if zlib fails (out of memory), never for any input.
     public func compress(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
         if !deflaterReady {
-            guard watchdog_deflate_init_zlib(deflater, Z_DEFAULT_COMPRESSION) == Z_OK else { return nil }
+            guard watchdog_deflate_init_zlib(deflater, level, windowBits, memoryLevel) == Z_OK else { return nil }
             deflaterReady = true
         } else {
             guard deflateReset(deflater) == Z_OK else { return nil }

@@ -49,9 +49,10 @@ import WatchdogWire
         #expect(crashes == [true], "crashed once, after the report was saved")
         #expect(offset == 0, "auto-fixed")
         await agent.syncNow()
-        let stored = try daemon.query { db in try String.fetchAll(db, sql: "SELECT body FROM reports") }
+        let viewer = try daemon.addToken(role: "viewer")
+        let stored = try daemon.client.request("GET", "/v1/apps/com.example.mail/reports", token: viewer).json["reports"] as? [[String: Any]] ?? []
         #expect(stored.count == 1)
-        let report = try JSONDecoder().decode(Report.self, from: Data(try #require(stored.first).utf8))
+        let report = try JSONDecoder().decode(Report.self, from: JSONSerialization.data(withJSONObject: try #require(stored.first?["report"])))
         #expect(report.action == ClientAction(autoFixed: true, testCrash: true))
         #expect(report.sessionId != nil && report.installId != nil)
 

@@ -90,11 +90,15 @@ final class Authenticator: Sendable {
 }
 
 extension Substring {
+    /// Without the leading and trailing ASCII `characters` (header whitespace, `" \t"`).
+    /// Byte-wise: it runs on every request's `Authorization` header.
     func trimmingCharacters(in characters: String) -> String {
-        let set = Set(characters)
-        var slice = self[...]
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
-        return String(slice)
+        let trimmed = Array(characters.utf8)
+        let bytes = utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, trimmed.contains(bytes[start]) { start = bytes.index(after: start) }
+        while start < end, trimmed.contains(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return String(self[start..<end])
     }
 }

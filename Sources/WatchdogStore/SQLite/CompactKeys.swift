@@ -68,10 +68,12 @@ enum CompactID {
 /// session marks; anything else stays text.
 enum CompactFingerprint {
     static func databaseValue(_ fingerprint: String) -> DatabaseValue {
-        let utf8 = fingerprint.utf8
-        guard utf8.count == 19, fingerprint.hasPrefix("fp_"), let value = UInt64(fingerprint.dropFirst(3), radix: 16) else {
-            return fingerprint.databaseValue
-        }
-        return Int64(bitPattern: value).databaseValue
+        integer(fingerprint)?.databaseValue ?? fingerprint.databaseValue
+    }
+
+    /// The integer a well-formed fingerprint spells, else `nil`.
+    static func integer(_ fingerprint: String) -> Int64? {
+        guard fingerprint.utf8.count == 19, fingerprint.hasPrefix("fp_"), let value = UInt64(fingerprint.dropFirst(3), radix: 16) else { return nil }
+        return Int64(bitPattern: value)
     }
 }

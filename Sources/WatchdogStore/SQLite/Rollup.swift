@@ -36,11 +36,6 @@ struct Rollup {
         }
     }
 
-    struct InstallKey: Hashable {
-        var release: ReleaseKey
-        var install: String
-    }
-
     struct InstallDelta {
         var channel: String?
         var idiom: String?
@@ -60,63 +55,96 @@ struct Rollup {
         var lastSeen = Int64.min
     }
 
-    var releases: [ReleaseKey: ReleaseDelta] = [:]
-    var kinds: [[String]: Count] = [:]              // app, version, build, kind
-    var breakdown: [[String]: Count] = [:]          // app, version, build, dimension, value, kind
-    var hourly: [[String]: Count] = [:]             // app, version, build, kind, hour
-    var issues: [[String]: IssueDelta] = [:]        // app, version, build, fingerprint
-    var heights: [[String]: (reports: Int, windowSized: Int)] = [:]  // app, version, build, model, mode, input mode, height
-    var idiomSessions: [[String]: Int] = [:]        // app, version, build, idiom
-    var testCrashes: [[String]: Int] = [:]          // app, install id, day
-    var affected: [[String]: Int] = [:]             // app, version, build, dimension, value: newly affected sessions
+    /// The releases this transaction touches, numbered in order of first appearance: every
+    /// key below names its release by that number, so a report hashes app, version and build
+    /// once (and not at all when it has the previous report's release).
+    private(set) var releaseKeys: [ReleaseKey] = []
+    private var releaseNumbers: [ReleaseKey: Int] = [:]
+    private var lastRelease: (key: ReleaseKey, number: Int)?
+
+    struct KindKey: Hashable { var release: Int; var kind: String }
+    struct BreakdownKey: Hashable { var release: Int; var dimension: String; var value: String; var kind: String }
+    struct HourKey: Hashable { var release: Int; var kind: String; var hour: Int64 }
+    struct IssueKey: Hashable { var release: Int; var fingerprint: String }
+    struct HeightKey: Hashable { var release: Int; var model: String; var mode: String; var inputMode: String; var height: Int }
+    struct ValueKey: Hashable { var release: Int; var dimension: String; var value: String }
+    struct InstallKey: Hashable { var release: Int; var install: String }
+    struct InstallKindKey: Hashable { var release: Int; var install: String; var kind: String }
+    struct ReleaseHourKey: Hashable { var release: Int; var hour: Int64 }
+    struct TestCrashKey: Hashable { var app: String; var install: String; var day: Int64 }
+
+    var releases: [ReleaseDelta] = []
+    var kinds: [KindKey: Count] = [:]
+    var breakdown: [BreakdownKey: Count] = [:]
+    var hourly: [HourKey: Count] = [:]
+    var issues: [IssueKey: IssueDelta] = [:]
+    var heights: [HeightKey: (reports: Int, windowSized: Int)] = [:]
+    var idiomSessions: [ValueKey: Int] = [:]         // dimension "idiom"
+    var testCrashes: [TestCrashKey: Int] = [:]
+    var affected: [ValueKey: Int] = [:]              // newly affected sessions per dimension value
     var installs: [InstallKey: InstallDelta] = [:]
-    var installKinds: [[String]: (reports: Int, affected: Int)] = [:]  // app, version, build, install id, kind
-    var hourlySessions: [[String]: Int] = [:]       // app, version, build, hour
+    var installKinds: [InstallKindKey: (reports: Int, affected: Int)] = [:]
+    var hourlySessions: [ReleaseHourKey: Int] = [:]
+
+    /// The number of a release in this transaction.
+    mutating func release(app: String, version: String, build: String) -> Int {
+        if let last = lastRelease, last.key.app == app, last.key.version == version, last.key.build == build { return last.number }
+        let key = ReleaseKey(app: app, version: version, build: build)
+        let number: Int
+        if let known = releaseNumbers[key] {
+            number = known
+        } else {
+            number = releaseKeys.count
+            releaseKeys.append(key)
+            releases.append(ReleaseDelta())
+            releaseNumbers[key] = number
+        }
+        lastRelease = (key, number)
+        return number
+    }
 
     /// Adds one new report. `newlyAffectedSession`: its session had no active report in this
     /// release before; `newIssueSession`: none of this fingerprint; `newlyAffectedValues`: the
     /// dimensions (`kind`, `screen`, …) whose value this session had no active report of before.
     mutating func add(_ report: ReportRecord, newlyAffectedSession: Bool, newIssueSession: Bool, newlyAffectedValues: [(dimension: String, value: String)]) {
-        let key = ReleaseKey(app: report.app, version: report.version, build: report.build)
-        let release = [report.app, report.version, report.build]
-        var delta = releases[key] ?? ReleaseDelta()
-        delta.seen(report.occurredAt)
-        if newlyAffectedSession { delta.affectedSessions += 1 }
-        if report.autoFixed { delta.autoFixed += 1 }
-        if report.testCrash { delta.testCrashes += 1 }
-        releases[key] = delta
+        let release = self.release(app: report.app, version: report.version, build: report.build)
+        releases[release].seen(report.occurredAt)
+        if newlyAffectedSession { releases[release].affectedSessions += 1 }
+        if report.autoFixed { releases[release].autoFixed += 1 }
+        if report.testCrash { releases[release].testCrashes += 1 }
 
-        kinds[release + [report.kind], default: Count()].add(report)
-        for (dimension, value) in [("screen", report.screen), ("keyboard_mode", report.keyboardMode), ("idiom", report.idiom)] {
-            breakdown[release + [dimension, value ?? "", report.kind], default: Count()].add(report)
-        }
-        hourly[release + [report.kind, String(Self.hour(report.occurredAt))], default: Count()].add(report)
+        kinds[KindKey(release: release, kind: report.kind), default: Count()].add(report)
+        breakdown[BreakdownKey(release: release, dimension: "screen", value: report.screen ?? "", kind: report.kind), default: Count()].add(report)
+        breakdown[BreakdownKey(release: release, dimension: "keyboard_mode", value: report.keyboardMode ?? "", kind: report.kind), default: Count()].add(report)
+        breakdown[BreakdownKey(release: release, dimension: "idiom", value: report.idiom ?? "", kind: report.kind), default: Count()].add(report)
+        hourly[HourKey(release: release, kind: report.kind, hour: Self.hour(report.occurredAt)), default: Count()].add(report)
         for (dimension, value) in newlyAffectedValues {
-            affected[release + [dimension, value], default: 0] += 1
+            affected[ValueKey(release: release, dimension: dimension, value: value), default: 0] += 1
         }
         if !report.isSuspect, let install = report.installID {
-            let installKey = InstallKey(release: key, install: install)
-            var installDelta = installs[installKey] ?? InstallDelta()
-            installDelta.reports += 1
-            if newlyAffectedSession { installDelta.affectedSessions += 1 }
-            installs[installKey] = installDelta
-            var kind = installKinds[release + [install, report.kind]] ?? (0, 0)
+            let installKey = InstallKey(release: release, install: install)
+            installs[installKey, default: InstallDelta()].reports += 1
+            if newlyAffectedSession { installs[installKey, default: InstallDelta()].affectedSessions += 1 }
+            let kindKey = InstallKindKey(release: release, install: install, kind: report.kind)
+            var kind = installKinds[kindKey] ?? (0, 0)
             if !report.isFlooded { kind.reports += 1 }
             if newlyAffectedValues.contains(where: { $0.dimension == "kind" }) { kind.affected += 1 }
-            installKinds[release + [install, report.kind]] = kind
+            installKinds[kindKey] = kind
         }
 
-        var issue = issues[release + [report.fingerprint]]
+        let issueKey = IssueKey(release: release, fingerprint: report.fingerprint)
+        var issue = issues[issueKey]
             ?? IssueDelta(kind: report.kind, screen: report.screen, viewName: report.viewName, keyboardMode: report.keyboardMode)
         issue.count.add(report)
         if newIssueSession { issue.affectedSessions += 1 }
         issue.firstSeen = min(issue.firstSeen, report.occurredAt)
         issue.lastSeen = max(issue.lastSeen, report.occurredAt)
-        issues[release + [report.fingerprint]] = issue
+        issues[issueKey] = issue
 
         if !report.isSuspect, !report.isFlooded, let height = report.keyboardHeight, height.isFinite, height >= 0, height < 100_000 {
             let windowSized = (report.windowHeight ?? 0) > 0 && height >= 0.9 * (report.windowHeight ?? 0)
-            let heightKey = release + [report.deviceModel ?? "", report.keyboardMode ?? "", report.inputMode ?? "", String(Int(height.rounded()))]
+            let heightKey = HeightKey(release: release, model: report.deviceModel ?? "", mode: report.keyboardMode ?? "",
+                                      inputMode: report.inputMode ?? "", height: Int(height.rounded()))
             var bucket = heights[heightKey] ?? (0, 0)
             bucket.reports += 1
             if windowSized { bucket.windowSized += 1 }
@@ -125,15 +153,13 @@ struct Rollup {
     }
 
     mutating func add(_ session: SessionRecord) {
-        let key = ReleaseKey(app: session.app, version: session.version, build: session.build)
-        var delta = releases[key] ?? ReleaseDelta()
-        delta.sessions += 1
-        delta.seen(session.startedAt)
-        releases[key] = delta
-        idiomSessions[[session.app, session.version, session.build, session.idiom ?? ""], default: 0] += 1
-        hourlySessions[[session.app, session.version, session.build, String(Self.hour(session.startedAt))], default: 0] += 1
+        let release = self.release(app: session.app, version: session.version, build: session.build)
+        releases[release].sessions += 1
+        releases[release].seen(session.startedAt)
+        idiomSessions[ValueKey(release: release, dimension: "idiom", value: session.idiom ?? ""), default: 0] += 1
+        hourlySessions[ReleaseHourKey(release: release, hour: Self.hour(session.startedAt)), default: 0] += 1
         if let install = session.installID {
-            let installKey = InstallKey(release: key, install: install)
+            let installKey = InstallKey(release: release, install: install)
             var installDelta = installs[installKey] ?? InstallDelta()
             installDelta.sessions += 1
             installDelta.channel = session.channel ?? installDelta.channel
@@ -159,77 +185,155 @@ struct Rollup {
                 first_seen = min(first_seen, excluded.first_seen),
                 last_seen = max(last_seen, excluded.last_seen)
             """)
-        for (key, delta) in releases {
-            try release.execute(arguments: [key.app, key.version, key.build, delta.sessions, delta.affectedSessions,
-                                             delta.autoFixed, delta.testCrashes, delta.firstSeen, delta.lastSeen])
+        for (number, delta) in releases.enumerated() {
+            try release.step(db) { bind in
+                self.bind(number, &bind)
+                bind.integer(delta.sessions)
+                bind.integer(delta.affectedSessions)
+                bind.integer(delta.autoFixed)
+                bind.integer(delta.testCrashes)
+                bind.integer(delta.firstSeen)
+                bind.integer(delta.lastSeen)
+            }
         }
-        try upsertCounts(kinds, db, sql: """
-            INSERT INTO release_kinds (app, version, build, kind, reports, suspect_reports, flooded_reports) VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports,
-                flooded_reports = flooded_reports + excluded.flooded_reports
-            """)
-        try upsertCounts(breakdown, db, sql: """
-            INSERT INTO release_breakdown (app, version, build, dimension, value, kind, reports, suspect_reports, flooded_reports) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports,
-                flooded_reports = flooded_reports + excluded.flooded_reports
-            """)
-        try upsertCounts(hourly, db, sql: """
-            INSERT INTO release_hourly (app, version, build, kind, hour, reports, suspect_reports, flooded_reports) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports,
-                flooded_reports = flooded_reports + excluded.flooded_reports
-            """)
-        let issue = try db.cachedStatement(sql: """
-            INSERT INTO issue_releases (app, version, build, fingerprint, kind, screen, view_name, keyboard_mode,
-                                        reports, suspect_reports, flooded_reports, affected_sessions, first_seen, last_seen)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET
-                reports = reports + excluded.reports,
-                suspect_reports = suspect_reports + excluded.suspect_reports,
-                flooded_reports = flooded_reports + excluded.flooded_reports,
-                affected_sessions = affected_sessions + excluded.affected_sessions,
-                first_seen = min(first_seen, excluded.first_seen),
-                last_seen = max(last_seen, excluded.last_seen)
-            """)
-        for (key, delta) in issues {
-            try issue.execute(arguments: Self.arguments(key, [
-                delta.kind, delta.screen, delta.viewName, delta.keyboardMode, delta.count.reports, delta.count.suspect,
-                delta.count.flooded, delta.affectedSessions, delta.firstSeen, delta.lastSeen,
-            ]))
+        let counts = "reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports, flooded_reports = flooded_reports + excluded.flooded_reports"
+        if !kinds.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO release_kinds (app, version, build, kind, reports, suspect_reports, flooded_reports) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET \(counts)
+                """)
+            for (key, count) in kinds {
+                try statement.step(db) { bind in
+                    self.bind(key.release, &bind)
+                    bind.text(key.kind)
+                    Self.bind(count, &bind)
+                }
+            }
         }
-        let height = try db.cachedStatement(sql: """
-            INSERT INTO keyboard_heights (app, version, build, model, mode, input_mode, height, reports, window_sized) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, window_sized = window_sized + excluded.window_sized
-            """)
-        for (key, bucket) in heights {
-            try height.execute(arguments: Self.arguments(key, [bucket.reports, bucket.windowSized]))
+        if !breakdown.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO release_breakdown (app, version, build, dimension, value, kind, reports, suspect_reports, flooded_reports)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET \(counts)
+                """)
+            for (key, count) in breakdown {
+                try statement.step(db) { bind in
+                    self.bind(key.release, &bind)
+                    bind.text(key.dimension)
+                    bind.text(key.value)
+                    bind.text(key.kind)
+                    Self.bind(count, &bind)
+                }
+            }
         }
-        let idiom = try db.cachedStatement(sql: """
-            INSERT INTO release_idiom_sessions (app, version, build, idiom, sessions) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions
-            """)
-        for (key, sessions) in idiomSessions {
-            try idiom.execute(arguments: Self.arguments(key, [sessions]))
+        if !hourly.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO release_hourly (app, version, build, kind, hour, reports, suspect_reports, flooded_reports) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET \(counts)
+                """)
+            for (key, count) in hourly {
+                try statement.step(db) { bind in
+                    self.bind(key.release, &bind)
+                    bind.text(key.kind)
+                    bind.integer(key.hour)
+                    Self.bind(count, &bind)
+                }
+            }
         }
+        try writeIssues(db)
         try writeCohorts(db)
+    }
+
+    private func writeIssues(_ db: Database) throws {
+        if !issues.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO issue_releases (app, version, build, fingerprint, kind, screen, view_name, keyboard_mode,
+                                            reports, suspect_reports, flooded_reports, affected_sessions, first_seen, last_seen)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET
+                    reports = reports + excluded.reports,
+                    suspect_reports = suspect_reports + excluded.suspect_reports,
+                    flooded_reports = flooded_reports + excluded.flooded_reports,
+                    affected_sessions = affected_sessions + excluded.affected_sessions,
+                    first_seen = min(first_seen, excluded.first_seen),
+                    last_seen = max(last_seen, excluded.last_seen)
+                """)
+            for (key, delta) in issues {
+                try statement.step(db) { bind in
+                    self.bind(key.release, &bind)
+                    bind.text(key.fingerprint)
+                    bind.text(delta.kind)
+                    bind.text(delta.screen)
+                    bind.text(delta.viewName)
+                    bind.text(delta.keyboardMode)
+                    Self.bind(delta.count, &bind)
+                    bind.integer(delta.affectedSessions)
+                    bind.integer(delta.firstSeen)
+                    bind.integer(delta.lastSeen)
+                }
+            }
+        }
+        if !heights.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO keyboard_heights (app, version, build, model, mode, input_mode, height, reports, window_sized) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, window_sized = window_sized + excluded.window_sized
+                """)
+            for (key, bucket) in heights {
+                try statement.step(db) { bind in
+                    self.bind(key.release, &bind)
+                    bind.text(key.model)
+                    bind.text(key.mode)
+                    bind.text(key.inputMode)
+                    bind.integer(key.height)
+                    bind.integer(bucket.reports)
+                    bind.integer(bucket.windowSized)
+                }
+            }
+        }
         if !testCrashes.isEmpty {
-            let crashes = try db.cachedStatement(sql: """
+            let statement = try db.cachedStatement(sql: """
                 INSERT INTO test_crash_daily (app, install_id, day, crashes) VALUES (?, ?, ?, ?)
                 ON CONFLICT DO UPDATE SET crashes = crashes + excluded.crashes
                 """)
             for (key, count) in testCrashes {
-                try crashes.execute(arguments: [key[0], key[1], Int64(key[2]) ?? 0, count])
+                try statement.step(db) { bind in
+                    bind.text(key.app)
+                    bind.text(key.install)
+                    bind.integer(key.day)
+                    bind.integer(count)
+                }
             }
         }
     }
 
-    /// Affected sessions per dimension value, per install, and session starts per hour.
+    /// Session starts per idiom and hour, affected sessions per dimension value, per install.
     private func writeCohorts(_ db: Database) throws {
+        if !idiomSessions.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO release_idiom_sessions (app, version, build, idiom, sessions) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions
+                """)
+            for (key, sessions) in idiomSessions {
+                try statement.step(db) { bind in
+                    self.bind(key.release, &bind)
+                    bind.text(key.value)
+                    bind.integer(sessions)
+                }
+            }
+        }
         if !affected.isEmpty {
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO release_affected (app, version, build, dimension, value, affected_sessions) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO UPDATE SET affected_sessions = affected_sessions + excluded.affected_sessions
                 """)
-            for (key, count) in affected { try statement.execute(arguments: Self.arguments(key, [count])) }
+            for (key, count) in affected {
+                try statement.step(db) { bind in
+                    self.bind(key.release, &bind)
+                    bind.text(key.dimension)
+                    bind.text(key.value)
+                    bind.integer(count)
+                }
+            }
         }
         if !installs.isEmpty {
             let statement = try db.cachedStatement(sql: """
@@ -243,8 +347,15 @@ struct Rollup {
                     affected_sessions = affected_sessions + excluded.affected_sessions
                 """)
             for (key, delta) in installs {
-                try statement.execute(arguments: [key.release.app, key.release.version, key.release.build, key.install,
-                                                  delta.channel, delta.idiom, delta.sessions, delta.reports, delta.affectedSessions])
+                try statement.step(db) { bind in
+                    self.bind(key.release, &bind)
+                    bind.text(key.install)
+                    bind.text(delta.channel)
+                    bind.text(delta.idiom)
+                    bind.integer(delta.sessions)
+                    bind.integer(delta.reports)
+                    bind.integer(delta.affectedSessions)
+                }
             }
         }
         if !installKinds.isEmpty {
@@ -252,26 +363,42 @@ struct Rollup {
                 INSERT INTO release_install_kinds (app, version, build, install_id, kind, reports, affected_sessions) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, affected_sessions = affected_sessions + excluded.affected_sessions
                 """)
-            for (key, count) in installKinds { try statement.execute(arguments: Self.arguments(key, [count.reports, count.affected])) }
+            for (key, count) in installKinds {
+                try statement.step(db) { bind in
+                    self.bind(key.release, &bind)
+                    bind.text(key.install)
+                    bind.text(key.kind)
+                    bind.integer(count.reports)
+                    bind.integer(count.affected)
+                }
+            }
         }
         if !hourlySessions.isEmpty {
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO release_hourly_sessions (app, version, build, hour, sessions) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions
                 """)
-            for (key, count) in hourlySessions { try statement.execute(arguments: [key[0], key[1], key[2], Int64(key[3]) ?? 0, count]) }
+            for (key, count) in hourlySessions {
+                try statement.step(db) { bind in
+                    self.bind(key.release, &bind)
+                    bind.integer(key.hour)
+                    bind.integer(count)
+                }
+            }
         }
     }
 
-    private func upsertCounts(_ rows: [[String]: Count], _ db: Database, sql: String) throws {
-        guard !rows.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: sql)
-        for (key, count) in rows {
-            try statement.execute(arguments: Self.arguments(key, [count.reports, count.suspect, count.flooded]))
-        }
+    /// Binds app, version and build of the release numbered `number`.
+    private func bind(_ number: Int, _ bind: inout StatementBinder) {
+        let key = releaseKeys[number]
+        bind.text(key.app)
+        bind.text(key.version)
+        bind.text(key.build)
     }
 
-    private static func arguments(_ key: [String], _ values: [(any DatabaseValueConvertible)?]) -> StatementArguments {
-        StatementArguments(key.map { Optional($0 as any DatabaseValueConvertible) } + values)
+    private static func bind(_ count: Count, _ bind: inout StatementBinder) {
+        bind.integer(count.reports)
+        bind.integer(count.suspect)
+        bind.integer(count.flooded)
     }
 }

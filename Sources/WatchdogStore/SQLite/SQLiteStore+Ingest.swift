@@ -54,10 +54,20 @@ extension SQLiteStore {
         var counts = IngestCounts(accepted: 0, duplicates: 0)
         var testCrashes: [[String]: Int] = [:]
         for var report in reports {
-            try statement.execute(arguments: [
-                CompactID.databaseValue(report.id), report.app, report.version, report.build, report.channel, report.kind,
-                report.occurredAt, receivedAt, report.isSuspect, report.screen, report.fingerprint, Data(report.storedBody),
-            ])
+            try statement.step(db) { bind in
+                bind.compactID(report.id)
+                bind.text(report.app)
+                bind.text(report.version)
+                bind.text(report.build)
+                bind.text(report.channel)
+                bind.text(report.kind)
+                bind.integer(report.occurredAt)
+                bind.integer(receivedAt)
+                bind.bool(report.isSuspect)
+                bind.text(report.screen)
+                bind.text(report.fingerprint)
+                bind.blob(report.storedBody)
+            }
             guard db.changesCount == 1 else {
                 counts.duplicates += 1
                 continue
@@ -69,18 +79,25 @@ extension SQLiteStore {
             var newlyAffectedValues: [(dimension: String, value: String)] = []
             if !report.isSuspect, let sessionID = report.sessionID {
                 let release = try refs.ref(app: report.app, version: report.version, build: report.build, db)
-                let session = CompactID.databaseValue(sessionID)
                 // Counting stops past the cap (no row is rewritten for ever): no row back means flooded.
-                let cap = floodCap > 0 ? floodCap : Int.max - 1
-                let reportsOfFingerprint = try Int.fetchOne(issueSession, arguments: [release, CompactFingerprint.databaseValue(report.fingerprint), session, cap]) ?? cap + 1
+                let cap = Int64(floodCap > 0 ? floodCap : Int.max - 1)
+                let reportsOfFingerprint = try issueSession.step(db) { bind in
+                    bind.integer(release)
+                    if let number = CompactFingerprint.integer(report.fingerprint) { bind.integer(number) } else { bind.text(report.fingerprint) }
+                    bind.compactID(sessionID)
+                    bind.integer(cap)
+                } ?? cap + 1
                 newIssueSession = reportsOfFingerprint == 1
                 if reportsOfFingerprint > cap {
                     report.isFlooded = true
-                    try markFlooded.execute(arguments: [rowID])
+                    try markFlooded.step(db) { $0.integer(rowID) }
                 }
                 // A session seen with this fingerprint before is affected already.
                 if newIssueSession {
-                    try affected.execute(arguments: [release, session])
+                    try affected.step(db) { bind in
+                        bind.integer(release)
+                        bind.compactID(sessionID)
+                    }
                     newlyAffected = db.changesCount == 1
                 }
                 // A session runs on one device: newly affected, it is newly affected for its idiom.
@@ -89,14 +106,19 @@ extension SQLiteStore {
                 // keyboard mode counted: the fingerprint is made of them.
                 if newIssueSession {
                     for (dimension, value) in [("kind", report.kind), ("screen", report.screen ?? ""), ("keyboard_mode", report.keyboardMode ?? "")] {
-                        try affectedValue.execute(arguments: [release, dimension, value, session])
+                        try affectedValue.step(db) { bind in
+                            bind.integer(release)
+                            bind.text(dimension)
+                            bind.text(value)
+                            bind.compactID(sessionID)
+                        }
                         if db.changesCount == 1 { newlyAffectedValues.append((dimension, value)) }
                     }
                 }
             }
             rollup.add(report, newlyAffectedSession: newlyAffected, newIssueSession: newIssueSession, newlyAffectedValues: newlyAffectedValues)
             if report.testCrash, let install = report.installID {
-                rollup.testCrashes[[report.app, install, String(receivedAt / 86_400_000)], default: 0] += 1
+                rollup.testCrashes[Rollup.TestCrashKey(app: report.app, install: install, day: receivedAt / 86_400_000), default: 0] += 1
                 testCrashes[[report.app, install], default: 0] += 1
             }
         }
@@ -112,10 +134,18 @@ extension SQLiteStore {
             """)
         var counts = IngestCounts(accepted: 0, duplicates: 0)
         for session in sessions {
-            try statement.execute(arguments: [
-                CompactID.databaseValue(session.id), session.app, session.version, session.build, session.channel,
-                session.installID, session.idiom, session.startedAt, receivedAt, Data(session.storedBody),
-            ])
+            try statement.step(db) { bind in
+                bind.compactID(session.id)
+                bind.text(session.app)
+                bind.text(session.version)
+                bind.text(session.build)
+                bind.text(session.channel)
+                bind.text(session.installID)
+                bind.text(session.idiom)
+                bind.integer(session.startedAt)
+                bind.integer(receivedAt)
+                bind.blob(session.storedBody)
+            }
             if db.changesCount == 1 {
                 counts.accepted += 1
                 rollup.add(session)

@@ -40,9 +40,11 @@ enum StoredBody {
     private static let pool = Locked<[PresetDictionaryCodec]>([])
 
     /// Runs `body` with a codec of its own; codecs are reused (a fresh zlib stream costs more
-    /// than compressing a report).
+    /// than compressing a report). Level 3, an 8 KiB window (the dictionary and a report fit)
+    /// and a 16 KiB hash table. On the benchmark's payloads (1.28 KB each) level 3 gives 360 B
+    /// in 17.7 µs of CPU, level 6 348 B in 22.4 µs, no dictionary 684 B (measured together).
     private static func codec<Result, Failure: Error>(_ body: (PresetDictionaryCodec) throws(Failure) -> Result) throws(Failure) -> Result {
-        let codec = pool.withLock { $0.popLast() } ?? PresetDictionaryCodec(dictionary: v1)
+        let codec = pool.withLock { $0.popLast() } ?? PresetDictionaryCodec(dictionary: v1, level: 3, windowBits: 13, memoryLevel: 6)
         defer { pool.withLock { if $0.count < 16 { $0.append(codec) } } }
         return try body(codec)
     }
