@@ -11,7 +11,7 @@ import * as report from './views/report.js';
 import * as keyboard from './views/keyboard.js';
 import * as config from './views/config.js';
 import * as cohort from './views/cohort.js';
-import * as login from './views/login.js';
+import * as signIn from './views/sign-in.js';
 
 const views = { releases, compare, timeline, issues, reports, report, keyboard, cohort, config };
 const navigation = [['releases', 'Releases'], ['compare', 'Compare'], ['timeline', 'Over time'], ['issues', 'Issues'], ['keyboard', 'Keyboard heights'],
@@ -122,7 +122,7 @@ async function start() {
     document.getElementById('app-label').hidden = true;
     status.textContent = '';
     document.title = 'Sign in · watchdogd';
-    return login.render(main, start);
+    return signIn.render(main, start);
   }
   document.getElementById('app-label').hidden = false;
   apps = (await api.get('/v1/apps')).apps.map((a) => a.app);
