@@ -2,6 +2,7 @@
 import { api, APIError } from './api.js';
 import { el, replace } from './dom.js';
 import { disposeCharts } from './charts.js';
+import { navigating } from './pickers.js';
 import * as releases from './views/releases.js';
 import * as compare from './views/compare.js';
 import * as timeline from './views/timeline.js';
@@ -128,7 +129,7 @@ async function start() {
   apps = (await api.get('/v1/apps')).apps.map((a) => a.app);
   const select = document.getElementById('app-select');
   replace(select, apps.map((app) => el('option', { value: app }, app)));
-  select.onchange = () => go(route().view, { app: select.value });
+  navigating(select, (app) => go(route().view, { app }));
   replace(document.getElementById('nav'), navigation.map(([view, label]) => el('a', { href: link(view), 'data-view': view }, label)));
   replace(document.getElementById('who'), `${session.name} (${session.role}) `,
     el('button', { onclick: async () => { await api.logout(); location.hash = ''; start(); } }, 'Sign out'));
