@@ -188,3 +188,24 @@ def test_screenshots_of_the_main_views(signed, width, height):
         page = s.open(view)
         page.wait_for_load_state("networkidle")
         page.screenshot(path=os.path.join(folder, f"dashboard-{view}-{width}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("view", ["timeline", "compare"])
+def test_the_30_second_refresh_redraws_nothing_when_nothing_changed(signed, view):
+    """The page's own clock is moved on (the data stays the server's): an open "Table" stays
+    open and the same element, so nothing jumps under a reader every 30 seconds."""
+    s = signed()
+    s.page.clock.install()
+    page = s.open(view)
+    page.wait_for_load_state("networkidle")
+    details = page.locator("#main details").first
+    details.locator("summary").click()
+    expect(details).to_have_attribute("open", "")
+    details.evaluate("d => { d.dataset.seen = 'before the refresh'; }")
+    refreshes = []
+    page.on("request", lambda r: refreshes.append(r.url) if "/v1/apps/" in r.url else None)
+    page.clock.run_for(31_000)
+    page.wait_for_load_state("networkidle")
+    assert refreshes, "no refresh ran"
+    expect(page.locator("#main details[data-seen='before the refresh']")).to_have_attribute("open", "")
+    expect(page.locator("#status")).to_have_text(re.compile("^Updated"))

@@ -1,5 +1,5 @@
 import { api, q, APIError } from '../api.js';
-import { el, replace, clientText, shortened } from '../dom.js';
+import { el, replace, shortened } from '../dom.js';
 import { drawChart, color, describeChart, chartTable } from '../charts.js';
 import { whenChanged } from '../changes.js';
 import { ratioSentence, kindName, number } from '../format.js';
@@ -34,7 +34,7 @@ export async function render(main, params, { go, settle }) {
   const same = (message) => replace(summary, el('p', { class: 'error', 'data-role': 'same-release' }, message));
   const draw = whenChanged((data) => {
     replace(summary,
-      el('p', { class: 'sentence' }, clientText(data.target.release), ' against ', clientText(data.base.release), ': ', ratioSentence(data.overall, sessionsWith(null)), ' ', verdictBadge(data.overall.verdict)),
+      el('p', { class: 'sentence' }, `${data.target.release} against ${data.base.release}: `, ratioSentence(data.overall, sessionsWith(null)), ' ', verdictBadge(data.overall.verdict)),
       kindSentences(data.by_kind),
       secondary(data),
       sides(data));
