@@ -12,7 +12,9 @@ def test_issue_links_name_their_issue(admin):
     links = page.locator("#main table tbody tr td:first-child a")
     expect(links.first).to_be_visible()
     texts = links.all_inner_texts()
-    assert len(texts) == 1 or len(set(texts)) > 1, f"every issue link says the same: {texts}"
+    assert len(texts) > 1 and len(set(texts)) == len(texts), f"issue links that say the same: {texts}"
+    for text in texts:
+        assert " on " in text, f"{text!r} does not say where (the screen)"
 
 
 def test_reports_page_says_which_issue_and_release_and_leads_back(admin):
@@ -190,22 +192,25 @@ def test_screenshots_of_the_main_views(signed, width, height):
         page.screenshot(path=os.path.join(folder, f"dashboard-{view}-{width}.png"), full_page=True)
 
 
-@pytest.mark.parametrize("view", ["timeline", "compare"])
+@pytest.mark.parametrize("view", ["timeline", "compare", "issues"])
 def test_the_30_second_refresh_redraws_nothing_when_nothing_changed(signed, view):
-    """The page's own clock is moved on (the data stays the server's): an open "Table" stays
-    open and the same element, so nothing jumps under a reader every 30 seconds."""
+    """The page's own clock is moved on (the data stays the server's): the tables are the same
+    elements, the focus stays where it was, so nothing jumps under a reader every 30 seconds."""
     s = signed()
     s.page.clock.install()
     page = s.open(view)
     page.wait_for_load_state("networkidle")
-    details = page.locator("#main details").first
-    details.locator("summary").click()
-    expect(details).to_have_attribute("open", "")
-    details.evaluate("d => { d.dataset.seen = 'before the refresh'; }")
+    tables = page.locator("#main table")
+    count = tables.count()
+    assert count > 0
+    page.evaluate("document.querySelectorAll('#main table').forEach((t) => { t.dataset.seen = 'before the refresh'; })")
+    focused = page.locator("#main table a, #main .scroll").first
+    focused.focus()
     refreshes = []
     page.on("request", lambda r: refreshes.append(r.url) if "/v1/apps/" in r.url else None)
     page.clock.run_for(31_000)
     page.wait_for_load_state("networkidle")
     assert refreshes, "no refresh ran"
-    expect(page.locator("#main details[data-seen='before the refresh']")).to_have_attribute("open", "")
     expect(page.locator("#status")).to_have_text(re.compile("^Updated"))
+    expect(page.locator("#main table[data-seen='before the refresh']")).to_have_count(count)
+    expect(focused).to_be_focused()
