@@ -47,7 +47,7 @@ export function clientText(text, tag = 'span', attributes = {}) {
 
 /** A client string shortened for where CSS cannot cut it (a chart's axis): the table beside
  * the chart has it in full. */
-export const shortened = (text, length = 24) => (String(text).length > length ? `${String(text).slice(0, length - 1)}…` : String(text));
+export const shortened = (text, length = 32) => (String(text).length > length ? `${String(text).slice(0, length - 1)}…` : String(text));
 
 /** Only links to the dashboard's own views: a `javascript:` (or any other) URL from data never becomes a link. */
 export function safeHref(value) {
