@@ -180,7 +180,8 @@ def test_view_changes_are_announced_and_titled(admin):
 
 @pytest.mark.parametrize("width,height", [(1300, 900), (390, 844)])
 def test_screenshots_of_the_main_views(signed, width, height):
-    """Saved to $WATCHDOG_ARTIFACTS (as CI sets it for the Swift browser tests), for README and review."""
+    """Saved to $WATCHDOG_ARTIFACTS (as CI sets it for the Swift browser tests), for review; the
+    first screens are README's (docs/screenshots)."""
     import os
     folder = os.environ.get("WATCHDOG_ARTIFACTS")
     if not folder:
@@ -190,6 +191,8 @@ def test_screenshots_of_the_main_views(signed, width, height):
         page = s.open(view)
         page.wait_for_load_state("networkidle")
         page.screenshot(path=os.path.join(folder, f"dashboard-{view}-{width}.png"), full_page=True)
+        # The first screen, as README shows it (docs/screenshots).
+        page.screenshot(path=os.path.join(folder, f"dashboard-{view}-{width}-first-screen.png"))
 
 
 @pytest.mark.parametrize("view", ["timeline", "compare", "issues"])
