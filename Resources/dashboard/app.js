@@ -2,6 +2,7 @@
 import { api, APIError } from './api.js';
 import { el, replace } from './dom.js';
 import { disposeCharts } from './charts.js';
+import { navigating } from './pickers.js';
 import * as releases from './views/releases.js';
 import * as compare from './views/compare.js';
 import * as timeline from './views/timeline.js';
@@ -11,7 +12,7 @@ import * as report from './views/report.js';
 import * as keyboard from './views/keyboard.js';
 import * as config from './views/config.js';
 import * as cohort from './views/cohort.js';
-import * as login from './views/login.js';
+import * as signIn from './views/sign-in.js';
 
 const views = { releases, compare, timeline, issues, reports, report, keyboard, cohort, config };
 const navigation = [['releases', 'Releases'], ['compare', 'Compare'], ['timeline', 'Over time'], ['issues', 'Issues'], ['keyboard', 'Keyboard heights'],
@@ -122,13 +123,13 @@ async function start() {
     document.getElementById('app-label').hidden = true;
     status.textContent = '';
     document.title = 'Sign in · watchdogd';
-    return login.render(main, start);
+    return signIn.render(main, start);
   }
   document.getElementById('app-label').hidden = false;
   apps = (await api.get('/v1/apps')).apps.map((a) => a.app);
   const select = document.getElementById('app-select');
   replace(select, apps.map((app) => el('option', { value: app }, app)));
-  select.onchange = () => go(route().view, { app: select.value });
+  navigating(select, (app) => go(route().view, { app }));
   replace(document.getElementById('nav'), navigation.map(([view, label]) => el('a', { href: link(view), 'data-view': view }, label)));
   replace(document.getElementById('who'), `${session.name} (${session.role}) `,
     el('button', { onclick: async () => { await api.logout(); location.hash = ''; start(); } }, 'Sign out'));

@@ -1,6 +1,6 @@
 // What Compare and Config effect both show: the affected-session comparison in words, each
 // side's sessions, reports, flooded reports and concentration, and a table per breakdown.
-import { el, table } from './dom.js';
+import { el, table, clientText } from './dom.js';
 import { number, percent, ratioSentence, verdictText, ratioCells, kindName } from './format.js';
 
 /** A share of reports from the top installs at or above which the comparison warns of a flood. */
@@ -44,13 +44,13 @@ export function secondary(data) {
 
 /** Base and target side by side: sessions, reports, what is counted apart, and how concentrated the reports are. */
 export function sides(data, roles = ['Base', 'Target']) {
-  const side = (role, summary, overall) => ({ data: summary, cells: [role, summary.release, number(summary.sessions),
+  const side = (role, summary, overall) => ({ data: summary, cells: [role, clientText(summary.release), number(summary.sessions),
     number(overall.affected_sessions), percent(overall.affected_session_rate), number(summary.reports), number(overall.reports_per_1k_sessions, 1),
     number(summary.flooded_reports), number(summary.suspect_reports),
     el('span', { class: flooded(summary.concentration) ? 'warn' : null, 'data-role': 'concentration' }, concentrationText(summary.concentration))] });
   const warnings = [[roles[0], data.base], [roles[1], data.target]].filter(([, summary]) => flooded(summary.concentration)).map(([, summary]) =>
     el('p', { class: 'warning', 'data-role': 'flood-warning' },
-      `⚠ ${summary.release}: the ${concentrationText(summary.concentration)} — a few devices flood the report counts. `,
+      '⚠ ', clientText(summary.release), `: the ${concentrationText(summary.concentration)} — a few devices flood the report counts. `,
       'The verdict counts sessions with a glitch, so they cannot tip it.'));
   return [
     el('div', { class: 'scroll' }, table(['Side', 'Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Rate', num: true },
@@ -65,7 +65,7 @@ export function breakdown(list, label, roles = ['Base', 'Target'], what = 'Kind'
   const headers = [what, { label: `${roles[0]}: sessions with`, num: true }, { label: 'rate', num: true }, { label: `${roles[1]}: sessions with`, num: true }, { label: 'rate', num: true },
     { label: `Change (${roles[1]} vs ${roles[0]})`, num: true }, { label: '95 % interval', num: true }, 'Verdict', { label: 'Reports / 1k sessions', num: true }];
   const floodedNote = (r) => (r.base.flooded_reports || r.target.flooded_reports) ? ` (flooded ${number(r.base.flooded_reports)} → ${number(r.target.flooded_reports)})` : '';
-  return el('div', { class: 'scroll' }, table(headers, list.map((r) => ({ data: r, cells: [label(r.value),
+  return el('div', { class: 'scroll' }, table(headers, list.map((r) => ({ data: r, cells: [clientText(label(r.value)),
     number(r.base.affected_sessions), percent(r.base.affected_session_rate), number(r.target.affected_sessions), percent(r.target.affected_session_rate),
     ...ratioCells(r.ratio, r.interval), verdictBadge(r.verdict),
     `${number(r.base.reports_per_1k_sessions, 1)} → ${number(r.target.reports_per_1k_sessions, 1)}${floodedNote(r)}`] }))));

@@ -37,6 +37,18 @@ export function replace(node, ...children) {
   return append(node, children);
 }
 
+/** Text a client sent (a screen, view or release name, an attribute key, an issue's title) in a
+ * table or a line: one line, cut with "…" by CSS when long, the full value on hover (title) and
+ * in the DOM (copy, find, screen readers). The report view shows every field in full. */
+export function clientText(text, tag = 'span', attributes = {}) {
+  const value = String(text ?? '');
+  return el(tag, { ...attributes, class: attributes.class ? `client ${attributes.class}` : 'client', title: value }, value);
+}
+
+/** A client string shortened for where CSS cannot cut it (a chart's axis): the table beside
+ * the chart has it in full. */
+export const shortened = (text, length = 32) => (String(text).length > length ? `${String(text).slice(0, length - 1)}…` : String(text));
+
 /** Only links to the dashboard's own views: a `javascript:` (or any other) URL from data never becomes a link. */
 export function safeHref(value) {
   const text = String(value);
@@ -53,10 +65,12 @@ export function svg(tag, attributes = {}, ...children) {
   return node;
 }
 
-/** A table with a header row and rows of cells (`{text, class}` or nodes or strings). */
+/** A table with a header row and rows of cells (nodes or strings). A header is a string or
+ * `{label, num, sort}`: `num` aligns the column right, `sort` ("ascending"/"descending") says
+ * how the rows are sorted by it (aria-sort). */
 export function table(headers, rows, rowClass = () => null) {
   return el('table', {},
-    el('thead', {}, el('tr', {}, headers.map((h) => el('th', { class: h.num ? 'num' : null }, h.label ?? h)))),
+    el('thead', {}, el('tr', {}, headers.map((h) => el('th', { class: h.num ? 'num' : null, 'aria-sort': h.sort }, h.label ?? h)))),
     el('tbody', {}, rows.map((row) => el('tr', { class: rowClass(row.data) },
       row.cells.map((cell, i) => el('td', { class: headers[i]?.num ? 'num' : null }, cell))))));
 }

@@ -24,23 +24,44 @@ export function findRelease(releases, value) {
  * the text as given, so the server's own error says what is wrong with it. */
 export const releaseParam = (releases, value) => findRelease(releases, value)?.id ?? value;
 
+/** Makes a `<select>` open another view. Arrow keys on a closed `<select>` change its value at
+ * once: a keyboard user goes through the options without a view load for each, and Enter or
+ * leaving the picker commits; a pointer choice commits at once. Every navigating picker (app,
+ * releases, kind, bucket, rule) goes through here. Handlers are properties, so doing it again
+ * to the same select (the app picker at each sign-in) replaces them. */
+export function navigating(select, onCommit) {
+  let keyed = false;
+  let shown = select.value;  // the value the view shows: taken again when the picker gets focus
+  const commit = () => {
+    keyed = false;
+    if (select.value === shown) return;
+    shown = select.value;
+    onCommit(select.value);
+  };
+  select.onfocus = () => { if (!keyed) shown = select.value; };
+  select.onkeydown = (event) => {
+    if (event.key === 'Enter') { event.preventDefault(); commit(); } else if (event.key !== 'Tab') keyed = true;
+  };
+  select.onpointerdown = () => { keyed = false; };
+  select.onchange = () => { if (!keyed) commit(); };
+  select.onblur = () => { if (keyed) commit(); };
+  return select;
+}
+
+/** A new navigating `<select>` (see `navigating`). */
+export const navigatingSelect = (attributes, options, onCommit) => navigating(el('select', attributes, options), onCommit);
+
+/** Options with their full text on hover too (a long client string is cut by the picker). */
+export const option = (value, label, selected) => el('option', { value, title: label, selected: selected ? 'selected' : null }, label);
+
 /** A `<select>` of releases: values are ids, labels the display text. `extra` options go first. */
 export function releaseSelect(name, releases, selected, onchange, extra = []) {
   const chosen = findRelease(releases, selected);
   const unknown = !chosen && selected && !extra.some(([value]) => value === selected) ? [[selected, `${selected} (no such release)`]] : [];
-  // Arrow keys on a closed <select> change its value at once: a keyboard user goes through
-  // options without a view load for each; Enter or leaving the picker commits. A pointer
-  // choice commits at once.
-  let keyed = false;
-  const commit = (select) => { keyed = false; if (select.value !== initial) onchange(select.value); };
-  const initial = chosen?.id ?? selected ?? '';
-  return el('select', { name, 'aria-label': name,
-    onkeydown: (event) => { if (event.key === 'Enter') { event.preventDefault(); commit(event.target); } else if (event.key !== 'Tab') keyed = true; },
-    onpointerdown: () => { keyed = false; },
-    onchange: (event) => { if (!keyed) commit(event.target); },
-    onblur: (event) => { if (keyed) commit(event.target); } },
-    [...unknown, ...extra].map(([value, label]) => el('option', { value, selected: !chosen && value === (selected ?? '') ? 'selected' : null }, label)),
-    releases.map((r) => el('option', { value: r.id, selected: chosen?.id === r.id ? 'selected' : null }, r.release)));
+  return navigatingSelect({ name, 'aria-label': name }, [
+    [...unknown, ...extra].map(([value, label]) => option(value, label, !chosen && value === (selected ?? ''))),
+    releases.map((r) => option(r.id, r.release, chosen?.id === r.id)),
+  ], onchange);
 }
 
 /** The display text of a release parameter (the text itself when it names no known release). */

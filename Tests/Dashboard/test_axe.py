@@ -1,12 +1,15 @@
-"""axe-core (axe-playwright-python) on every view, as admin and as viewer, and with the config
-dialog open. Prints the violation count per view; asserts zero for the views in ZERO."""
+"""axe-core (axe-playwright-python) on every view, as admin and as viewer — with the charts'
+tables open, with a rule in Config effect, the longest client text — and with each kind of
+config dialog open. Prints the violation count per view; asserts zero for the views in ZERO."""
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from conftest import ADMIN, VIEWER
+from conftest import ADMIN, APP, LONG_SCREEN, VIEWER, api
 
-VIEWS = ["releases", "compare", "timeline", "issues", "reports", "report", "keyboard", "cohort", "config", "login"]
-ZERO = set(VIEWS) | {"config-dialog"}
+VIEWS = ["releases", "compare", "compare-tables-open", "timeline", "timeline-tables-open", "issues", "reports", "reports-of-an-issue", "report",
+         "report-long-text", "keyboard", "cohort", "cohort-with-a-rule", "config", "login"]
+DIALOGS = ["config-dialog", "config-dialog-test-crash", "config-dialog-restore", "config-dialog-rule"]
+ZERO = set(VIEWS) | set(DIALOGS)
 axe = Axe()
 
 
@@ -16,9 +19,9 @@ def violations(page):
 
 
 @pytest.mark.parametrize("role", ["admin", "viewer"])
-@pytest.mark.parametrize("view", VIEWS + ["config-dialog"])
-def test_axe(signed, role, view):
-    if view == "config-dialog" and role == "viewer":
+@pytest.mark.parametrize("view", VIEWS + DIALOGS)
+def test_axe(signed, request, role, view):
+    if view in DIALOGS and role == "viewer":
         pytest.skip("viewers get no dialog")
     s = signed(None if view == "login" else ADMIN if role == "admin" else VIEWER)
     page = s.page
@@ -28,14 +31,45 @@ def test_axe(signed, role, view):
     elif view == "report":
         s.open("reports").locator("#main table tbody tr td:first-child a").first.click()
         page.locator("#main svg, #main .error").first.wait_for()
+    elif view.endswith("-tables-open"):  # the charts' tables too
+        for summary in s.open(view.removesuffix("-tables-open")).locator("#main details > summary").all():
+            summary.click()
+    elif view == "cohort-with-a-rule":
+        api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": [{"name": "half auto-fix", "match": {"percent": 50}, "set": {"auto_fix": True}}]})
+        request.addfinalizer(lambda: api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": []}))
+        s.open("cohort").locator("#cohort .sentence").wait_for()
+    elif view == "reports-of-an-issue":
+        s.open("issues").locator("#main table tbody tr td:first-child a").first.click()
+        page.locator("#main table").wait_for()
+    elif view == "report-long-text":
+        s.open("issues").locator("#main table a", has_text=LONG_SCREEN).click()
+        page.locator("#main table tbody tr td:first-child a").first.click()
+        page.locator("#main svg").wait_for()
     elif view == "config-dialog":
         s.open("config").locator('input[data-key="auto_fix"]').click()
         page.locator("dialog[open]").wait_for()
+    elif view == "config-dialog-test-crash":
+        s.open("config").locator('input[data-key="test_crash"]').click()
+        page.locator("dialog[open] [data-role=budget]").wait_for()
+    elif view == "config-dialog-restore":
+        api("PATCH", f"/v1/admin/apps/{APP}/config", {"watchdog_interval_s": 3})  # a history to restore from
+        request.addfinalizer(lambda: api("PATCH", f"/v1/admin/apps/{APP}/config", {"watchdog_interval_s": None}))
+        s.open("config").get_by_role("button", name="Restore version 0 (built-in)").click()
+        page.locator("dialog[open] [data-role=diff]").wait_for()
+    elif view == "config-dialog-rule":
+        page = s.open("config")
+        page.get_by_label("Name").fill("axe rule")
+        page.get_by_label("Sets auto_fix").select_option("on")
+        page.get_by_role("button", name="Review new rule").click()
+        page.locator("dialog[open] [data-role=diff]").wait_for()
     else:
         s.open(view)
     page.wait_for_load_state("networkidle")
     found = violations(page)
     print(f"axe {role} {view}: {sum(n for _, n in found)} nodes, {found}")
+    if view in DIALOGS:
+        page.keyboard.press("Escape")  # nothing applied: the dialogs leave the config as it was
+        page.locator("dialog[open]").wait_for(state="detached")
     if view in ZERO:
         assert not found, found
 

@@ -12,7 +12,9 @@ def test_issue_links_name_their_issue(admin):
     links = page.locator("#main table tbody tr td:first-child a")
     expect(links.first).to_be_visible()
     texts = links.all_inner_texts()
-    assert len(texts) == 1 or len(set(texts)) > 1, f"every issue link says the same: {texts}"
+    assert len(texts) > 1 and len(set(texts)) == len(texts), f"issue links that say the same: {texts}"
+    for text in texts:
+        assert " on " in text, f"{text!r} does not say where (the screen)"
 
 
 def test_reports_page_says_which_issue_and_release_and_leads_back(admin):
@@ -40,21 +42,25 @@ def test_report_page_names_the_report_and_leads_back_to_its_issue(admin):
     expect(page.locator("#main h1")).to_contain_text("Reports of")
 
 
-@pytest.mark.parametrize("width", [360, 390])
+# Phones down to 360 px, and a 1300 px window at 200 % zoom (650 CSS px at scale 2).
+SIZES = [(360, 1), (390, 1), (650, 2)]
+
+
+@pytest.mark.parametrize("width,scale", SIZES, ids=["360px", "390px", "1300px-zoom-200"])
 @pytest.mark.parametrize("view", ["releases", "issues", "compare", "timeline", "config", "keyboard", "cohort", "reports"])
-def test_phone_has_no_sideways_page_scroll(signed, view, width):
+def test_phone_and_zoom_have_no_sideways_page_scroll(signed, view, width, scale):
     from conftest import api
     if view == "cohort":  # with a rule, so the rule picker and the cohort tables are there
         api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": [{"name": "beta auto-fix", "match": {"percent": 50, "channels": ["beta"]}, "set": {"auto_fix": True}}]})
     try:
-        check_phone(signed, view, width)
+        check_phone(signed, view, width, scale)
     finally:
         if view == "cohort":
             api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": []})
 
 
-def check_phone(signed, view, width):
-    s = signed(ADMIN, width, 844)
+def check_phone(signed, view, width, scale):
+    s = signed(ADMIN, width, 844, scale)
     page = s.open(view)
     page.wait_for_load_state("networkidle")
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
@@ -75,22 +81,6 @@ def test_skip_link_is_first_and_moves_focus_to_the_content(admin):
     assert page.evaluate("location.hash") == hash_before
 
 
-def test_picker_arrow_keys_do_not_navigate_until_enter(admin):
-    page = admin.open("compare")
-    page.wait_for_url(re.compile("target="))
-    picker = page.locator("select[name=target]")
-    before_value, before_url = picker.input_value(), page.url
-    picker.focus()
-    page.keyboard.press("ArrowDown")
-    expect(picker).not_to_have_value(before_value)
-    chosen = picker.input_value()
-    assert page.url == before_url, "an arrow key navigated"
-    page.keyboard.press("Enter")
-    page.wait_for_url(re.compile(f"target={re.escape(chosen)}"))
-    expect(page.locator("select[name=target]")).to_be_focused()
-    expect(page.locator("select[name=target]")).to_have_value(chosen)
-
-
 def test_icon_and_footer_in_utc(admin):
     page = admin.open("releases")
     expect(page.locator("#status")).to_have_text(re.compile(r"^Updated \d\d:\d\d:\d\d UTC$"))
@@ -107,6 +97,10 @@ def test_sign_in_by_link_and_sign_out(browser):
     import os
     context = browser.new_context()
     page = context.new_page()
+    # Before signing in: the sign-in form, no empty App picker.
+    page.goto(URL + "/")
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(page.locator("#app-select")).to_be_hidden()
     page.goto(os.environ["WATCHDOG_SIGN_IN_LINK"])
     expect(page.locator("#who")).to_contain_text("admin")
     page.get_by_role("button", name="Sign out").click()
@@ -136,7 +130,7 @@ def test_report_drawing_labels_do_not_overlap(admin):
             assert apart, f"labels {a!r} and {b!r} overlap"
 
 
-@pytest.mark.parametrize("view", ["releases", "issues", "compare", "config"])
+@pytest.mark.parametrize("view", ["releases", "issues", "compare", "timeline", "keyboard", "cohort", "reports", "config"])
 def test_axe_on_a_phone(signed, view):
     from test_axe import violations
     page = signed(ADMIN, 390, 844).open(view)
@@ -153,16 +147,41 @@ def test_compare_tables_use_the_sentences_scale_and_charts_have_units(admin):
     words = re.search(r"([0-9.]+)× (fewer|more)", sentence.inner_text())
     assert words, sentence.inner_text()
     # The by-kind table's first row says the same ratio, the same way round.
-    row = page.locator("#main table").filter(has=page.locator("th", has_text="Kind")).locator("tbody tr").first
+    row = page.locator("#main table").filter(has=page.locator("th", has_text="Kind")).filter(has=page.locator("th", has_text="Change")).locator("tbody tr").first
     expect(row).to_contain_text(f"{words.group(1)}× {words.group(2)}")
     for heading in ["By screen", "By keyboard mode"]:
         expect(page.locator("#main .card h2", has_text=heading)).to_contain_text("%")
     expect(page.locator("#main")).not_to_contain_text("(none)")
+    # "(not reported)", where it appears, is explained.
+    expect(page.locator("#main p", has_text=re.compile(r"^\(not reported\):"))).to_be_visible()
+
+
+def test_compare_refuses_the_same_release_on_both_sides(admin):
+    page = admin.open("compare")
+    page.wait_for_url(re.compile("target="))
+    target = page.locator("select[name=target]").input_value()
+    page.locator("select[name=base]").select_option(target)
+    page.wait_for_url(re.compile(f"base={re.escape(target)}"))
+    expect(page.locator('#main [data-role="same-release"]')).to_contain_text("same release")
+    expect(page.locator("#main")).not_to_contain_text("1.0×")
+    expect(page.locator("#main .sentence")).to_have_count(0)
+
+
+def test_view_changes_are_announced_and_titled(admin):
+    page = admin.open("releases")
+    for label, heading in [("Compare", "Compare releases"), ("Over time", "Glitches over time"), ("Issues", "Top issues")]:
+        page.locator("#nav").get_by_role("link", name=label).click()
+        expect(page.locator("#main h1")).to_contain_text(heading)
+        expect(page.locator("#announcer")).to_have_attribute("aria-live", "polite")
+        expect(page.locator("#announcer")).to_contain_text(heading)
+        expect(page).to_have_title(re.compile(f"^{heading}.* · watchdogd$"))
+        expect(page.locator("#nav").get_by_role("link", name=label)).to_have_attribute("aria-current", "page")
 
 
 @pytest.mark.parametrize("width,height", [(1300, 900), (390, 844)])
 def test_screenshots_of_the_main_views(signed, width, height):
-    """Saved to $WATCHDOG_ARTIFACTS (as CI sets it for the Swift browser tests), for README and review."""
+    """Saved to $WATCHDOG_ARTIFACTS (as CI sets it for the Swift browser tests), for review; the
+    first screens are README's (docs/screenshots)."""
     import os
     folder = os.environ.get("WATCHDOG_ARTIFACTS")
     if not folder:
@@ -172,3 +191,29 @@ def test_screenshots_of_the_main_views(signed, width, height):
         page = s.open(view)
         page.wait_for_load_state("networkidle")
         page.screenshot(path=os.path.join(folder, f"dashboard-{view}-{width}.png"), full_page=True)
+        # The first screen, as README shows it (docs/screenshots).
+        page.screenshot(path=os.path.join(folder, f"dashboard-{view}-{width}-first-screen.png"))
+
+
+@pytest.mark.parametrize("view", ["timeline", "compare", "issues"])
+def test_the_30_second_refresh_redraws_nothing_when_nothing_changed(signed, view):
+    """The page's own clock is moved on (the data stays the server's): the tables are the same
+    elements, the focus stays where it was, so nothing jumps under a reader every 30 seconds."""
+    s = signed()
+    s.page.clock.install()
+    page = s.open(view)
+    page.wait_for_load_state("networkidle")
+    tables = page.locator("#main table")
+    count = tables.count()
+    assert count > 0
+    page.evaluate("document.querySelectorAll('#main table').forEach((t) => { t.dataset.seen = 'before the refresh'; })")
+    focused = page.locator("#main table a, #main .scroll").first
+    focused.focus()
+    refreshes = []
+    page.on("request", lambda r: refreshes.append(r.url) if "/v1/apps/" in r.url else None)
+    page.clock.run_for(31_000)
+    page.wait_for_load_state("networkidle")
+    assert refreshes, "no refresh ran"
+    expect(page.locator("#status")).to_have_text(re.compile("^Updated"))
+    expect(page.locator("#main table[data-seen='before the refresh']")).to_have_count(count)
+    expect(focused).to_be_focused()

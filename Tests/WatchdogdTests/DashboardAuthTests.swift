@@ -103,7 +103,7 @@ import Testing
         for _ in 0..<3 {
             let page = try daemon.client.request("GET", link + "&next=/%23/releases%3F%22%3E%3Cscript%3E")
             #expect(page.status == 200 && page.headers["set-cookie"] == nil, "a preview gets the page, not a session")
-            #expect(page.text.contains("<form id=sign-in method=post action=/login>") && page.text.contains("<script src=/dashboard/login.js>"))
+            #expect(page.text.contains("<form id=sign-in method=post action=/login>") && page.text.contains("<script src=/dashboard/sign-in-link.js>"))
             #expect(!page.text.contains("\"><script>"), "next is escaped inside the form")
         }
         #expect(try daemon.client.request("GET", "/login?code=short").status == 401)

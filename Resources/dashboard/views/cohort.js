@@ -1,7 +1,8 @@
 import { api, q, APIError } from '../api.js';
-import { el, replace } from '../dom.js';
+import { el, replace, clientText } from '../dom.js';
+import { whenChanged } from '../changes.js';
 import { number, percent, ratioSentence, kindName } from '../format.js';
-import { loadReleases, releaseParam, releaseSelect } from '../pickers.js';
+import { loadReleases, releaseParam, releaseSelect, navigatingSelect, option } from '../pickers.js';
 import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown } from '../comparison.js';
 
 const roles = ['Not matched', 'Matched'];
@@ -43,9 +44,9 @@ export async function render(main, params, { go, settle, session }) {
   let rulePicker;
   if (rules && rules.length) {
     const listed = rules.some((r) => r.id === rule);
-    rulePicker = el('label', {}, 'Rule ', el('select', { name: 'rule', onchange: (e) => reopen({ rule: e.target.value }) },
-      listed || !rule ? null : el('option', { value: rule, selected: 'selected' }, `${rule} (no such rule)`),
-      rules.map((r) => el('option', { value: r.id, selected: r.id === rule ? 'selected' : null }, ruleLabel(r)))));
+    rulePicker = el('label', {}, 'Rule ', navigatingSelect({ name: 'rule' }, [
+      listed || !rule ? null : option(rule, `${rule} (no such rule)`, true),
+      rules.map((r) => option(r.id, ruleLabel(r), r.id === rule))], (chosen) => reopen({ rule: chosen })));
   } else {
     const input = el('input', { name: 'rule', value: rule, size: 24, placeholder: 'rule id', 'aria-label': 'Rule id' });
     rulePicker = el('span', {}, el('label', {}, 'Rule id ', input), ' ',
@@ -60,24 +61,7 @@ export async function render(main, params, { go, settle, session }) {
       'picked by the same salted hash of install_id the config uses — an A/B split you already ran.'),
     summary, tables);
   settle({ release, rule });
-  let last = null;
-  async function refresh() {
-    if (!release) return replace(summary, 'No releases yet.');
-    if (!rule) return replace(summary, el('p', { class: 'muted' }, rules && !rules.length ? 'This app has no config rules: add one that matches a percentage of installs (Config).' : 'Pick a rule.'));
-    let data;
-    try {
-      data = await api.get(`/v1/apps/${q(app)}/cohorts?release=${q(release)}&rule=${q(rule)}`);
-    } catch (error) {
-      if (error instanceof APIError && (error.status === 400 || error.status === 404)) {
-        last = null;
-        replace(tables);
-        return replace(summary, el('p', { class: 'error', 'data-role': 'cohort-error' }, error.message));
-      }
-      throw error;
-    }
-    const key = JSON.stringify(data);
-    if (key === last) return;
-    last = key;
+  const draw = whenChanged((data) => {
     const cohort = data.cohort ?? {};
     const effect = describeSet(cohort.set);
     const installs = (cohort.installs_matched ?? 0) + (cohort.installs_not_matched ?? 0);
@@ -86,11 +70,23 @@ export async function render(main, params, { go, settle, session }) {
       el('p', { class: 'sentence' }, `${effect} (rule ${cohort.rule ?? rule} matched ${share}): `, ratioSentence(data.overall, sessionsWith(null)), ' ', verdictBadge(data.overall.verdict)),
       kindSentences(data.by_kind, `${effect}: `),
       el('p', { class: 'muted', 'data-role': 'cohorts' },
-        `${cohort.release ?? ''}: target = the ${number(cohort.installs_matched)} installs the rule matched${cohort.percent === null || cohort.percent === undefined ? '' : ` (it picks ${cohort.percent} %)`}, `,
+        clientText(cohort.release ?? ''), `: target = the ${number(cohort.installs_matched)} installs the rule matched${cohort.percent === null || cohort.percent === undefined ? '' : ` (it picks ${cohort.percent} %)`}, `,
         `base = the ${number(cohort.installs_not_matched)} it did not. Sessions without an install id (in neither): ${number(cohort.sessions_without_install)}.`),
       secondary(data),
       sides(data, roles));
     replace(tables, el('h2', {}, 'By kind'), breakdown(data.by_kind, kindName, roles));
+  });
+  async function refresh() {
+    if (!release) return replace(summary, 'No releases yet.');
+    if (!rule) return replace(summary, el('p', { class: 'muted' }, rules && !rules.length ? 'This app has no config rules: add one that matches a percentage of installs (Config).' : 'Pick a rule.'));
+    try {
+      draw(await api.get(`/v1/apps/${q(app)}/cohorts?release=${q(release)}&rule=${q(rule)}`));
+    } catch (error) {
+      if (!(error instanceof APIError) || (error.status !== 400 && error.status !== 404)) throw error;
+      draw.forget();
+      replace(tables);
+      replace(summary, el('p', { class: 'error', 'data-role': 'cohort-error' }, error.message));
+    }
   }
   await refresh();
   return { refresh };

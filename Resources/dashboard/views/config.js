@@ -1,6 +1,7 @@
 import { api, q, APIError } from '../api.js';
-import { el, replace, table } from '../dom.js';
+import { el, replace, table, clientText } from '../dom.js';
 import { time, number } from '../format.js';
+import { whenChanged } from '../changes.js';
 
 const switches = [['enabled', 'Watchdog enabled (kill switch)'], ['auto_fix', 'Auto-fix misplaced views'], ['test_crash', 'Crash on purpose after a reported glitch']];
 /** Switching test_crash on for more installs than this needs the app's name typed. */
@@ -66,7 +67,7 @@ export async function render(main, params, { session }) {
         el('h2', { id: titleID }, description),
         el('p', { 'data-role': 'impact' }, `This switches ${number(switched)} of the installs seen in the last ${preview.impact_window_days ?? 7} days.`),
         impact.length ? el('div', { class: 'scroll' }, table(['Release', { label: 'Recent installs', num: true }, { label: 'Switched', num: true }],
-          impact.map((r) => ({ data: r, cells: [r.release, number(r.recent_installs), number(r.switched)] })))) : el('p', { class: 'muted' }, 'No recent installs recorded.'),
+          impact.map((r) => ({ data: r, cells: [clientText(r.release), number(r.recent_installs), number(r.switched)] })))) : el('p', { class: 'muted' }, 'No recent installs recorded.'),
         testCrash ? [
           el('p', { 'data-role': 'budget' }, `Each install crashes at most ${budget} test crash${budget === 1 ? '' : 'es'} a day (UTC), then stops (test_crash_budget).`),
           el('p', { 'data-role': 'expiry' }, el('label', { for: expiry.id }, 'Expires after '), expiry, ' — test_crash turns itself off then.'),
@@ -81,19 +82,21 @@ export async function render(main, params, { session }) {
     });
   }
 
-  let last = null;
   let editing = null;  // the id of the rule in the form, or null for a new one
+  /** Draws the panel from the server's state; `force` also when nothing changed (after a
+   * dialog, whose switch may show what the server does not have). */
   async function draw(force = true) {
-    const { data: document, etag } = await api.getWithETag(base);
+    const { data: server, etag } = await api.getWithETag(base);
     const history = (await api.get(`${base}/history`)).history;
-    const key = JSON.stringify([document, history]);
-    if (!force && key === last) return;
-    last = key;
-    const rules = document.rules ?? [];
+    if (force) drawPanel.forget();
+    drawPanel(server, etag, history);
+  }
+  const drawPanel = whenChanged((server, etag, history) => {
+    const rules = server.rules ?? [];
     const restore = (version, label, perform) => el('button', { type: 'button', 'data-version': version,
-      onclick: () => change(`Restore version ${label}`, perform, `button[data-version="${version}"]`, { diffFrom: document }) }, `Restore version ${label}`);
+      onclick: () => change(`Restore version ${label}`, perform, `button[data-version="${version}"]`, { diffFrom: server }) }, `Restore version ${label}`);
     const saveRules = (description, next, returnTo) => change(description,
-      (dry) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`, { rules: next }, etag), returnTo, { diffFrom: document });
+      (dry) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`, { rules: next }, etag), returnTo, { diffFrom: server });
     const label = (r) => r.name || r.id;
     function ruleActions(r, index) {
       const moved = (to) => { const next = [...rules]; next.splice(index, 1); next.splice(to, 0, r); return next; };
@@ -139,16 +142,16 @@ export async function render(main, params, { session }) {
     }
     const oldest = history[history.length - 1];
     const rows = history.map((h) => ({ data: h, cells: [String(h.version), time(h.changed_at), h.changed_by, diff(h.before, h.after),
-      h.version === document.version ? 'current' : !admin ? '' : restore(h.version, String(h.version),
+      h.version === server.version ? 'current' : !admin ? '' : restore(h.version, String(h.version),
         (dry) => api.postWithETag(`${base}/rollback${dry ? '?dry_run=true' : ''}`, { version: h.version }, etag))] }));
     if (oldest) {
       rows.push({ data: null, cells: ['0', '—', 'built in', 'the built-in defaults, no rules', !admin ? '' : restore(0, '0 (built-in)',
         (dry) => api.put(`${base}${dry ? '?dry_run=true' : ''}`, { version: 0, defaults: {}, rules: [], updated_at: null, updated_by: null }, etag))] });
     }
     replace(holder,
-      el('div', { class: 'card' }, el('h2', {}, `Switches (version ${document.version})`),
+      el('div', { class: 'card' }, el('h2', {}, `Switches (version ${server.version})`),
         switches.map(([key, label]) => {
-          const on = document.defaults[key] ?? (key === 'enabled');
+          const on = server.defaults[key] ?? (key === 'enabled');
           const id = `switch-${key}`;
           return el('p', {},
             el('input', { type: 'checkbox', id, 'data-key': key, checked: on ? 'checked' : null, disabled: admin ? null : 'disabled',
@@ -160,12 +163,12 @@ export async function render(main, params, { session }) {
                   { testCrash: key === 'test_crash' && turnOn });
               } }),
             ' ', el('label', { for: id }, label),
-            key === 'test_crash' && document.defaults.test_crash_expires_at ? el('small', { class: 'muted' }, ` (expires ${time(document.defaults.test_crash_expires_at)})`) : null);
+            key === 'test_crash' && server.defaults.test_crash_expires_at ? el('small', { class: 'muted' }, ` (expires ${time(server.defaults.test_crash_expires_at)})`) : null);
         })),
       el('div', { class: 'card' }, el('h2', {}, 'Rules'),
         el('p', { class: 'muted' }, 'Rules apply in order, each over the defaults and the rules before it; an install matches a rule when its version, channel and idiom do and it falls in the rule’s percentage.'),
         rules.length ? el('div', { class: 'scroll' }, table(['Id', 'Name', 'Versions', 'Channels', 'Idioms', { label: 'Percent', num: true }, 'Sets', ...(admin ? ['Actions'] : [])],
-          rules.map((r, index) => ({ data: r, cells: [r.id, r.name ?? '', r.match?.versions ?? 'all', (r.match?.channels ?? []).join(', ') || 'all',
+          rules.map((r, index) => ({ data: r, cells: [r.id, clientText(r.name ?? ''), r.match?.versions ?? 'all', (r.match?.channels ?? []).join(', ') || 'all',
             (r.match?.idioms ?? []).join(', ') || 'all', r.match?.percent ?? 100, JSON.stringify(r.set),
             ...(admin ? [ruleActions(r, index)] : [])] })))) : el('p', { class: 'muted' }, 'No rules: everyone gets the defaults.'),
         admin ? ruleForm(editing === null ? null : rules.find((r) => r.id === editing) ?? null) : null),
@@ -173,7 +176,7 @@ export async function render(main, params, { session }) {
         el('p', { class: 'muted' }, 'Restoring a version makes its content current again, as a new version; the dialog shows what it changes first.'),
         rows.length ? el('div', { class: 'scroll' }, table(['Version', 'When', 'Who', 'Change', { label: 'Action' }], rows))
           : el('p', { class: 'muted', 'data-role': 'no-history' }, 'No changes yet: the built-in defaults apply.')));
-  }
+  });
 
   await draw();
   return { refresh: async () => { if (!dialog.open) await draw(false); } };

@@ -1,5 +1,6 @@
 import { api, q } from '../api.js';
-import { el, replace, table } from '../dom.js';
+import { el, replace, table, clientText } from '../dom.js';
+import { whenChanged } from '../changes.js';
 import { number } from '../format.js';
 import { loadReleases, releaseParam, releaseSelect } from '../pickers.js';
 
@@ -13,19 +14,15 @@ export async function render(main, params, { go }) {
     el('form', { class: 'inline' }, el('label', {}, 'Release ', releaseSelect('release', releases, release,
       (chosen) => go('keyboard', chosen ? { release: chosen } : {}), [['', 'all releases']]))),
     holder);
-  let last = null;
-  async function refresh() {
-    const data = await api.get(`/v1/apps/${q(app)}/keyboard${release ? `?release=${q(release)}` : ''}`);
-    const key = JSON.stringify(data);
-    if (key === last) return;
-    last = key;
+  const draw = whenChanged((data) => {
     replace(holder,
       el('div', { class: 'scroll' }, table(['Model', 'Mode', 'Input mode', { label: 'Reports', num: true }, { label: 'Min', num: true }, { label: 'Median', num: true }, { label: 'Max', num: true }, 'Notes'],
-        data.groups.map((g) => ({ data: g, cells: [g.model || '?', g.mode || '?', g.input_mode || '?', number(g.reports), g.min, g.median, g.max,
+        data.groups.map((g) => ({ data: g, cells: [clientText(g.model || '?'), clientText(g.mode || '?'), clientText(g.input_mode || '?'), number(g.reports), g.min, g.median, g.max,
           [g.outlier ? g.outlier_reason : null, g.height_differs_by_input_mode ? `height differs from ${g.height_differs_by_input_mode.join(', ')}: never hard-code one` : null].filter(Boolean).join('; ')] })),
         (g) => (g.outlier ? 'outlier' : null))),
       el('p', { class: 'muted' }, 'Outliers: heights of at least 90 % of the window — the zero frame of a dragged iPad keyboard taken as docked.'));
-  }
+  });
+  const refresh = async () => draw(await api.get(`/v1/apps/${q(app)}/keyboard${release ? `?release=${q(release)}` : ''}`));
   await refresh();
   return { refresh };
 }

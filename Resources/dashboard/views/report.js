@@ -1,5 +1,5 @@
 import { api, q } from '../api.js';
-import { el, replace, svg } from '../dom.js';
+import { el, replace, svg, clientText } from '../dom.js';
 import { time, kindName } from '../format.js';
 
 const finite = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
@@ -7,15 +7,15 @@ const frameOf = (frame) => frame && [frame.x, frame.y, frame.width, frame.height
 
 /** The screen drawn to scale: the window, the keyboard frame, where the view should be and where it was. */
 export function drawing(report) {
-  const window = frameOf(report.window) ?? { x: 0, y: 0, width: 390, height: 844 };
+  const windowFrame = frameOf(report.window) ?? { x: 0, y: 0, width: 390, height: 844 };
   const expected = frameOf(report.view?.expected);
   const actual = frameOf(report.view?.actual);
   const keyboard = report.keyboard?.visible !== false ? frameOf(report.keyboard?.frame) : null;
   const pad = 12;
-  const font = Math.max(12, Math.round(window.height / 45));
-  const picture = svg('svg', { class: 'glitch', 'data-role': 'glitch-drawing', role: 'img', viewBox: `${-pad} ${-pad} ${window.width + 2 * pad} ${window.height + 2 * pad}`, preserveAspectRatio: 'xMidYMin meet' },
+  const font = Math.max(12, Math.round(windowFrame.height / 45));
+  const picture = svg('svg', { class: 'glitch', 'data-role': 'glitch-drawing', role: 'img', viewBox: `${-pad} ${-pad} ${windowFrame.width + 2 * pad} ${windowFrame.height + 2 * pad}`, preserveAspectRatio: 'xMidYMin meet' },
     svg('title', {}, 'The report drawn to scale, in points'),
-    svg('rect', { 'data-frame': 'window', x: 0, y: 0, width: window.width, height: window.height, fill: '#ffffff', stroke: '#334155', 'stroke-width': 2 }));
+    svg('rect', { 'data-frame': 'window', x: 0, y: 0, width: windowFrame.width, height: windowFrame.height, fill: '#ffffff', stroke: '#334155', 'stroke-width': 2 }));
   // Each label has its own corner (keyboard bottom left, expected top left, actual top right),
   // so frames that nearly coincide do not print their names over each other.
   const box = (name, frame, fill, stroke, dash, corner) => {
@@ -36,7 +36,7 @@ export function drawing(report) {
   return el('div', {},
     picture,
     el('p', { class: 'legend' },
-      el('span', {}, el('i', { class: 'swatch window' }), `window ${window.width}×${window.height} pt`),
+      el('span', {}, el('i', { class: 'swatch window' }), `window ${windowFrame.width}×${windowFrame.height} pt`),
       keyboard ? el('span', {}, el('i', { class: 'swatch keyboard' }), `keyboard (${report.keyboard?.mode ?? '?'}, ${report.keyboard?.height ?? '?'} pt)`) : null,
       expected ? el('span', {}, el('i', { class: 'swatch expected' }), 'expected frame') : null,
       actual ? el('span', {}, el('i', { class: 'swatch actual' }), 'actual frame') : null),
@@ -59,7 +59,7 @@ export async function render(main, params, { link }) {
   const logs = Array.isArray(report.logs) ? report.logs : [];
   replace(main,
     el('p', {}, el('a', { href: link('reports', { fingerprint: item.fingerprint, release: item.release }), 'data-role': 'back' }, '← Back to the reports of this issue')),
-    el('h1', {}, kindName(item.kind), ' on ', el('span', { class: 'clip', title: report.screen ?? '?' }, report.screen ?? '?'), ' — ', item.release),
+    el('h1', {}, kindName(item.kind), ' on ', clientText(report.screen ?? '?'), ' — ', clientText(item.release)),
     el('div', { class: 'row' },
       el('div', { class: 'card' }, drawing(report)),
       el('div', { class: 'card' },

@@ -1,8 +1,9 @@
 import { api, q, APIError } from '../api.js';
-import { el, replace, table } from '../dom.js';
-import { drawChart, color } from '../charts.js';
+import { el, replace, table, clientText, shortened } from '../dom.js';
+import { drawChart, color, describeChart } from '../charts.js';
+import { whenChanged } from '../changes.js';
 import { kindName, number, time } from '../format.js';
-import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore } from '../pickers.js';
+import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore, navigatingSelect, option } from '../pickers.js';
 
 const knownKinds = ['view_frame_mismatch', 'input_covered_by_keyboard', 'keyboard_without_input', 'interaction_lock'];
 
@@ -36,30 +37,29 @@ export async function render(main, params, { go, settle }) {
   const reopen = (change) => go('timeline', Object.fromEntries(Object.entries({ base, target, kind, bucket, ...change }).filter(([, v]) => v)));
   const kinds = [...new Set([...knownKinds, ...releases.flatMap((r) => Object.keys(r.reports_by_kind ?? {}))])];
   const what = kind ? kindName(kind) : 'keyboard glitches';
-  const overlayChart = el('div', { class: 'chart', role: 'img', 'aria-label': `Reports per 1,000 sessions of base and target by days since first session; the same numbers are in the table below.` });
+  const overlayChart = describeChart(el('div', { class: 'chart' }), 'Line chart: reports per 1,000 sessions of base and target, by days since each release’s first session');
   const overlayTable = el('div', { 'data-role': 'overlay' });
-  const kindChart = el('div', { class: 'chart', role: 'img', 'aria-label': 'Reports per 1,000 sessions of the target release by kind; the same numbers are in the table below.' });
+  const kindChart = describeChart(el('div', { class: 'chart' }), 'Line chart: reports per 1,000 sessions of the target release, by kind');
   const kindTable = el('div');
   replace(main, el('h1', {}, 'Glitches over time'),
     el('form', { class: 'inline' },
       el('label', {}, 'Base ', releaseSelect('base', releases, base, (chosen) => reopen({ base: chosen }))),
       el('label', {}, 'Target ', releaseSelect('target', releases, target, (chosen) => reopen({ target: chosen }))),
-      el('label', {}, 'Kind ', el('select', { name: 'kind', onchange: (e) => reopen({ kind: e.target.value }) },
-        el('option', { value: '' }, 'all kinds'), kinds.map((k) => el('option', { value: k, selected: k === kind ? 'selected' : null }, kindName(k)))))),
+      el('label', {}, 'Kind ', navigatingSelect({ name: 'kind' },
+        [option('', 'all kinds', !kind), kinds.map((k) => option(k, kindName(k), k === kind))], (chosen) => reopen({ kind: chosen })))),
     el('div', { class: 'card' },
       el('h2', {}, `${what[0].toUpperCase()}${what.slice(1)} per 1,000 sessions, by days since each release’s first session`),
       overlayChart,
       el('p', { class: 'muted' }, 'Day 0 is the UTC day of the release’s first session. Dashed, hollow triangle: a partial day (still in progress). Gaps: no sessions, or not yet.'),
       overlayTable),
     el('div', { class: 'card' },
-      el('h2', {}, target ? `${releaseLabel(releases, target)}: ${what} per 1,000 sessions, by kind` : 'By kind'),
-      el('form', { class: 'inline' }, el('label', {}, 'Bucket ', el('select', { name: 'bucket', onchange: (e) => reopen({ bucket: e.target.value }) },
-        ['hour', 'day'].map((b) => el('option', { value: b, selected: b === bucket ? 'selected' : null }, b))))),
+      el('h2', {}, target ? [clientText(releaseLabel(releases, target)), `: ${what} per 1,000 sessions, by kind`] : 'By kind'),
+      el('form', { class: 'inline' }, el('label', {}, 'Bucket ', navigatingSelect({ name: 'bucket' },
+        ['hour', 'day'].map((b) => option(b, b, b === bucket)), (chosen) => reopen({ bucket: chosen })))),
       kindChart, el('details', {}, el('summary', {}, 'Table'), kindTable)));
   settle({ base, target, bucket });
   const kindQuery = kind ? `&kind=${q(kind)}` : '';
   const same = (message) => { overlayChart.hidden = true; replace(overlayTable, el('p', { class: 'error', 'data-role': 'same-release' }, message)); };
-  let last = null;
   let overlaySides = [];  // what the tooltips of the charts (drawn once, then updated in place) read
   let kindPartial = [];
 
@@ -80,7 +80,7 @@ export async function render(main, params, { go, settle }) {
     const colours = { base: color(7), target: color(0) };
     drawChart(overlayChart, {
       type: 'line',
-      data: { labels: data.offsets.map((o) => `day ${o}`), datasets: sides.map((r) => line(`${r.role}: ${r.release}`, r.rates, r.partial, colours[r.role])) },
+      data: { labels: data.offsets.map((o) => `day ${o}`), datasets: sides.map((r) => line(shortened(`${r.role}: ${r.release}`, 40), r.rates, r.partial, colours[r.role])) },
       options: options((dataset, index) => overlaySides[dataset]?.partial[index]),
     });
     const cell = (r, i) => {
@@ -98,7 +98,7 @@ export async function render(main, params, { go, settle }) {
     grid.prepend(el('caption', { class: 'sr-only' }, `${what[0].toUpperCase()}${what.slice(1)} per 1,000 sessions by day since each release’s first session: the chart’s numbers`));
     overlayChart.hidden = false;
     replace(overlayTable,
-      el('p', { class: 'muted' }, sides.map((r, i) => [i ? '; ' : '', `${r.role[0].toUpperCase()}${r.role.slice(1)}: `, el('span', { 'data-role': `overlay-${r.role}` }, r.release),
+      el('p', { class: 'muted' }, sides.map((r, i) => [i ? '; ' : '', `${r.role[0].toUpperCase()}${r.role.slice(1)}: `, clientText(r.release, 'span', { 'data-role': `overlay-${r.role}` }),
         ` (first session ${time(r.first_session)})`]), '.'),
       el('div', { class: 'scroll' }, grid));
   }
@@ -123,12 +123,12 @@ export async function render(main, params, { go, settle }) {
     if (!target) return replace(overlayTable, el('p', { class: 'muted' }, 'No releases yet.'));
     const [pair, single] = await Promise.all([overlay(),
       api.get(`/v1/apps/${q(app)}/timeseries?release=${q(target)}&bucket=${bucket}${kindQuery}`)]);
-    const key = JSON.stringify([pair, single]);
-    if (key === last) return;
-    last = key;
+    draw(pair, single);
+  }
+  const draw = whenChanged((pair, single) => {
     if (pair && pair.releases) drawOverlay(pair);
     drawKinds(single);
-  }
+  });
   await refresh();
   return { refresh };
 }

@@ -34,18 +34,18 @@ struct AuthRoutes: Sendable {
 
     /// `GET /login?code=…[&next=/#/compare…]`: the page of a one-time link. It does not use the
     /// code up: chat apps and mail scanners fetch links to preview them, and would spend it. The
-    /// page posts the code back (`/dashboard/login.js` does at once; without scripts, a button).
+    /// page posts the code back (`/dashboard/sign-in-link.js` does at once; without scripts, a button).
     func loginPage(_ request: HTTPRequest) -> HTTPResponse {
         guard let code = request.query["code"], DashboardSessions.isLinkCode(code) else {
             return Self.page(status: 401, "This sign-in link is incomplete. Ask for a new one, or sign in with a token.")
         }
         let next = Self.dashboardPath(request.query["next"])
-        let body = """
-            <!doctype html><meta charset=utf-8><title>watchdogd: sign in</title>\
+        let body = Self.shell(title: "Sign in", """
+            <h1>Sign in</h1>\
             <form id=sign-in method=post action=/login><input type=hidden name=code value="\(code)">\
-            <input type=hidden name=next value="\(Self.escape(next))"><p><button type=submit>Sign in to watchdogd</button></p></form>\
-            <script src=/dashboard/login.js></script>
-            """
+            <input type=hidden name=next value="\(Self.escape(next))"><p><button type=submit class=primary>Sign in to watchdogd</button></p></form>\
+            <script src=/dashboard/sign-in-link.js></script>
+            """)
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")] + SecurityHeaders.page,
                             body: Array(body.utf8))
     }
@@ -126,10 +126,21 @@ struct AuthRoutes: Sendable {
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
     }
 
+    /// Why a sign-in link did not sign in, on a page like the dashboard's, with the way on.
     static func page(status: Int, _ message: String) -> HTTPResponse {
-        let text = escape(message)
-        return HTTPResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")] + SecurityHeaders.page,
-                            body: Array("<!doctype html><meta charset=utf-8><title>watchdogd</title><p>\(text)</p><p><a href=\"/\">Sign in</a></p>".utf8))
+        let body = shell(title: "Sign-in link", "<h1>Sign-in link</h1><p class=error>\(escape(message))</p><p><a href=\"/\">Sign in with a token</a></p>")
+        return HTTPResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")] + SecurityHeaders.page, body: Array(body.utf8))
+    }
+
+    /// The pages of sign-in links are not the dashboard's single page, but look like it: its
+    /// stylesheet and icon, the brand in the header, the content in one card.
+    private static func shell(title: String, _ content: String) -> String {
+        """
+        <!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content="width=device-width, initial-scale=1">\
+        <title>\(title) · watchdogd</title><link rel=icon href=/dashboard/icon.svg type=image/svg+xml>\
+        <link rel=stylesheet href=/dashboard/style.css>\
+        <header><strong class=brand>watchdogd</strong></header><main><div class=card>\(content)</div></main>
+        """
     }
 }
 

@@ -1,7 +1,8 @@
 import { api } from '../api.js';
 import { el, replace } from '../dom.js';
 
-/** Sign in with a viewer or admin token; the server answers with an HttpOnly session cookie. */
+/** The dashboard's sign-in view: a viewer or admin token, answered with an HttpOnly session
+ * cookie. (A one-time link's page is the server's, with its own script: sign-in-link.js.) */
 export function render(main, onSignedIn) {
   const input = el('input', { type: 'password', autocomplete: 'off', size: 40, 'aria-label': 'Token', class: 'token', placeholder: 'wdv_… or wda_…' });
   const message = el('p', { class: 'error' });
