@@ -62,7 +62,7 @@ public final class WatchdogAgent {
         applyConfig()
         guard config.current.enabled else { return }
         var context = layout.context
-        context.sessionID = UUID().uuidString.lowercased()
+        context.sessionID = TimeOrderedID.make()
         layout.context = context
         locks.context = context
         let session = SessionStart(id: context.sessionID, installId: context.installID,
@@ -156,7 +156,7 @@ public final class WatchdogAgent {
     static func installID(in directory: URL) throws -> String {
         let file = directory.appendingPathComponent("install-id")
         if let existing = try? String(contentsOf: file, encoding: .utf8), !existing.isEmpty { return existing }
-        let id = UUID().uuidString.lowercased()
+        let id = TimeOrderedID.make()
         try id.write(to: file, atomically: true, encoding: .utf8)
         return id
     }

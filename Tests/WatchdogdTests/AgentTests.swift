@@ -55,6 +55,7 @@ import WatchdogWire
         let report = try JSONDecoder().decode(Report.self, from: JSONSerialization.data(withJSONObject: try #require(stored.first?["report"])))
         #expect(report.action == ClientAction(autoFixed: true, testCrash: true))
         #expect(report.sessionId != nil && report.installId != nil)
+        #expect(report.id.dropFirst(14).first == "7" && report.sessionId?.dropFirst(14).first == "7", "time-ordered ids (UUID version 7)")
 
         #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"enabled": false}"#.utf8)).status == 200)
         await agent.syncNow()

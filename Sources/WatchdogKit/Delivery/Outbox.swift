@@ -229,7 +229,7 @@ public final class Outbox: ReportSink, @unchecked Sendable {
                 ledger[index].dropped.evicted = min(ledger[index].dropped.evicted + drop.evicted, ClientDropped.maximumCount)
                 ledger[index].dropped.quarantined = min(ledger[index].dropped.quarantined + drop.quarantined, ClientDropped.maximumCount)
             } else {
-                ledger.append(LedgerEntry(dropped: ClientDropped(id: UUID().uuidString.lowercased(), release: key, evicted: drop.evicted,
+                ledger.append(LedgerEntry(dropped: ClientDropped(id: TimeOrderedID.make(), release: key, evicted: drop.evicted,
                                                                  quarantined: drop.quarantined), sealed: false))
             }
         }

@@ -84,7 +84,7 @@ public final class InteractionLockWatchdog {
         reported = true
         logger.log(String(format: "interaction blocked for %.1f s", duration))
         var report = Report(
-            id: UUID().uuidString.lowercased(), kind: "interaction_lock", occurredAt: rfc3339(wallClock()), app: context.app,
+            id: TimeOrderedID.make(), kind: "interaction_lock", occurredAt: rfc3339(wallClock()), app: context.app,
             release: context.release, device: context.device, sessionId: context.sessionID, installId: context.installID,
             appState: appState.rawValue, screen: screen
         )

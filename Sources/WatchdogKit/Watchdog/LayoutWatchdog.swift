@@ -307,7 +307,7 @@ public final class LayoutWatchdog {
 
     func makeReport(kind: String, screen: String?) -> Report {
         var report = Report(
-            id: UUID().uuidString.lowercased(), kind: kind, occurredAt: rfc3339(wallClock()), app: context.app,
+            id: TimeOrderedID.make(), kind: kind, occurredAt: rfc3339(wallClock()), app: context.app,
             release: context.release, device: context.device, sessionId: context.sessionID, installId: context.installID,
             appState: appState.rawValue, screen: screen ?? self.screen, window: window
         )

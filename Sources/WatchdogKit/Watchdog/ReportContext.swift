@@ -11,7 +11,7 @@ public struct ReportContext: Sendable, Equatable {
     /// Changes with each session start.
     public var sessionID: String
 
-    public init(app: String, release: Release, device: Device, installID: String, sessionID: String = UUID().uuidString.lowercased()) {
+    public init(app: String, release: Release, device: Device, installID: String, sessionID: String = TimeOrderedID.make()) {
         self.app = app
         self.release = release
         self.device = device
