@@ -14,7 +14,8 @@
 # set up as watchdogd sets it up, answering constants; sqlite_limit is raw SQLite inserting
 # report-sized rows (random UUID key, indexes, ~1 KB body, hourly roll-up upsert), WAL, at
 # synchronous NORMAL or FULL, in transactions of 1 or 100 rows. Payloads: Tests/Benchmarks/payloads
-# (unique-ids.lua gives every report a fresh id on every request, so each 202 stores new rows).
+# (unique-ids.lua gives every report a fresh id on every request, so each 202 stores new rows;
+# time-ordered like WatchdogKit's, or random with IDS=random).
 #
 # Ingest runs at 32 and at 256 connections, against a daemon at synchronous=full (the default)
 # and one at normal, each on a fresh data dir. Rows stored are counted with sqlite3 before and
@@ -215,8 +216,12 @@ if [ "$growth" = 1 ]; then
   start_daemon growth "$growth_dir" --synchronous full
   ingest "POST 100, unique ids, full, c32, $(fmt "$(count_reports "$growth_dir")") stored" "$growth_dir" 100 32
   growth_acked=$acked
+  export IDS=random   # a client whose ids are random (UUID v4), not time-ordered like WatchdogKit's
+  ingest "POST 100, random ids, full, c32, $(fmt "$(count_reports "$growth_dir")") stored" "$growth_dir" 100 32
+  unset IDS
+  growth_random_acked=$acked
   stop_daemon
-  growth_cell="$(fmt "$growth_acked") reports/s at $(fmt "$growth_reports") stored"
+  growth_cell="$(fmt "$growth_acked") reports/s at $(fmt "$growth_reports") stored ($(fmt "$growth_random_acked") with random UUID v4 ids, ratio $(ratio "$growth_random_acked" "$acked_100_full_32"))"
   growth_limit="$(fmt "$acked_100_full_32") reports/s into an empty one"
   growth_ratio=$(ratio "$growth_acked" "$acked_100_full_32")
   echo "ratio to the empty data dir: $growth_ratio"

@@ -29,16 +29,26 @@ function init(args)
   math.randomseed(seed)
 end
 
--- A UUID v4 whose leading 82 bits are random, so rows land at random places of the id index as
--- real clients' ids do; its last 40 bits are the thread, this request's number and the report's
--- place in the body, so no id repeats within a run whatever the random numbers.
+-- IDS=time (default): UUID v7 as WatchdogKit makes them, the time first (here seconds since the
+-- epoch and the request number, so ids of one thread increase), so rows land near the right edge
+-- of the id index. IDS=random: UUID v4 with 82 random leading bits, as a client that makes
+-- random ids would send, so rows land at random places of the id index. Either way the last 40
+-- bits are the thread, this request's number and the report's place in the body, so no id
+-- repeats within a run whatever the random numbers.
+local random_ids = os.getenv("IDS") == "random"
 function request()
   counter = counter + 1
   local n = 0
   local body = template:gsub('"id": "[%x%-]+"', function()
     n = n + 1
-    return string.format('"id": "%04x%04x-%04x-4%03x-%04x-%02x%02x%08x"',
-      math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xfff),
+    if random_ids then
+      return string.format('"id": "%04x%04x-%04x-4%03x-%04x-%02x%02x%08x"',
+        math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xfff),
+        0x8000 + math.random(0, 0x3fff), tid % 256, math.random(0, 0xff), (counter * 512 + n) % 0x100000000)
+    end
+    local ms = os.time() * 1000 + counter % 1000
+    return string.format('"id": "%08x-%04x-7%03x-%04x-%02x%02x%08x"',
+      math.floor(ms / 65536) % 0x100000000, ms % 65536, math.random(0, 0xfff),
       0x8000 + math.random(0, 0x3fff), tid % 256, math.random(0, 0xff), (counter * 512 + n) % 0x100000000)
   end)
   return wrk.format(nil, nil, nil, body)

@@ -7,6 +7,8 @@ extension Migrations {
     /// - bodies deflated with a preset dictionary (`StoredBody`), the exact client bytes on read;
     /// - ids that are canonical UUIDs as 16 bytes (`CompactID`);
     /// - `reports.session_id` and `install_id` gone: no query read them, the body has them;
+    /// - `reports_by_release` gone: a release's reports are read per kind on
+    ///   `reports_by_release_kind` and merged; `sessions_by_release` gone: no query used it;
     /// - the three tables that say which sessions are already counted keyed by a release
     ///   number (`release_refs`), the fingerprint as an integer and the compact session id,
     ///   instead of app, version, build and text ids repeated in every row.
@@ -54,7 +56,6 @@ extension Migrations {
                     FROM reports ORDER BY rowid;
                 DROP TABLE reports;
                 ALTER TABLE reports_compact RENAME TO reports;
-                CREATE INDEX reports_by_release ON reports (app, version, build);
                 CREATE INDEX reports_by_release_kind ON reports (app, version, build, kind);
                 CREATE INDEX reports_by_fingerprint ON reports (app, fingerprint);
 
@@ -76,7 +77,6 @@ extension Migrations {
                     FROM sessions ORDER BY rowid;
                 DROP TABLE sessions;
                 ALTER TABLE sessions_compact RENAME TO sessions;
-                CREATE INDEX sessions_by_release ON sessions (app, version, build, started_at);
                 CREATE INDEX sessions_by_start ON sessions (app, started_at);
 
                 -- Sessions with an active report of a fingerprint, and how many (the flood cap).
@@ -101,16 +101,16 @@ extension Migrations {
                     SELECT r.ref, watchdog_compact_id(a.session_id)
                     FROM release_affected_sessions a JOIN release_refs r ON r.app = a.app AND r.version = a.version AND r.build = a.build;
                 DROP TABLE release_affected_sessions;
-                -- The same per value of a dimension (kind, screen, keyboard_mode).
+                -- The same per value of a dimension (0 kind, 1 screen, 2 keyboard_mode).
                 CREATE TABLE session_value_marks (
                     release INTEGER NOT NULL,
-                    dimension TEXT NOT NULL,
+                    dimension INTEGER NOT NULL,
                     value TEXT NOT NULL,
                     session BLOB NOT NULL,
                     PRIMARY KEY (release, dimension, value, session)
                 ) WITHOUT ROWID;
                 INSERT INTO session_value_marks (release, dimension, value, session)
-                    SELECT r.ref, v.dimension, v.value, watchdog_compact_id(v.session_id)
+                    SELECT r.ref, CASE v.dimension WHEN 'kind' THEN 0 WHEN 'screen' THEN 1 ELSE 2 END, v.value, watchdog_compact_id(v.session_id)
                     FROM affected_session_values v JOIN release_refs r ON r.app = v.app AND r.version = v.version AND r.build = v.build;
                 DROP TABLE affected_session_values;
 

@@ -110,7 +110,8 @@ extension SQLiteStore {
             // export 1 M reports). Each choice below walks rows already in rowid order.
             var conditions: [String] = []
             var arguments: [(any DatabaseValueConvertible)?] = []
-            let index: String
+            var index = ""
+            var kinds: [String?] = [filter.kind]
             if let fingerprint = filter.fingerprint {
                 index = "INDEXED BY reports_by_fingerprint"
                 conditions += ["app = ?", "fingerprint = ?"]
@@ -119,29 +120,20 @@ extension SQLiteStore {
                     conditions += ["version = ?", "build = ?"]
                     arguments += [release.version, release.build]
                 }
-                if let kind = filter.kind {
-                    conditions.append("kind = ?")
-                    arguments.append(kind)
-                }
             } else if let release = filter.release {
+                index = "INDEXED BY reports_by_release_kind"
                 conditions += ["app = ?", "version = ?", "build = ?"]
                 arguments += [app, release.version, release.build]
-                if let kind = filter.kind {
-                    index = "INDEXED BY reports_by_release_kind"
-                    conditions.append("kind = ?")
-                    arguments.append(kind)
-                } else {
-                    index = "INDEXED BY reports_by_release"
+                // All kinds: one page per kind the release has (a handful), each in rowid order
+                // on (release, kind), merged — no index on the release alone to keep up.
+                if filter.kind == nil {
+                    kinds = try String.fetchAll(db, sql: "SELECT kind FROM release_kinds WHERE app = ? AND version = ? AND build = ?",
+                                                arguments: [app, release.version, release.build])
                 }
             } else {
                 // Newest first over the whole table by rowid; `+app` keeps SQLite off the app indexes.
-                index = ""
                 conditions.append("+app = ?")
                 arguments.append(app)
-                if let kind = filter.kind {
-                    conditions.append("kind = ?")
-                    arguments.append(kind)
-                }
             }
             if let screen = filter.screen {
                 conditions.append("screen = ?")
@@ -151,9 +143,15 @@ extension SQLiteStore {
                 conditions.append("rowid < ?")
                 arguments.append(before)
             }
-            arguments.append(limit)
-            let sql = "SELECT \(Self.reportColumns) FROM reports \(index) WHERE \(conditions.joined(separator: " AND ")) ORDER BY rowid DESC LIMIT ?"
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map(Self.storedReport)
+            var rows: [Row] = []
+            for kind in kinds {
+                let kindCondition = kind == nil ? [] : ["kind = ?"]
+                let sql = "SELECT \(Self.reportColumns) FROM reports \(index) WHERE \((conditions + kindCondition).joined(separator: " AND ")) ORDER BY rowid DESC LIMIT ?"
+                let values = arguments + (kind.map { [$0] } ?? []) + [limit]
+                rows += try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values))
+            }
+            if kinds.count > 1 { rows = Array(rows.sorted { ($0[0] as Int64) > ($1[0] as Int64) }.prefix(limit)) }
+            return try rows.map(Self.storedReport)
         }
     }
 

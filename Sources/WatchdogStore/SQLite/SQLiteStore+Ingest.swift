@@ -105,10 +105,10 @@ extension SQLiteStore {
                 // A session seen with this fingerprint already has its kind, screen and
                 // keyboard mode counted: the fingerprint is made of them.
                 if newIssueSession {
-                    for (dimension, value) in [("kind", report.kind), ("screen", report.screen ?? ""), ("keyboard_mode", report.keyboardMode ?? "")] {
+                    for (code, (dimension, value)) in [("kind", report.kind), ("screen", report.screen ?? ""), ("keyboard_mode", report.keyboardMode ?? "")].enumerated() {
                         try affectedValue.step(db) { bind in
                             bind.integer(release)
-                            bind.text(dimension)
+                            bind.integer(code)
                             bind.text(value)
                             bind.compactID(sessionID)
                         }

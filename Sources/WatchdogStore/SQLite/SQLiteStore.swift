@@ -73,6 +73,14 @@ public final class SQLiteStore: TelemetryStore {
             }
         }
         try Migrations.migrator.migrate(pool)
+        // A migration that rebuilt tables (2026-11-23-compact-storage) leaves their old pages
+        // free; with incremental auto-vacuum they go back to the file system now. Best effort:
+        // a data dir that cannot shrink (read-only file system, older vacuum mode) still opens.
+        try? pool.writeWithoutTransaction { db in
+            if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") == 2, try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0 > 4096 {
+                try db.execute(sql: "PRAGMA incremental_vacuum")
+            }
+        }
     }
 
     /// Reports of one fingerprint a session may send before the rest count as flooded.

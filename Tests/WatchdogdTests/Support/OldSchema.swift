@@ -56,7 +56,8 @@ enum OldSchema {
                 FROM session_affected_marks m JOIN release_refs r ON r.ref = m.release;
             CREATE TABLE affected_session_values (app TEXT NOT NULL, version TEXT NOT NULL, build TEXT NOT NULL, dimension TEXT NOT NULL,
                 value TEXT NOT NULL, session_id TEXT NOT NULL, PRIMARY KEY (app, version, build, dimension, value, session_id)) WITHOUT ROWID;
-            INSERT INTO affected_session_values SELECT r.app, r.version, r.build, m.dimension, m.value, \(id("m.session"))
+            INSERT INTO affected_session_values SELECT r.app, r.version, r.build,
+                CASE m.dimension WHEN 0 THEN 'kind' WHEN 1 THEN 'screen' ELSE 'keyboard_mode' END, m.value, \(id("m.session"))
                 FROM session_value_marks m JOIN release_refs r ON r.ref = m.release;
             DROP TABLE session_issue_marks;
             DROP TABLE session_affected_marks;
