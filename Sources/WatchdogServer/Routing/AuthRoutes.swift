@@ -91,9 +91,8 @@ struct AuthRoutes: Sendable {
     }
 
     /// `GET /v1/auth/session`: who the page is signed in as, and its CSRF token.
+    /// (The contract's Session has role viewer or admin: the route is `.viewer`.)
     func current(_ principal: Principal) throws(APIError) -> HTTPResponse {
-        // The contract's Session has role viewer or admin: an ingest key has no dashboard.
-        guard principal.role != .ingest else { throw .forbidden("the dashboard is for viewer and admin tokens, not ingest keys") }
         return JSONBody.response(Self.view(principal))
     }
 
@@ -108,16 +107,14 @@ struct AuthRoutes: Sendable {
 
     /// `POST /v1/auth/links`: a one-time sign-in link for the caller's own credential.
     func createLink(_ principal: Principal) throws(APIError) -> HTTPResponse {
-        guard principal.role != .ingest else { throw .forbidden("sign-in links are for viewer and admin tokens") }
         // A session must not mint links that outlive it (a stolen cookie renewing itself).
         guard principal.csrfToken == nil else { throw .forbidden("sign-in links are made with a bearer token, not from a dashboard session") }
         let (path, expires) = try sessions.link(for: principal.credentialID)
-        return JSONBody.response(status: 201, JSONValue.object(["path": .string(path), "expires_at": .string(Timestamp.format(milliseconds: expires))]))
+        return JSONBody.response(status: 201, SignInLinkView(path: path, expiresAt: Timestamp.format(milliseconds: expires)))
     }
 
-    private static func view(_ principal: Principal) -> JSONValue {
-        .object(["role": .string(principal.role.rawValue), "name": .string(principal.name),
-                 "csrf_token": principal.csrfToken.map(JSONValue.string) ?? .null])
+    private static func view(_ principal: Principal) -> SessionView {
+        SessionView(role: principal.role.rawValue, name: principal.name, csrfToken: principal.csrfToken)
     }
 
     /// Text for HTML, also inside a quoted attribute.
@@ -143,4 +140,27 @@ enum SecurityHeaders {
         ("X-Frame-Options", "DENY"),
         ("Referrer-Policy", "no-referrer"),
     ]
+}
+
+/// `GET /v1/auth/session`, `POST /v1/auth/login`.
+struct SessionView: Encodable {
+    var role: String
+    var name: String
+    @NullWhenAbsent var csrfToken: String? = nil
+
+    enum CodingKeys: String, CodingKey {
+        case role, name
+        case csrfToken = "csrf_token"
+    }
+}
+
+/// `POST /v1/auth/links`.
+struct SignInLinkView: Encodable {
+    var path: String
+    var expiresAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case path
+        case expiresAt = "expires_at"
+    }
 }
