@@ -116,4 +116,16 @@ import WatchdogTesting
         #expect(used.status == 303 && Self.cookie(from: used) != nil, "the refused posts did not spend the code")
         #expect(try Self.submit(app, link: link).status == 401)
     }
+
+    /// `--cookie-secure` reaches the cookie through the settings, not a global: two
+    /// applications in one process, one of each.
+    @Test func theSessionCookieIsSecureOnlyWhenTheSettingSaysSo() throws {
+        for secure in [false, true] {
+            let app = try TestApplication { $0.cookieSecure = secure }
+            let viewer = try app.addToken(role: "viewer")
+            let login = try app.client.postJSON("/v1/auth/login", token: nil, json: ["token": viewer])
+            #expect(login.status == 200)
+            #expect(login.headers["set-cookie"]?.contains("; Secure") == secure, "cookieSecure \(secure)")
+        }
+    }
 }

@@ -7,6 +7,8 @@ import WatchdogWire
 struct AuthRoutes: Sendable {
     let authenticator: Authenticator
     let store: any TelemetryStore
+    /// `ServerSettings.cookieSecure`.
+    let cookieSecure: Bool
 
     private var sessions: DashboardSessions { authenticator.sessions }
 
@@ -29,7 +31,7 @@ struct AuthRoutes: Sendable {
         let principal = try authenticator.principal(for: bearer)
         guard let credential = try storeCall({ try store.credential(id: principal.credentialID) }) else { throw .unauthorized }
         let (cookie, session) = try sessions.create(for: credential)
-        return JSONBody.response(Self.view(session), extraHeaders: [("Set-Cookie", SessionCookie.set(cookie))])
+        return JSONBody.response(Self.view(session), extraHeaders: [("Set-Cookie", SessionCookie.set(cookie, secure: cookieSecure))])
     }
 
     /// `GET /login?code=…[&next=/#/compare…]`: the page of a one-time link. It does not use the
@@ -67,7 +69,7 @@ struct AuthRoutes: Sendable {
               let (cookie, _) = try? sessions.create(for: credential) else {
             return Self.page(status: 401, "This sign-in link has expired or was already used. Ask for a new one, or sign in with a token.")
         }
-        return HTTPResponse(status: 303, headers: [("Location", Self.dashboardPath(fields["next"])), ("Set-Cookie", SessionCookie.set(cookie)), ("Cache-Control", "no-store")]
+        return HTTPResponse(status: 303, headers: [("Location", Self.dashboardPath(fields["next"])), ("Set-Cookie", SessionCookie.set(cookie, secure: cookieSecure)), ("Cache-Control", "no-store")]
                             + SecurityHeaders.page)
     }
 

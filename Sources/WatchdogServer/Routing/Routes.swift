@@ -11,7 +11,7 @@ enum Routes {
     static func table(_ services: Services) -> [Route] {
         let store = services.store
         let lookup = ReleaseLookup(store: store)
-        let auth = AuthRoutes(authenticator: services.authenticator, store: store)
+        let auth = AuthRoutes(authenticator: services.authenticator, store: store, cookieSecure: services.settings.cookieSecure)
         let reads = ReadRoutes(store: store, lookup: lookup, config: services.config,
                                cacheControl: "private, max-age=\(services.settings.configMaxAgeSeconds)")
         let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
