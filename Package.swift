@@ -57,6 +57,11 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // The router in memory over a real store in a temp dir, for tests (like HummingbirdTesting).
+        .target(
+            name: "WatchdogTesting",
+            dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogKit", "WatchdogWire", "Gzip", "Locking", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "watchdogd",
             dependencies: [
@@ -73,15 +78,18 @@ let package = Package(
             name: "WatchdogKitTests",
             dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP"]
         ),
+        // Routes, auth, validation, stats and config through `WatchdogTesting`: in memory, no process.
         .testTarget(
             name: "WatchdogServerTests",
-            dependencies: ["WatchdogServer", "WatchdogHTTP"]
+            dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogTesting", "WatchdogWire", "WatchdogKit", "Locking", "Gzip",
+                           .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // Starts the real `watchdogd` binary (built by `swift test` with every product) on
-        // port 0 with a temporary data dir and talks HTTP to it.
+        // port 0 with a temporary data dir and talks HTTP to it: what needs the process
+        // (transport and framing, signals, kill -9, the CLI, backup, the browser).
         .testTarget(
             name: "WatchdogdTests",
-            dependencies: ["Gzip", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", "WatchdogStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Gzip", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

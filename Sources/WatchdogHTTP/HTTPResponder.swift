@@ -18,12 +18,6 @@ public final class HTTPResponder: Sendable {
     private let connection: ConnectionHandle
     private let registry: SuspendedConnections
     private let phase = Locked<Phase>(.waiting)
-    private let observer = Locked<(@Sendable (Int) -> Void)?>(nil)
-
-    /// Called once with the status of the response, whenever it is given (metrics).
-    public func observe(_ body: @escaping @Sendable (Int) -> Void) {
-        observer.withLock { $0 = body }
-    }
 
     init(connection: ConnectionHandle, registry: SuspendedConnections) {
         self.connection = connection
@@ -32,22 +26,18 @@ public final class HTTPResponder: Sendable {
 
     /// Answers the request. Only the first call counts.
     public func respond(_ response: HTTPResponse) {
-        var first = false
         let mustResume = phase.withLock { phase -> Bool in
             switch phase {
             case .waiting:
                 phase = .responded(response)
-                first = true
                 return false
             case .suspended:
                 phase = .responded(response)
-                first = true
                 return true
             case .responded, .delivered:
                 return false
             }
         }
-        if first, let observe = observer.withLock({ $0 }) { observe(response.status) }
         // libmicrohttpd: "Calling this function on a connection that was not previously
         // suspended will result in undefined behavior" — hence the phase check under the lock.
         if mustResume {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Locking
 import Logging
+import WatchdogServer
 import WatchdogStore
 
 /// Options every verb shares.
@@ -18,27 +18,42 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: "Log format on stderr: human or json (env WATCHDOG_LOG_FORMAT, default human).")
     var logFormat: String?
 
-    var resolvedDataDir: String { Environment.resolve(dataDir, .dataDir) ?? "./data" }
+    var resolvedDataDir: String { (try? sources())?.value(name: "data-dir") ?? dataDir ?? ServerSettings().dataDirectory }
 
-    func validate() throws {
-        if let path = config ?? ProcessInfo.processInfo.environment["WATCHDOG_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
+    /// Where settings come from for this invocation: these flags (and `serveFlags`, the serve
+    /// verb's table flags), the environment, the settings file (`--config` or
+    /// `WATCHDOG_CONFIG`). Built on demand: no global holds it.
+    func sources(serveFlags: [String: [String]] = [:]) throws -> SettingsSources {
+        let environment = ProcessInfo.processInfo.environment
+        var file: SettingsFile?
+        if let path = config ?? environment["WATCHDOG_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
             do {
-                Environment.use(try ConfigFile(path: path))
-            } catch let error as CLIError where config == nil {
-                throw CLIError("\(error.description) (the file named by WATCHDOG_CONFIG)")
+                file = try SettingsFile(path: path, known: SettingsTable.fileVariables)
+            } catch {
+                throw CLIError(config == nil ? "\(error.description) (the file named by WATCHDOG_CONFIG)" : error.description)
             }
         }
-        if let level = Environment.resolve(logLevel, .logLevel), Logger.Level(rawValue: level) == nil {
-            throw ValidationError("\(Environment.origin(.logLevel, flag: "--log-level", given: logLevel != nil)) must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(level)")
+        var flags = serveFlags
+        for (name, value) in [("data-dir", dataDir), ("log-level", logLevel), ("log-format", logFormat)] {
+            if let value { flags[name] = [value] }
         }
-        if let format = Environment.resolve(logFormat, .logFormat), !["human", "json"].contains(format) {
-            throw ValidationError("\(Environment.origin(.logFormat, flag: "--log-format", given: logFormat != nil)) must be human or json, got \(format)")
+        return SettingsSources(flags: flags, environment: environment, file: file)
+    }
+
+    func validate() throws {
+        let sources = try sources()
+        if let (values, origin) = sources.values(name: "log-level", variable: "WATCHDOG_LOG_LEVEL"), let level = values.last, Logger.Level(rawValue: level) == nil {
+            throw ValidationError("\(origin) must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(level)")
+        }
+        if let (values, origin) = sources.values(name: "log-format", variable: "WATCHDOG_LOG_FORMAT"), let format = values.last, !["human", "json"].contains(format) {
+            throw ValidationError("\(origin) must be human or json, got \(format)")
         }
     }
 
     func makeLogger() -> Logger {
-        let level = Environment.resolve(logLevel, .logLevel).flatMap(Logger.Level.init(rawValue:)) ?? .info
-        let json = Environment.resolve(logFormat, .logFormat) == "json"
+        let sources = try? sources()
+        let level = sources?.value(name: "log-level").flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let json = sources?.value(name: "log-format") == "json"
         var logger = Logger(label: "watchdogd") { label in
             json ? JSONLogHandler(label: label) as any LogHandler : StreamLogHandler.standardError(label: label)
         }
@@ -52,49 +67,6 @@ struct CommonOptions: ParsableArguments {
         } catch {
             throw CLIError("cannot open the database in \(resolvedDataDir): \(error)")
         }
-    }
-}
-
-/// Where a flag not given on the command line comes from: the `WATCHDOG_*` environment variable,
-/// else the config file (`--config` or `WATCHDOG_CONFIG`). An empty variable counts as unset.
-enum Environment {
-    private static let configFile = Locked<ConfigFile?>(nil)
-
-    /// Makes `file` the last place settings are looked up.
-    static func use(_ file: ConfigFile) {
-        configFile.withLock { $0 = file }
-    }
-
-    static func resolve(_ flag: String?, _ setting: Setting) -> String? {
-        if let flag { return flag }
-        if let value = ProcessInfo.processInfo.environment[setting.variable], !value.isEmpty { return value }
-        guard let value = configFile.withLock({ $0?.entries[setting]?.value }), !value.isEmpty else { return nil }
-        return value
-    }
-
-    /// A yes/no setting: the flag, else 1/true/yes/on or 0/false/no/off; anything else is refused
-    /// (a typo must not quietly turn a protection off).
-    static func resolveFlag(_ flag: Bool, _ setting: Setting) throws -> Bool {
-        if flag { return true }
-        guard let value = resolve(nil, setting)?.lowercased() else { return false }
-        if ["1", "true", "yes", "on"].contains(value) { return true }
-        if ["0", "false", "no", "off"].contains(value) { return false }
-        throw ValidationError("\(origin(setting)) must be 1, true, yes, on, 0, false, no or off, got \(value.debugDescription)")
-    }
-
-    /// Names where a setting's value came from, for an error message: `flag` when it was given
-    /// on the command line, else the variable, with the file and line when it came from there.
-    static func origin(_ setting: Setting, flag: String, given: Bool) -> String {
-        given ? flag : origin(setting)
-    }
-
-    /// The variable, with the file and line when the value came from the config file.
-    static func origin(_ setting: Setting) -> String {
-        if let value = ProcessInfo.processInfo.environment[setting.variable], !value.isEmpty { return setting.variable }
-        guard let (path, line) = configFile.withLock({ file in file.flatMap { file in file.entries[setting].map { (file.path, $0.line) } } }) else {
-            return setting.variable
-        }
-        return "\(setting.variable) (config file \(path), line \(line))"
     }
 }
 

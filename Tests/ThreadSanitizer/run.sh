@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The concurrency tests with watchdogd and the tests built under ThreadSanitizer (a separate
-# build dir, .build-tsan). The tests start the TSan-built daemon; every process writes its race
-# reports to one directory, and any report there fails the run, even from a daemon a test
-# killed before it could exit with TSan's status.
+# build dir, .build-tsan). The live tests (WatchdogdTests) start the TSan-built daemon; the
+# in-memory ones (WatchdogServerTests: ingest, rate limits with a stalled writer, metrics,
+# pagination while another client posts) run the same server code inside the TSan-built test
+# process. Every process writes its race reports to one directory, and any report there fails
+# the run, even from a daemon a test killed before it could exit with TSan's status.
 # A planted race (PlantedRace.swift) is built and run first and must be reported.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,7 +26,7 @@ echo "ThreadSanitizer canary: the planted race is reported"
 status=0
 TSAN_OPTIONS="log_path=$reports/race second_deadlock_stack=1" \
   swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
-  --filter "${TSAN_TESTS:-DurabilityTests|HostileClientTests|IngestTests|RateLimitTests|MetricsTests|RetentionTests|BackupTests|EndToEndTests|BodyBudgetTests|BadTokenTests|ConnectionSlotTests|StalledExportTests}" || status=$?
+  --filter "${TSAN_TESTS:-DurabilityTests|HostileClientTests|IngestTests|RateLimitTests|MetricsTests|HealthTests|RetentionTests|BackupTests|EndToEndTests|BodyBudgetTests|BadTokenTests|ConnectionSlotTests|StalledExportTests|HTTPTransportTests}" || status=$?
 if ls "$reports"/race* > /dev/null 2>&1; then
   head -q -n 200 "$reports"/race*
   echo "FAIL: ThreadSanitizer wrote $(ls "$reports"/race* | wc -l) report file(s), $(cat "$reports"/race* | grep -c "^WARNING: ThreadSanitizer" || true) warning(s)" >&2

@@ -77,6 +77,9 @@ import Glibc
             Thread.sleep(forTimeInterval: 1)
         }
         print("slow clients: \(slow.count) connections trickling headers; a normal request took at most \(Int(worst * 1000)) ms")
-        #expect(worst < 0.1, "a normal client waited \(Int(worst * 1000)) ms")
+        // Not a latency target (the machine's load decides that): a server that queued the
+        // normal client behind the slow ones would make it wait for their header deadline
+        // (10 s) or the idle timeout (30 s); 2 s tells the two apart on a loaded machine.
+        #expect(worst < 2, "a normal client waited \(Int(worst * 1000)) ms: queued behind the slow clients")
     }
 }

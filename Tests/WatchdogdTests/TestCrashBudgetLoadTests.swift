@@ -19,7 +19,8 @@ import Testing
         let attackerKey = try daemon.addApp("com.example.mail")
         let otherKey = try daemon.addApp("com.example.notes")
         let admin = try daemon.addToken(role: "admin")
-        #expect(try ConfigRulesTests.patch(daemon, admin, #"{"test_crash": true, "test_crash_budget": 2}"#).status == 200)
+        #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
+                                             body: Array(#"{"test_crash": true, "test_crash_budget": 2}"#.utf8)).status == 200)
         daemon.stop()
         // What 600 batches of 500 distinct install ids leave behind today: 300,000 rows,
         // written straight into the data dir (posting them takes minutes in a debug build).

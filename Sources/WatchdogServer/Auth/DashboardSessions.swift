@@ -110,13 +110,11 @@ final class DashboardSessions: Sendable {
 }
 
 /// The `wd_session` cookie.
-public enum SessionCookie {
+enum SessionCookie {
     static let name = "wd_session"
 
-    /// Set by `--cookie-secure` (behind TLS): the browser then sends the cookie over HTTPS only.
-    nonisolated(unsafe) public static var secure = false
-
-    static func set(_ value: String) -> String {
+    /// `secure` (`--cookie-secure`, behind TLS): the browser then sends the cookie over HTTPS only.
+    static func set(_ value: String, secure: Bool) -> String {
         "\(name)=\(value); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(DashboardSessions.lifetimeMilliseconds / 1000)" + (secure ? "; Secure" : "")
     }
 

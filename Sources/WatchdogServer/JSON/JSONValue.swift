@@ -2,6 +2,21 @@ import Foundation
 import WatchdogWire
 
 /// Any JSON value, for documents whose keys are checked by hand (config, merge patches).
+///
+/// Which JSON model to use when (the same rule is in `docs/architecture.md`):
+///
+/// - **`JSONNode`** (WatchdogWire, from `JSONReader`): the parse tree of untrusted bytes —
+///   ingest batches and anything read with the strict reader. Read, never built or encoded.
+/// - **`JSONValue`** (this type): open documents whose keys are checked one by one so each
+///   error names its key — the config document, merge patches, rule `set`s, small request
+///   bodies (`{"version": N}`). Parsed with `JSONValue.parse` (the strict reader), never
+///   with `JSONDecoder`; embedded in a view where a response carries such a document.
+/// - **Codable views** (`…View: Encodable`, encoded by `JSONBody`): every response of a fixed
+///   shape. A response is not assembled from `JSONValue.object` literals.
+/// - **Spliced bytes**: only where the JSON already exists as bytes — a report as the client
+///   sent it (drill-down, export) — or on the ingest writer's thread, where two counts are
+///   spliced into a `rejected` list encoded beforehand. Inserted text goes through
+///   `JSONText.quoted` or an encoder, never string interpolation of untrusted text.
 enum JSONValue: Codable, Equatable, Sendable {
     case null
     case bool(Bool)

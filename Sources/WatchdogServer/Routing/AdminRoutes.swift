@@ -3,23 +3,21 @@ import WatchdogHTTP
 import WatchdogStore
 import WatchdogWire
 
-/// Config changes, apps and ingest keys: admin tokens only.
+/// Config changes, apps and ingest keys (admin tokens); the config and its history (viewers too).
 struct AdminRoutes: Sendable {
     let store: any TelemetryStore
     let config: ConfigService
     let authenticator: Authenticator
     let clock: @Sendable () -> Int64
 
-    /// Viewers read the config and its history (the dashboard shows it read-only); changes are admin-only.
-    func getConfig(app: String, principal: Principal) throws(APIError) -> HTTPResponse {
-        try requireReader(principal)
+    /// Viewers read the config and its history (the dashboard shows it read-only).
+    func getConfig(app: String) throws(APIError) -> HTTPResponse {
         guard let document = try storeCall({ try config.document(app: app) }) else { throw .notFound("no app \(app)") }
         return JSONBody.response(document.adminView, extraHeaders: [("ETag", document.etag)])
     }
 
     /// `PATCH` (merge patch) or `PUT` (whole document), `?dry_run=true` to see the effect only.
     func changeConfig(_ request: HTTPRequest, app: String, principal: Principal, replace: Bool) throws(APIError) -> HTTPResponse {
-        try requireAdmin(principal)
         guard let body = JSONValue.parse(request.body) else {
             throw .badRequest("invalid_json", replace
                 ? "the body must be a config document {\"defaults\": {...}, \"rules\": [...]}"
@@ -36,7 +34,6 @@ struct AdminRoutes: Sendable {
 
     /// `POST …/config/rollback {"version": N}`: the content of version N again, as a new version.
     func rollback(_ request: HTTPRequest, app: String, principal: Principal) throws(APIError) -> HTTPResponse {
-        try requireAdmin(principal)
         // `additionalProperties: false` in the contract: a field that looks meaningful
         // (`defaults`, `force`) must not be silently ignored.
         guard case .object(let fields)? = JSONValue.parse(request.body), fields.count == 1, case .number(let number)? = fields["version"],
@@ -50,42 +47,26 @@ struct AdminRoutes: Sendable {
     }
 
     /// `GET …/config/history`: every change, newest first, with before and after.
-    func history(app: String, principal: Principal) throws(APIError) -> HTTPResponse {
-        try requireReader(principal)
+    func history(app: String) throws(APIError) -> HTTPResponse {
         guard try storeCall({ try store.appExists(app) }) else { throw .notFound("no app \(app)") }
         let changes = try storeCall { try store.configHistory(app: app) }
-        return JSONBody.response(JSONValue.object(["app": .string(app), "history": .array(changes.map(Self.view))]))
+        return JSONBody.response(ConfigHistoryView(app: app, history: changes.map(ConfigChangeView.init)))
     }
 
     /// `GET …/config/history/{version}`.
-    func historyEntry(app: String, version: String, principal: Principal) throws(APIError) -> HTTPResponse {
-        try requireReader(principal)
+    func historyEntry(app: String, version: String) throws(APIError) -> HTTPResponse {
         guard let number = Int(version), number >= 1, let change = try storeCall({ try store.configChange(app: app, version: number) }) else {
             throw .notFound("app \(app) has no config version \(version.prefix(20))")
         }
-        return JSONBody.response(Self.view(change))
+        return JSONBody.response(ConfigChangeView(change))
     }
 
     private func response(_ change: ConfigService.Change) -> HTTPResponse {
         guard let impact = change.impact else {
             return JSONBody.response(change.document.adminView, extraHeaders: [("ETag", change.document.etag)])
         }
-        let impactJSON = (try? JSONBody.encode(impact)).flatMap { JSONValue.parse($0) } ?? .array([])
-        return JSONBody.response(JSONValue.object([
-            "dry_run": .bool(true), "document": change.document.adminView,
-            "impact": impactJSON,
-            "impact_window_days": .number(Double(ConfigService.impactWindowMilliseconds / 86_400_000)),
-        ]))
-    }
-
-    private static func view(_ change: ConfigChange) -> JSONValue {
-        .object([
-            "version": .number(Double(change.version)),
-            "changed_at": .string(Timestamp.format(milliseconds: change.changedAt)),
-            "changed_by": .string(change.changedBy),
-            "before": change.before.flatMap { JSONValue.parse(Array($0.utf8)) } ?? .null,
-            "after": JSONValue.parse(Array(change.after.utf8)) ?? .null,
-        ])
+        return JSONBody.response(DryRunView(document: change.document.adminView, impact: impact,
+                                            impactWindowDays: Int(ConfigService.impactWindowMilliseconds / 86_400_000)))
     }
 
     private static func dryRun(_ request: HTTPRequest) throws(APIError) -> Bool {
@@ -97,8 +78,7 @@ struct AdminRoutes: Sendable {
     }
 
     /// `POST /v1/admin/apps {"app": "com.example.mail"}` → the app and its first ingest key.
-    func createApp(_ request: HTTPRequest, principal: Principal) throws(APIError) -> HTTPResponse {
-        try requireAdmin(principal)
+    func createApp(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard case .object(let fields)? = JSONValue.parse(request.body), case .string(let app)? = fields["app"] else {
             throw .badRequest("invalid_shape", "the body must be {\"app\": \"<bundle id>\"}")
         }
@@ -111,8 +91,7 @@ struct AdminRoutes: Sendable {
     }
 
     /// `POST /v1/admin/apps/{app}/keys` → a new ingest key.
-    func createKey(_ request: HTTPRequest, app: String, principal: Principal) throws(APIError) -> HTTPResponse {
-        try requireAdmin(principal)
+    func createKey(_ request: HTTPRequest, app: String) throws(APIError) -> HTTPResponse {
         var name = "\(app) ingest key"
         if !request.body.isEmpty {
             guard case .object(let fields)? = JSONValue.parse(request.body) else {
@@ -131,8 +110,7 @@ struct AdminRoutes: Sendable {
     }
 
     /// `DELETE /v1/admin/apps/{app}/keys/{key_id}`.
-    func revokeKey(app: String, keyID: String, principal: Principal) throws(APIError) -> HTTPResponse {
-        try requireAdmin(principal)
+    func revokeKey(app: String, keyID: String) throws(APIError) -> HTTPResponse {
         guard try storeCall({ try store.revokeIngestKey(app: app, keyID: keyID, atMilliseconds: clock()) }) else {
             throw .notFound("no live ingest key \(keyID) for app \(app)")
         }
@@ -144,24 +122,7 @@ struct AdminRoutes: Sendable {
     private func issueKey(app: String, name: String, status: Int) throws(APIError) -> HTTPResponse {
         let (record, token) = CredentialIssuer.issue(role: .ingest, app: app, name: name, nowMilliseconds: clock())
         try storeCall { try store.addCredential(record) }
-        let body: JSONValue = .object([
-            "app": .string(app),
-            "key_id": .string(record.id),
-            "ingest_key": .string(token),
-        ])
-        return JSONBody.response(status: status, body)
-    }
-
-    private func requireReader(_ principal: Principal) throws(APIError) {
-        guard principal.role == .admin || principal.role == .viewer else {
-            throw .forbidden("the config document needs a viewer or admin token, not an ingest key")
-        }
-    }
-
-    private func requireAdmin(_ principal: Principal) throws(APIError) {
-        guard principal.role == .admin else {
-            throw .forbidden("this needs an admin token; a \(principal.role.rawValue) credential cannot change config, apps or keys")
-        }
+        return JSONBody.response(status: status, IngestKeyView(app: app, keyID: record.id, ingestKey: token))
     }
 }
 

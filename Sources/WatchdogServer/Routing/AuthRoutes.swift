@@ -7,6 +7,8 @@ import WatchdogWire
 struct AuthRoutes: Sendable {
     let authenticator: Authenticator
     let store: any TelemetryStore
+    /// `ServerSettings.cookieSecure`.
+    let cookieSecure: Bool
 
     private var sessions: DashboardSessions { authenticator.sessions }
 
@@ -29,7 +31,7 @@ struct AuthRoutes: Sendable {
         let principal = try authenticator.principal(for: bearer)
         guard let credential = try storeCall({ try store.credential(id: principal.credentialID) }) else { throw .unauthorized }
         let (cookie, session) = try sessions.create(for: credential)
-        return JSONBody.response(Self.view(session), extraHeaders: [("Set-Cookie", SessionCookie.set(cookie))])
+        return JSONBody.response(Self.view(session), extraHeaders: [("Set-Cookie", SessionCookie.set(cookie, secure: cookieSecure))])
     }
 
     /// `GET /login?code=…[&next=/#/compare…]`: the page of a one-time link. It does not use the
@@ -67,7 +69,7 @@ struct AuthRoutes: Sendable {
               let (cookie, _) = try? sessions.create(for: credential) else {
             return Self.page(status: 401, "This sign-in link has expired or was already used. Ask for a new one, or sign in with a token.")
         }
-        return HTTPResponse(status: 303, headers: [("Location", Self.dashboardPath(fields["next"])), ("Set-Cookie", SessionCookie.set(cookie)), ("Cache-Control", "no-store")]
+        return HTTPResponse(status: 303, headers: [("Location", Self.dashboardPath(fields["next"])), ("Set-Cookie", SessionCookie.set(cookie, secure: cookieSecure)), ("Cache-Control", "no-store")]
                             + SecurityHeaders.page)
     }
 
@@ -91,9 +93,8 @@ struct AuthRoutes: Sendable {
     }
 
     /// `GET /v1/auth/session`: who the page is signed in as, and its CSRF token.
+    /// (The contract's Session has role viewer or admin: the route is `.viewer`.)
     func current(_ principal: Principal) throws(APIError) -> HTTPResponse {
-        // The contract's Session has role viewer or admin: an ingest key has no dashboard.
-        guard principal.role != .ingest else { throw .forbidden("the dashboard is for viewer and admin tokens, not ingest keys") }
         return JSONBody.response(Self.view(principal))
     }
 
@@ -108,16 +109,14 @@ struct AuthRoutes: Sendable {
 
     /// `POST /v1/auth/links`: a one-time sign-in link for the caller's own credential.
     func createLink(_ principal: Principal) throws(APIError) -> HTTPResponse {
-        guard principal.role != .ingest else { throw .forbidden("sign-in links are for viewer and admin tokens") }
         // A session must not mint links that outlive it (a stolen cookie renewing itself).
         guard principal.csrfToken == nil else { throw .forbidden("sign-in links are made with a bearer token, not from a dashboard session") }
         let (path, expires) = try sessions.link(for: principal.credentialID)
-        return JSONBody.response(status: 201, JSONValue.object(["path": .string(path), "expires_at": .string(Timestamp.format(milliseconds: expires))]))
+        return JSONBody.response(status: 201, SignInLinkView(path: path, expiresAt: Timestamp.format(milliseconds: expires)))
     }
 
-    private static func view(_ principal: Principal) -> JSONValue {
-        .object(["role": .string(principal.role.rawValue), "name": .string(principal.name),
-                 "csrf_token": principal.csrfToken.map(JSONValue.string) ?? .null])
+    private static func view(_ principal: Principal) -> SessionView {
+        SessionView(role: principal.role.rawValue, name: principal.name, csrfToken: principal.csrfToken)
     }
 
     /// Text for HTML, also inside a quoted attribute.
@@ -154,4 +153,27 @@ enum SecurityHeaders {
         ("X-Frame-Options", "DENY"),
         ("Referrer-Policy", "no-referrer"),
     ]
+}
+
+/// `GET /v1/auth/session`, `POST /v1/auth/login`.
+struct SessionView: Encodable {
+    var role: String
+    var name: String
+    @NullWhenAbsent var csrfToken: String? = nil
+
+    enum CodingKeys: String, CodingKey {
+        case role, name
+        case csrfToken = "csrf_token"
+    }
+}
+
+/// `POST /v1/auth/links`.
+struct SignInLinkView: Encodable {
+    var path: String
+    var expiresAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case path
+        case expiresAt = "expires_at"
+    }
 }

@@ -1,99 +1,119 @@
-/// Every endpoint watchdogd serves, matched from method and path.
-enum Route: Equatable {
-    case index
-    case openAPI
-    case metrics
-    case dashboardFile(path: String)
-    case chartFile(path: String)
-    case loginLink
-    case authLogin
-    case authSession
-    case authLogout
-    case authLinks
-    case healthz
-    case readyz
-    case postReports
-    case postSessions
-    case config
-    case apps
-    case releases(app: String)
-    case compare(app: String)
-    case rules(app: String)
-    case cohorts(app: String)
-    case overlay(app: String)
-    case issues(app: String)
-    case timeseries(app: String)
-    case keyboard(app: String)
-    case reports(app: String)
-    case export(app: String)
-    case report(id: String)
-    case adminConfig(app: String)
-    case adminConfigHistory(app: String)
-    case adminConfigVersion(app: String, version: String)
-    case adminConfigRollback(app: String)
-    case adminApps
-    case adminKeys(app: String)
-    case adminKey(app: String, keyID: String)
+import WatchdogHTTP
+import WatchdogStore
 
-    /// One path template (`{name}` segments are parameters), its methods and its route.
-    struct Template: Sendable {
-        var path: String
-        var methods: [String]
-        var make: @Sendable ([String: String]) -> Route
+/// One endpoint: method, path template, who may call it and the handler that answers it.
+///
+/// `{name}` segments are parameters (`context["name"]`); `{*name}` as the last segment takes
+/// the rest of the path. The whole table is `Routes.table` — `Resources/openapi.yaml`
+/// documents exactly its paths and methods (checked by `OpenAPISyncTests`).
+struct Route: Sendable {
+    typealias Handler = @Sendable (HTTPRequest, RequestContext) throws(APIError) -> Response
+
+    var method: String
+    var path: String
+    var access: Access
+    var handler: Handler
+
+    init(_ method: String, _ path: String, _ access: Access, _ handler: @escaping Handler) {
+        self.method = method
+        self.path = path
+        self.access = access
+        self.handler = handler
+    }
+}
+
+/// Who may call a route. `Router` checks it, once, before the handler runs; handlers only
+/// check what depends on the request (an ingest key reads its own app's config).
+enum Access: Sendable, Equatable {
+    /// Anyone: the dashboard's files, sign-in, health, metrics (which has its own token).
+    case open
+    /// Any valid credential: an ingest key, a viewer or an admin token, or a dashboard session.
+    case anyCredential
+    /// An app's ingest key.
+    case ingest
+    /// A viewer or an admin token (stats, the dashboard, reading config).
+    case viewer
+    /// An admin token (changing config, apps and keys).
+    case admin
+
+    /// Whether a caller with `role` may call the route; `.open` routes are not asked.
+    func allows(_ role: CredentialRole) -> Bool {
+        switch self {
+        case .open, .anyCredential: return true
+        case .ingest: return role == .ingest
+        case .viewer: return role == .viewer || role == .admin
+        case .admin: return role == .admin
+        }
     }
 
-    /// The routing table; `Resources/openapi.yaml` documents exactly these (checked by a test).
-    static let templates: [Template] = [
-        Template(path: "/", methods: ["GET"]) { _ in .index },
-        Template(path: "/openapi.yaml", methods: ["GET"]) { _ in .openAPI },
-        Template(path: "/login", methods: ["GET", "POST"]) { _ in .loginLink },
-        Template(path: "/dashboard/{*path}", methods: ["GET"]) { .dashboardFile(path: $0["path"] ?? "") },
-        Template(path: "/assets/chart.js/{*path}", methods: ["GET"]) { .chartFile(path: $0["path"] ?? "") },
-        Template(path: "/v1/auth/login", methods: ["POST"]) { _ in .authLogin },
-        Template(path: "/v1/auth/session", methods: ["GET"]) { _ in .authSession },
-        Template(path: "/v1/auth/logout", methods: ["POST"]) { _ in .authLogout },
-        Template(path: "/v1/auth/links", methods: ["POST"]) { _ in .authLinks },
-        Template(path: "/healthz", methods: ["GET"]) { _ in .healthz },
-        Template(path: "/metrics", methods: ["GET"]) { _ in .metrics },
-        Template(path: "/readyz", methods: ["GET"]) { _ in .readyz },
-        Template(path: "/v1/reports", methods: ["POST"]) { _ in .postReports },
-        Template(path: "/v1/sessions", methods: ["POST"]) { _ in .postSessions },
-        Template(path: "/v1/config", methods: ["GET"]) { _ in .config },
-        Template(path: "/v1/apps", methods: ["GET"]) { _ in .apps },
-        Template(path: "/v1/apps/{app}/releases", methods: ["GET"]) { .releases(app: $0["app"] ?? "") },
-        Template(path: "/v1/apps/{app}/compare", methods: ["GET"]) { .compare(app: $0["app"] ?? "") },
-        Template(path: "/v1/apps/{app}/rules", methods: ["GET"]) { .rules(app: $0["app"] ?? "") },
-        Template(path: "/v1/apps/{app}/cohorts", methods: ["GET"]) { .cohorts(app: $0["app"] ?? "") },
-        Template(path: "/v1/apps/{app}/overlay", methods: ["GET"]) { .overlay(app: $0["app"] ?? "") },
-        Template(path: "/v1/apps/{app}/issues", methods: ["GET"]) { .issues(app: $0["app"] ?? "") },
-        Template(path: "/v1/apps/{app}/timeseries", methods: ["GET"]) { .timeseries(app: $0["app"] ?? "") },
-        Template(path: "/v1/apps/{app}/keyboard", methods: ["GET"]) { .keyboard(app: $0["app"] ?? "") },
-        Template(path: "/v1/apps/{app}/reports", methods: ["GET"]) { .reports(app: $0["app"] ?? "") },
-        Template(path: "/v1/apps/{app}/reports.ndjson", methods: ["GET"]) { .export(app: $0["app"] ?? "") },
-        Template(path: "/v1/reports/{id}", methods: ["GET"]) { .report(id: $0["id"] ?? "") },
-        Template(path: "/v1/admin/apps", methods: ["POST"]) { _ in .adminApps },
-        Template(path: "/v1/admin/apps/{app}/config", methods: ["GET", "PUT", "PATCH"]) { .adminConfig(app: $0["app"] ?? "") },
-        Template(path: "/v1/admin/apps/{app}/config/history", methods: ["GET"]) { .adminConfigHistory(app: $0["app"] ?? "") },
-        Template(path: "/v1/admin/apps/{app}/config/history/{version}", methods: ["GET"]) {
-            .adminConfigVersion(app: $0["app"] ?? "", version: $0["version"] ?? "")
-        },
-        Template(path: "/v1/admin/apps/{app}/config/rollback", methods: ["POST"]) { .adminConfigRollback(app: $0["app"] ?? "") },
-        Template(path: "/v1/admin/apps/{app}/keys", methods: ["POST"]) { .adminKeys(app: $0["app"] ?? "") },
-        Template(path: "/v1/admin/apps/{app}/keys/{key_id}", methods: ["DELETE"]) { .adminKey(app: $0["app"] ?? "", keyID: $0["key_id"] ?? "") },
-    ]
+    /// The 403 message for a caller whose role is not allowed.
+    func refusal(_ role: CredentialRole) -> String {
+        switch self {
+        case .open, .anyCredential: return "this credential is not allowed here"
+        case .ingest: return "this needs an app's ingest key, not a \(role.rawValue) token"
+        case .viewer: return "this needs a viewer or admin token, not an ingest key"
+        case .admin: return "this needs an admin token; a \(role.rawValue) credential cannot change config, apps or keys"
+        }
+    }
+}
 
-    private static let splitTemplates: [([Substring], Template)] = templates.map { ($0.path.split(separator: "/", omittingEmptySubsequences: false), $0) }
+/// What the router knows about a request besides the request itself: the path's parameters
+/// and, on routes that need one, the authenticated caller.
+struct RequestContext: Sendable {
+    var parameters: [String: String]
+    /// Set on every route whose access is not `.open`.
+    var caller: Principal?
 
+    /// A path parameter of the route's template (`{app}` → `context["app"]`).
+    subscript(name: String) -> String { parameters[name] ?? "" }
+
+    /// The authenticated caller; only `.open` routes have none.
+    func principal() throws(APIError) -> Principal {
+        guard let caller else { throw .internalError }
+        return caller
+    }
+}
+
+/// Finds the route of a method and path.
+struct RouteMatcher: Sendable {
+    /// The routes of one path template, by method.
+    struct Template: Sendable {
+        var path: String
+        var segments: [Substring]
+        var routes: [String: Route]
+        var methods: [String]
+    }
+
+    private let templates: [Template]
     /// Templates without parameters, by path: the busiest endpoints need no segment walk.
-    private static let staticTemplates: [String: Template] = Dictionary(
-        templates.filter { !$0.path.contains("{") }.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+    private let staticTemplates: [String: Int]
 
-    /// The route for a path, the methods it takes and its template (the metrics label); `nil`
-    /// when no route has this path.
-    static func match(path: String) -> (methods: [String], route: Route, template: String)? {
-        if let template = staticTemplates[path] { return (template.methods, template.make([:]), template.path) }
+    init(_ routes: [Route]) {
+        var templates: [Template] = []
+        for route in routes {
+            if let index = templates.firstIndex(where: { $0.path == route.path }) {
+                templates[index].routes[route.method] = route
+                templates[index].methods.append(route.method)
+            } else {
+                templates.append(Template(path: route.path, segments: route.path.split(separator: "/", omittingEmptySubsequences: false),
+                                          routes: [route.method: route], methods: [route.method]))
+            }
+        }
+        self.templates = templates
+        var staticTemplates: [String: Int] = [:]
+        for (index, template) in templates.enumerated() where !template.path.contains("{") { staticTemplates[template.path] = index }
+        self.staticTemplates = staticTemplates
+    }
+
+    /// Every method and template, in table order (for the OpenAPI sync test).
+    var endpoints: [(path: String, methods: [String])] { templates.map { ($0.path, $0.methods) } }
+
+    /// The template of a path and its parameters; `nil` when no route has this path.
+    func match(path: String) -> (template: Template, parameters: [String: String])? {
+        if let index = staticTemplates[path] { return (templates[index], [:]) }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        candidates: for (pattern, template) in splitTemplates {
+        candidates: for template in templates {
+            let pattern = template.segments
             // `{*name}` as the last segment takes the rest of the path (one segment or more).
             let isCatchAll = pattern.last?.hasPrefix("{*") == true
             guard isCatchAll ? segments.count >= pattern.count : segments.count == pattern.count else { continue }
@@ -109,8 +129,18 @@ enum Route: Equatable {
                     continue candidates
                 }
             }
-            return (template.methods, template.make(parameters), template.path)
+            return (template, parameters)
         }
         return nil
+    }
+
+    /// The route for a request's method (`HEAD` is answered by `GET`), or the error to send.
+    func route(method: String, path: String) throws(APIError) -> (route: Route, parameters: [String: String]) {
+        guard let (template, parameters) = match(path: path) else {
+            throw .notFound("no endpoint \(path.prefix(200)); see /openapi.yaml for the API")
+        }
+        let wanted = method == "HEAD" && template.routes["GET"] != nil ? "GET" : method
+        guard let route = template.routes[wanted] else { throw .methodNotAllowed(method, allowed: template.methods) }
+        return (route, parameters)
     }
 }

@@ -1,18 +1,24 @@
 import WatchdogHTTP
 import WatchdogStore
 
-/// How `watchdogd serve` runs.
+/// How `watchdogd serve` runs. Every default is written here, once; `SettingsTable.serve`
+/// maps flags, `WATCHDOG_*` variables and settings-file keys onto these fields.
 public struct ServerSettings: Sendable {
-    public var listen: ListenAddress
-    public var dataDirectory: String
+    public var listen = ListenAddress("127.0.0.1:8080")!
+    public var dataDirectory = "./data"
+    /// Create the demo app on first run and print sign-in tokens.
+    public var demo = false
+    /// Mark the dashboard's session cookie `Secure` (behind TLS): the browser then sends it over
+    /// HTTPS only.
+    public var cookieSecure = false
     public var synchronous: SQLiteStore.Synchronous = .full
-    public var httpThreads: Int = 2
-    public var connectionLimit: Int = 4096
-    public var perAddressConnectionLimit: Int = 256
-    public var connectionTimeoutSeconds: Int = 30
+    public var httpThreads = HTTPDefaults.configuration.threads
+    public var connectionLimit = HTTPDefaults.configuration.connectionLimit
+    public var perAddressConnectionLimit = HTTPDefaults.configuration.perAddressConnectionLimit
+    public var connectionTimeoutSeconds = HTTPDefaults.configuration.connectionTimeoutSeconds
     /// Seconds a connection may take to send a request's headers (from opening, or from its
     /// previous response); one second while more than 3/4 of the connection limit is open.
-    public var headerTimeoutSeconds: Int = 10
+    public var headerTimeoutSeconds = HTTPDefaults.configuration.headerTimeoutSeconds
     /// Items the ingest writer may have waiting before requests get 503.
     public var ingestQueueCapacity: Int = 100_000
     /// Ingest requests a second per ingest key (a whole fleet shares one), bursts up to
@@ -47,8 +53,15 @@ public struct ServerSettings: Sendable {
     /// Debian's Chart.js (`libjs-chart.js`), served under `/assets/chart.js/`.
     public var chartDirectory: String = "/usr/share/javascript/chart.js"
 
+    public init() {}
+
     public init(listen: ListenAddress, dataDirectory: String) {
         self.listen = listen
         self.dataDirectory = dataDirectory
     }
+}
+
+/// The HTTP layer's own defaults (`HTTPServerConfiguration`), so they are written once.
+private enum HTTPDefaults {
+    static let configuration = HTTPServerConfiguration(address: ListenAddress("127.0.0.1:0")!) { _ in HTTPResponse(status: 500) }
 }

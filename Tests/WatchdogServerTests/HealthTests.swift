@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import Locking
+import WatchdogTesting
 
 /// Release health against a known dataset posted through the API.
 @Suite struct HealthTests {
@@ -7,10 +9,10 @@ import Testing
     /// Search, 50 keyboards without input. Target 14.2.0: 1,000 sessions; 100 view-frame
     /// glitches, 90 covered inputs (tripled), none without input, 20 x-new_glitch on Settings.
     /// Every report comes from a session of its own, so each kind's reports equal its affected sessions.
-    static func dataset(_ daemon: Daemon, key: String) throws {
+    static func dataset(_ app: TestApplication, key: String) throws {
         func post(_ reports: [[String: Any]]) throws {
             for start in stride(from: 0, to: reports.count, by: 500) {
-                let response = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": Array(reports[start..<min(start + 500, reports.count)])])
+                let response = try app.client.postJSON("/v1/reports", token: key, json: ["reports": Array(reports[start..<min(start + 500, reports.count)])])
                 #expect(response.status == 202 && response.json["accepted"] as? Int == min(500, reports.count - start))
             }
         }
@@ -23,7 +25,7 @@ import Testing
             }
             sessionIDs[version] = sessions.compactMap { $0["id"] as? String }
             for start in stride(from: 0, to: 1000, by: 500) {
-                #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<start + 500])]).status == 202)
+                #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<start + 500])]).status == 202)
             }
         }
         var next: [String: Int] = [:]
@@ -49,11 +51,11 @@ import Testing
     static func rounded(_ value: Any?) -> Double? { Statistics.rounded(value) }
 
     @Test func compareGivesTheAffectedSessionRatioWithItsIntervalAndVerdict() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
-        try Self.dataset(daemon, key: key)
-        let response = try daemon.client.request("GET", "/v1/apps/com.example.mail/compare?base=14.1.0&target=14.2.0%20(31245)", token: viewer)
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        try Self.dataset(app, key: key)
+        let response = try app.client.request("GET", "/v1/apps/com.example.mail/compare?base=14.1.0&target=14.2.0%20(31245)", token: viewer)
         #expect(response.status == 200, "\(response.text)")
         #expect(response.json["method"] as? String == "affected_sessions")
         let byKind = Dictionary(uniqueKeysWithValues: (response.json["by_kind"] as? [[String: Any]] ?? []).map { ($0["value"] as? String ?? "", $0) })
@@ -97,31 +99,31 @@ import Testing
         let screens = (response.json["by_screen"] as? [[String: Any]] ?? []).compactMap { $0["value"] as? String }
         #expect(Set(screens) == ["ComposeViewController", "SearchViewController", "SettingsViewController"])
         #expect((response.json["target"] as? [String: Any])?["glitch_free_session_rate"] as? Double == 0.79)
-        #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/compare?base=14.2.0&target=14.2.0%20(31245)", token: viewer).errorCode == "same_release")
+        #expect(try app.client.request("GET", "/v1/apps/com.example.mail/compare?base=14.2.0&target=14.2.0%20(31245)", token: viewer).errorCode == "same_release")
     }
 
     @Test func aReleaseWithoutSessionsHasNullRatesWithAReason() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
-        #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": [Fixtures.session(version: "1.0", build: "1")]]).status == 202)
-        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [try Fixtures.freshReport(version: "1.0", build: "1"), try Fixtures.freshReport(version: "2.0", build: "2")]]).status == 202)
-        let response = try daemon.client.request("GET", "/v1/apps/com.example.mail/compare?base=1.0&target=2.0", token: viewer)
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": [Fixtures.session(version: "1.0", build: "1")]]).status == 202)
+        #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": [try Fixtures.freshReport(version: "1.0", build: "1"), try Fixtures.freshReport(version: "2.0", build: "2")]]).status == 202)
+        let response = try app.client.request("GET", "/v1/apps/com.example.mail/compare?base=1.0&target=2.0", token: viewer)
         let overall = try #require(response.json["overall"] as? [String: Any])
         #expect(overall["ratio"] is NSNull)
         #expect(overall["verdict"] is NSNull)
         #expect((overall["reason"] as? String)?.contains("target") == true)
         #expect((overall["target"] as? [String: Any])?["reports_per_1k_sessions"] is NSNull)
-        #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/compare?base=9.9&target=2.0", token: viewer).status == 404)
-        #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/compare?base=1.0", token: viewer).status == 400)
+        #expect(try app.client.request("GET", "/v1/apps/com.example.mail/compare?base=9.9&target=2.0", token: viewer).status == 404)
+        #expect(try app.client.request("GET", "/v1/apps/com.example.mail/compare?base=1.0", token: viewer).status == 400)
     }
 
     @Test func issuesFlagNewAndRegressedFingerprints() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
-        try Self.dataset(daemon, key: key)
-        let response = try daemon.client.request("GET", "/v1/apps/com.example.mail/issues?release=14.2.0", token: viewer)
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        try Self.dataset(app, key: key)
+        let response = try app.client.request("GET", "/v1/apps/com.example.mail/issues?release=14.2.0", token: viewer)
         let issues = Dictionary(uniqueKeysWithValues: (response.json["issues"] as? [[String: Any]] ?? []).map { ($0["kind"] as? String ?? "", $0) })
         #expect(issues.count == 3)
         let new = try #require(issues["x-new_glitch"])
@@ -144,31 +146,30 @@ import Testing
 
         // The fingerprint leads to its reports.
         let fingerprint = try #require(tripled["fingerprint"] as? String)
-        let page = try daemon.client.request("GET", "/v1/apps/com.example.mail/reports?fingerprint=\(fingerprint)&limit=500", token: viewer)
+        let page = try app.client.request("GET", "/v1/apps/com.example.mail/reports?fingerprint=\(fingerprint)&limit=500", token: viewer)
         let reports = page.json["reports"] as? [[String: Any]] ?? []
         #expect(reports.count == 90 + 30)
         #expect(reports.allSatisfy { $0["fingerprint"] as? String == fingerprint })
     }
 
     @Test func paginationWalksEveryReportOnceWhileAnotherClientPosts() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         var original = Set<String>()
         for _ in 0..<20 {
             let reports = try (0..<500).map { _ in try Fixtures.freshReport() }
             original.formUnion(reports.compactMap { $0["id"] as? String })
-            #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": reports]).status == 202)
+            #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": reports]).status == 202)
         }
         let stop = Locked(false)
         let posted = Locked(0)
-        let port = daemon.port
         let bodies = try (0..<200).map { _ in Array(try JSONSerialization.data(withJSONObject: ["reports": try (0..<5).map { _ in try Fixtures.freshReport() }])) }
+        let client = app.client
         let poster = Thread {
-            let client = HTTPClient(port: port)
-            for body in bodies where !stop.value {
+            for body in bodies where !stop.withLock({ $0 }) {
                 if (try? client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: body))?.status == 202 {
-                    posted.update { $0 += 5 }
+                    posted.withLock { $0 += 5 }
                 }
             }
         }
@@ -178,53 +179,53 @@ import Testing
         var pages = 0
         repeat {
             let path = "/v1/apps/com.example.mail/reports?limit=100" + (cursor.map { "&cursor=\($0)" } ?? "")
-            let page = try daemon.client.request("GET", path, token: viewer)
+            let page = try app.client.request("GET", path, token: viewer)
             #expect(page.status == 200)
             seen += (page.json["reports"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
             cursor = page.json["next_cursor"] as? String
             pages += 1
         } while cursor != nil && pages < 1000
-        stop.update { $0 = true }
+        stop.withLock { $0 = true }
         while poster.isExecuting { usleep(1000) }
-        #expect(posted.value > 0, "the other client did post meanwhile")
+        #expect(posted.withLock { $0 } > 0, "the other client did post meanwhile")
         #expect(seen.count == Set(seen).count, "no report twice")
         #expect(original.isSubset(of: Set(seen)), "no gap: \(original.subtracting(seen).count) missing")
-        #expect(seen.count < original.count + posted.value + 1)
-        #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/reports?cursor=garbage", token: viewer).errorCode == "invalid_cursor")
+        #expect(seen.count < original.count + posted.withLock { $0 } + 1)
+        #expect(try app.client.request("GET", "/v1/apps/com.example.mail/reports?cursor=garbage", token: viewer).errorCode == "invalid_cursor")
     }
 
     @Test func exportStreamsEveryReportAsOneJSONLineAndOneReportReadsInFull() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         var reports = try (0..<1500).map { _ in try Fixtures.freshReport() }
         reports[0]["extra_client_field"] = "kept as sent"
         for start in stride(from: 0, to: reports.count, by: 500) {
-            #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": Array(reports[start..<start + 500])]).status == 202)
+            #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": Array(reports[start..<start + 500])]).status == 202)
         }
-        let export = try daemon.client.request("GET", "/v1/apps/com.example.mail/reports.ndjson", token: viewer)
+        let export = try app.client.request("GET", "/v1/apps/com.example.mail/reports.ndjson", token: viewer)
         #expect(export.status == 200)
         #expect(export.headers["content-disposition"]?.contains("attachment") == true)
-        #expect(export.headers["transfer-encoding"] == "chunked")
-        let body = Self.dechunk(export.body)
+        #expect(export.streamed, "sent as a stream (chunked on the wire), not built in memory")
+        let body = export.body
         let lines = body.split(separator: UInt8(ascii: "\n"))
         #expect(lines.count == 1500)
         let ids = Set(lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] }.compactMap { $0["id"] as? String })
         #expect(ids == Set(reports.compactMap { $0["id"] as? String }))
 
         let id = try #require(reports[0]["id"] as? String)
-        let one = try daemon.client.request("GET", "/v1/reports/\(id)", token: viewer)
+        let one = try app.client.request("GET", "/v1/reports/\(id)", token: viewer)
         #expect(one.status == 200)
         #expect((one.json["report"] as? [String: Any])?["extra_client_field"] as? String == "kept as sent")
         #expect(one.json["received_at"] is String && (one.json["fingerprint"] as? String)?.hasPrefix("fp_") == true)
-        #expect(try daemon.client.request("GET", "/v1/reports/\(UUID().uuidString)", token: viewer).status == 404)
-        #expect(try daemon.client.request("GET", "/v1/reports/\(id)", token: key).status == 403)
+        #expect(try app.client.request("GET", "/v1/reports/\(UUID().uuidString)", token: viewer).status == 404)
+        #expect(try app.client.request("GET", "/v1/reports/\(id)", token: key).status == 403)
     }
 
     @Test func timeseriesIsZeroFilledAndKeyboardHeightsFlagOutliers() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         func report(at time: String, model: String, inputMode: String, height: Double, windowHeight: Double = 844) throws -> [String: Any] {
             var report = try Fixtures.freshReport()
             report["occurred_at"] = time
@@ -239,44 +240,31 @@ import Testing
             try report(at: "2026-11-20T13:05:00Z", model: "iPhone15,2", inputMode: "ja-JP", height: 252),
             try report(at: "2026-11-20T13:06:00Z", model: "iPad8,1", inputMode: "en-US", height: 1024, windowHeight: 1024),
         ]
-        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": reports]).status == 202)
-        let series = try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?kind=view_frame_mismatch&bucket=hour&from=2026-11-20T09:00:00Z&to=2026-11-20T14:00:00Z", token: viewer)
+        #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": reports]).status == 202)
+        let series = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?kind=view_frame_mismatch&bucket=hour&from=2026-11-20T09:00:00Z&to=2026-11-20T14:00:00Z", token: viewer)
         #expect(series.json["buckets"] as? [String] == (9...14).map { String(format: "2026-11-20T%02d:00:00.000Z", $0) })
         #expect((series.json["series"] as? [String: [Int]])?["view_frame_mismatch"] == [0, 2, 0, 0, 2, 0])
-        let days = try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=day&from=2026-11-19&to=2026-11-21", token: viewer)
+        let days = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=day&from=2026-11-19&to=2026-11-21", token: viewer)
         #expect((days.json["series"] as? [String: [Int]])?["view_frame_mismatch"] == [0, 4, 0])
-        #expect(try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=minute", token: viewer).status == 400)
+        #expect(try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=minute", token: viewer).status == 400)
         #expect(series.json["truncated"] as? Bool == false)
 
         // More than 5,000 hours: the latest 5,000 buckets, ending at `to`, and it says so.
-        let long = try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=hour&from=2020-01-01T00:00:00Z&to=2026-11-20T14:00:00Z", token: viewer)
+        let long = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=hour&from=2020-01-01T00:00:00Z&to=2026-11-20T14:00:00Z", token: viewer)
         let longBuckets = long.json["buckets"] as? [String] ?? []
         #expect(long.status == 200 && long.json["truncated"] as? Bool == true)
         #expect(longBuckets.count == 5_000 && longBuckets.last == "2026-11-20T14:00:00.000Z")
         #expect((long.json["series"] as? [String: [Int]])?["view_frame_mismatch"]?.reduce(0, +) == 4, "every report is inside the kept range")
         // `from` after `to`: an empty series, not an error.
-        let backwards = try daemon.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=hour&from=2026-11-20T14:00:00Z&to=2026-11-20T09:00:00Z", token: viewer)
+        let backwards = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=hour&from=2026-11-20T14:00:00Z&to=2026-11-20T09:00:00Z", token: viewer)
         #expect(backwards.status == 200 && (backwards.json["buckets"] as? [String])?.isEmpty == true && backwards.json["truncated"] as? Bool == false)
 
-        let keyboard = try daemon.client.request("GET", "/v1/apps/com.example.mail/keyboard", token: viewer)
+        let keyboard = try app.client.request("GET", "/v1/apps/com.example.mail/keyboard", token: viewer)
         let groups = keyboard.json["groups"] as? [[String: Any]] ?? []
         let pad = try #require(groups.first { $0["model"] as? String == "iPad8,1" })
         #expect(pad["outlier"] as? Bool == true)
         let english = try #require(groups.first { $0["model"] as? String == "iPhone15,2" && $0["input_mode"] as? String == "en-US" })
         #expect(english["median"] as? Int == 216 && english["reports"] as? Int == 2 && english["outlier"] as? Bool == false)
         #expect(english["height_differs_by_input_mode"] as? [String] == ["ja-JP"])
-    }
-
-    static func dechunk(_ bytes: [UInt8]) -> [UInt8] {
-        var output: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            guard let lineEnd = (index..<bytes.count - 1).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 }),
-                  let size = Int(String(decoding: bytes[index..<lineEnd], as: UTF8.self), radix: 16) else { break }
-            if size == 0 { break }
-            output += bytes[(lineEnd + 2)..<(lineEnd + 2 + size)]
-            index = lineEnd + 2 + size + 2
-        }
-        return output
     }
 }

@@ -1,36 +1,35 @@
 import Foundation
 import Testing
 
-/// Answers that strayed from `openapi.yaml` or from what the CLI promised (issue 13, point 10).
-@Suite struct ContractSlipTests {
-    @Test func anIngestKeyHasNoDashboardSession() throws {
+/// The `watchdogd` verbs on the data dir of a running daemon: they need the process.
+@Suite struct CommandLineTests {
+    @Test func administrativeCommandsWorkWhileServing() throws {
         let daemon = try Daemon()
         let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
-        let answer = try daemon.client.request("GET", "/v1/auth/session", token: key)
-        #expect(answer.status == 403, "\(answer.status) \(answer.text)")
-        #expect(answer.errorCode == "forbidden")
-        #expect(try daemon.client.request("GET", "/v1/auth/session", token: viewer).json["role"] as? String == "viewer")
+        #expect(key.hasPrefix("wdi_") && !key.contains("\n"))
+        let again = try daemon.runCommand(["apps", "add", "com.example.mail"])
+        #expect(again.status != 0)
+        #expect(again.stdout.isEmpty)
+        let viewer = try daemon.addToken(role: "viewer", name: "qa")
+        #expect(try daemon.client.request("GET", "/v1/apps", token: viewer).status == 200)
+        #expect(try daemon.runCommand(["tokens", "add", "--role", "root", "x"]).status != 0)
     }
 
-    @Test func rollbackRefusesFieldsTheSchemaForbids() throws {
-        let daemon = try Daemon()
-        _ = try daemon.addApp("com.example.mail")
-        let admin = try daemon.addToken(role: "admin")
-        // Versions 1 and 2 exist, so a rollback to 1 would succeed but for the extra field.
-        for change in [#"{"auto_fix": true}"#, #"{"auto_fix": false}"#] {
-            let answer = try ConfigRulesTests.patch(daemon, admin, change)
-            #expect(answer.status == 200)
-        }
-        let path = "/v1/admin/apps/com.example.mail/config/rollback"
-        for body in [["version": 1, "force": true], ["version": 1, "defaults": ["test_crash": true]]] as [[String: Any]] {
-            let answer = try daemon.client.postJSON(path, token: admin, json: body)
-            #expect(answer.status == 400, "\(body.keys.sorted()) → \(answer.status) \(answer.text)")
-            #expect(answer.errorCode == "invalid_shape")
-        }
-        let history = try daemon.client.request("GET", "/v1/admin/apps/com.example.mail/config/history", token: admin)
-        #expect((history.json["history"] as? [Any])?.count == 2, "a refused rollback made no version")
-        #expect(try daemon.client.postJSON(path, token: admin, json: ["version": 1]).status == 200)
+    @Test func demoShowsTheOlderReleaseWithAboutFourTimesMoreGlitches() throws {
+        let daemon = try Daemon(demo: true)
+        let viewer = try #require(daemon.exports["WATCHDOG_VIEWER_TOKEN"])
+        let releases = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json["releases"] as? [[String: Any]] ?? []
+        #expect(releases.count == 2)
+        let newer = try #require(releases.first?["reports_per_1k_sessions"] as? Double)
+        let older = try #require(releases.last?["reports_per_1k_sessions"] as? Double)
+        #expect(older / newer > 3 && older / newer < 5.5)
+        #expect(try daemon.client.request("GET", "/").text.contains("watchdogd"))
+        // A second --demo start on the same data keeps the data and replaces the demo tokens.
+        try daemon.restart(demo: true)
+        let fresh = try #require(daemon.exports["WATCHDOG_VIEWER_TOKEN"])
+        #expect(fresh != viewer)
+        #expect((try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: fresh).json["releases"] as? [[String: Any]])?.count == 2)
+        #expect(try daemon.client.request("GET", "/v1/apps", token: viewer).status == 401, "the previous demo token was revoked")
     }
 
     /// `watchdogd tokens revoke` from another process while serve runs: the revoked token is

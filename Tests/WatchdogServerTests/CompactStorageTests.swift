@@ -3,6 +3,7 @@ import GRDB
 import Gzip
 import Testing
 @testable import WatchdogStore
+import WatchdogTesting
 
 /// Reports and sessions are stored compressed with compact ids (issue 14): the client's exact
 /// bytes come back, ids keep their identity, and an existing data dir is converted.
@@ -18,30 +19,30 @@ import Testing
             + #""attributes": {"emoji": "🙂", "tab": "a\tb"}}"#
     }
 
-    static func post(_ daemon: Daemon, key: String, _ reports: [String]) throws -> [String: Any] {
+    static func post(_ app: TestApplication, key: String, _ reports: [String]) throws -> [String: Any] {
         let body = Array(("{\"reports\": [" + reports.joined(separator: ",\n") + "]}").utf8)
-        let answer = try daemon.client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: body)
+        let answer = try app.client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: body)
         #expect(answer.status == 202, "\(answer.text)")
         return answer.json
     }
 
     /// The report as `GET /v1/reports/{id}` returns it: the bytes after `"report":`.
-    static func storedBytes(_ daemon: Daemon, viewer: String, id: String) throws -> String {
-        let answer = try daemon.client.request("GET", "/v1/reports/\(id)", token: viewer)
+    static func storedBytes(_ app: TestApplication, viewer: String, id: String) throws -> String {
+        let answer = try app.client.request("GET", "/v1/reports/\(id)", token: viewer)
         #expect(answer.status == 200, "\(answer.text)")
         guard let start = answer.text.range(of: "\"report\":") else { return "" }
         return String(answer.text[start.upperBound...].dropLast())
     }
 
     @Test func aReportComesBackByteForByteAndTakesAFractionOfItsSize() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         let id = UUID().uuidString.lowercased()
         let raw = Self.rawReport(id: id)
-        #expect(try Self.post(daemon, key: key, [raw])["accepted"] as? Int == 1)
-        #expect(try Self.storedBytes(daemon, viewer: viewer, id: id) == raw)
-        let (type, size) = try daemon.query { db in
+        #expect(try Self.post(app, key: key, [raw])["accepted"] as? Int == 1)
+        #expect(try Self.storedBytes(app, viewer: viewer, id: id) == raw)
+        let (type, size) = try DatabaseQueue(path: app.store.path).read { db in
             try Row.fetchOne(db, sql: "SELECT typeof(body), length(body) FROM reports").map { ($0[0] as String, $0[1] as Int) } ?? ("", 0)
         }
         #expect(type == "blob")
@@ -51,44 +52,44 @@ import Testing
     /// A session id whose 16 bytes spell another session's UUID is another session: two
     /// affected sessions, not one (session ids are any text; UUIDs are keyed as their bytes).
     @Test func aUUIDSessionAndATextSessionWithTheSameBytesAreTwoSessions() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         let text = "abcdefghijklmnop"
         let uuid = "61626364-6566-6768-696a-6b6c6d6e6f70"
         let reports = [text, uuid, uuid].map { Self.rawReport(id: UUID().uuidString.lowercased(), session: $0) }
-        #expect(try Self.post(daemon, key: key, reports)["accepted"] as? Int == 3)
-        let releases = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json
+        #expect(try Self.post(app, key: key, reports)["accepted"] as? Int == 3)
+        let releases = try app.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json
         let release = try #require((releases["releases"] as? [[String: Any]])?.first)
         #expect(release["affected_sessions"] as? Int == 2)
-        let issues = try daemon.client.request("GET", "/v1/apps/com.example.mail/issues?release=14.2.0", token: viewer).json
+        let issues = try app.client.request("GET", "/v1/apps/com.example.mail/issues?release=14.2.0", token: viewer).json
         #expect((issues["issues"] as? [[String: Any]])?.first?["affected_sessions"] as? Int == 2)
     }
 
     /// A data dir written before the compaction (text ids and bodies, text-keyed session
     /// tables) answers the same afterwards, dedupes the same ids and is smaller.
     @Test func anExistingDataDirIsCompactedKeepingEveryAnswerAndEveryByte() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         let ids = (0..<200).map { _ in UUID().uuidString.lowercased() }
         for start in stride(from: 0, to: ids.count, by: 50) {
             let batch = ids[start..<start + 50].enumerated().map { Self.rawReport(id: $1, session: "S-\(($0 + start) % 37)") }
-            #expect(try Self.post(daemon, key: key, batch)["accepted"] as? Int == 50)
+            #expect(try Self.post(app, key: key, batch)["accepted"] as? Int == 50)
         }
         let sessions = (0..<40).map { _ in Fixtures.session() }
-        #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": sessions]).status == 202)
+        #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": sessions]).status == 202)
         let paths = ["/v1/apps/com.example.mail/releases", "/v1/apps/com.example.mail/issues?release=14.2.0",
                      "/v1/apps/com.example.mail/reports?limit=500", "/v1/apps/com.example.mail/reports.ndjson"]
         func answers() throws -> [String] {
-            try paths.map { try daemon.client.request("GET", $0, token: viewer).text }
-                + [ids[0], ids[1], ids[199]].map { try Self.storedBytes(daemon, viewer: viewer, id: $0) }
+            try paths.map { try app.client.request("GET", $0, token: viewer).text }
+                + [ids[0], ids[1], ids[199]].map { try Self.storedBytes(app, viewer: viewer, id: $0) }
         }
         let before = try answers()
         #expect(before[4] == Self.rawReport(id: ids[0], session: "S-0"))
-        daemon.stop()
+        try app.stop()
 
-        let file = daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path
+        let file = app.store.path
         let queue = try DatabaseQueue(path: file)
         try queue.write { try OldSchema.undoCompactStorage($0) }
         try queue.writeWithoutTransaction { try $0.execute(sql: "VACUUM") }
@@ -96,20 +97,20 @@ import Testing
         #expect(try queue.read { try String.fetchOne($0, sql: "SELECT typeof(body) FROM reports LIMIT 1") } == "text")
         try queue.close()
 
-        try daemon.restart()
+        try app.restart()
         #expect(try answers() == before)
         // The same ids are still duplicates; a session seen before is still affected already,
         // also by another issue.
-        let again = try Self.post(daemon, key: key, [Self.rawReport(id: ids[0].uppercased()), Self.rawReport(id: ids[5]),
+        let again = try Self.post(app, key: key, [Self.rawReport(id: ids[0].uppercased()), Self.rawReport(id: ids[5]),
                                                      Self.rawReport(id: UUID().uuidString.lowercased(), session: "S-3", screen: "Other")])
         #expect(again["accepted"] as? Int == 1 && again["duplicates"] as? Int == 2)
         func release(_ text: String) -> [String: Any] {
             ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]).flatMap { ($0["releases"] as? [[String: Any]])?.first } ?? [:]
         }
-        let after = release(try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).text)
+        let after = release(try app.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).text)
         #expect(after["reports"] as? Int == 201 && release(before[0])["reports"] as? Int == 200)
         #expect(after["affected_sessions"] as? Int == 37, "S-3 was affected before the migration: not counted again")
-        daemon.stop()
+        try app.stop()
         let newBytes = try DatabaseQueue(path: file).read { try Int.fetchOne($0, sql: "SELECT sum(pgsize) FROM dbstat WHERE name IN ('reports', 'sessions')") ?? 0 }
         #expect(newBytes * 2 < oldBytes, "reports and sessions: \(oldBytes) bytes before, \(newBytes) after")
     }

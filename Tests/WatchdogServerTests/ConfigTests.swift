@@ -1,14 +1,15 @@
 import Foundation
 import Testing
+import WatchdogTesting
 
 @Suite struct ConfigTests {
     @Test func configHasAnETagAndAnswers304UntilAPatchChangesIt() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let admin = try daemon.addToken(role: "admin", name: "alice")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let admin = try app.addToken(role: "admin", name: "alice")
         let path = "/v1/config?app=com.example.mail&version=14.2.0&build=31245&channel=beta&install_id=I-1"
 
-        let first = try daemon.client.request("GET", path, token: key)
+        let first = try app.client.request("GET", path, token: key)
         #expect(first.status == 200)
         #expect(first.json["test_crash"] as? Bool == false)
         #expect(first.json["enabled"] as? Bool == true)
@@ -17,18 +18,18 @@ import Testing
         #expect(first.json["test_crash_budget"] as? Int == 1)
         let etag = try #require(first.headers["etag"])
 
-        let cached = try daemon.client.request("GET", path, token: key, headers: ["If-None-Match": etag])
+        let cached = try app.client.request("GET", path, token: key, headers: ["If-None-Match": etag])
         #expect(cached.status == 304)
         #expect(cached.body.isEmpty)
         #expect(cached.headers["etag"] == etag)
 
-        let patch = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"test_crash": true}"#.utf8))
+        let patch = try app.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"test_crash": true}"#.utf8))
         #expect(patch.status == 200)
         #expect(patch.json["version"] as? Int == 1)
         #expect(patch.json["updated_by"] as? String == "alice")
         #expect((patch.json["defaults"] as? [String: Any])?["test_crash"] as? Bool == true)
 
-        let changed = try daemon.client.request("GET", path, token: key, headers: ["If-None-Match": etag])
+        let changed = try app.client.request("GET", path, token: key, headers: ["If-None-Match": etag])
         #expect(changed.status == 200)
         #expect(changed.json["test_crash"] as? Bool == true)
         #expect(changed.headers["x-config-version"] == "1")
@@ -37,9 +38,9 @@ import Testing
     }
 
     @Test func wrongTypesAndUnknownKeysGet400NamingTheKey() throws {
-        let daemon = try Daemon()
-        _ = try daemon.addApp("com.example.mail")
-        let admin = try daemon.addToken(role: "admin")
+        let app = try TestApplication()
+        _ = try app.addApp("com.example.mail")
+        let admin = try app.addToken(role: "admin")
         let cases: [(String, String, String)] = [
             (#"{"test_crash": "yes"}"#, "invalid_config_value", "test_crash must be true or false"),
             (#"{"report_sample_rate": 1.5}"#, "invalid_config_value", "report_sample_rate must be a number from 0 to 1"),
@@ -57,53 +58,53 @@ import Testing
             (#"{"test_crash": tru"#, "invalid_json", "the body must be a JSON merge patch"),
         ]
         for (body, code, message) in cases {
-            let response = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(body.utf8))
+            let response = try app.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(body.utf8))
             #expect(response.status == 400, "\(body)")
             #expect(response.errorCode == code, "\(body)")
             #expect(response.errorMessage?.hasPrefix(message) == true, "\(body): \(response.errorMessage ?? "")")
         }
-        let document = try daemon.client.request("GET", "/v1/admin/apps/com.example.mail/config", token: admin)
+        let document = try app.client.request("GET", "/v1/admin/apps/com.example.mail/config", token: admin)
         #expect(document.json["version"] as? Int == 0)
     }
 
     @Test func staleIfMatchGets409AndChangesNothing() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let admin = try daemon.addToken(role: "admin")
-        let first = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"auto_fix": true}"#.utf8))
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let admin = try app.addToken(role: "admin")
+        let first = try app.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"auto_fix": true}"#.utf8))
         let etag = try #require(first.headers["etag"])
-        let second = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
+        let second = try app.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
                                                headers: ["If-Match": etag], body: Array(#"{"frame_tolerance_pt": 2}"#.utf8))
         #expect(second.status == 200)
-        let stale = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
+        let stale = try app.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
                                               headers: ["If-Match": etag], body: Array(#"{"test_crash": true}"#.utf8))
         #expect(stale.status == 409)
         #expect(stale.errorCode == "stale_config")
-        let effective = try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: key)
+        let effective = try app.client.request("GET", "/v1/config?app=com.example.mail", token: key)
         #expect(effective.json["test_crash"] as? Bool == false)
         #expect(effective.json["auto_fix"] as? Bool == true)
         #expect(effective.json["frame_tolerance_pt"] as? Double == 2)
         #expect(effective.headers["x-config-version"] == "2")
-        let history = try daemon.query { try Int.fetchOne($0, sql: "SELECT count(*) FROM config_changes") }
-        #expect(history == 2)
+        let history = try app.client.request("GET", "/v1/admin/apps/com.example.mail/config/history", token: admin)
+        #expect((history.json["history"] as? [[String: Any]])?.count == 2, "the refused change is not in the history")
     }
 
     @Test func nullRestoresTheDefaultAndExpiredTestCrashIsOff() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let admin = try daemon.addToken(role: "admin")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let admin = try app.addToken(role: "admin")
         let patch = #"{"test_crash": true, "test_crash_expires_at": "2020-01-01T00:00:00Z", "auto_fix": true}"#
-        #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(patch.utf8)).status == 200)
-        let expired = try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: key)
+        #expect(try app.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(patch.utf8)).status == 200)
+        let expired = try app.client.request("GET", "/v1/config?app=com.example.mail", token: key)
         #expect(expired.json["test_crash"] as? Bool == false)
-        #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"auto_fix": null}"#.utf8)).status == 200)
-        #expect(try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: key).json["auto_fix"] as? Bool == false)
+        #expect(try app.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(#"{"auto_fix": null}"#.utf8)).status == 200)
+        #expect(try app.client.request("GET", "/v1/config?app=com.example.mail", token: key).json["auto_fix"] as? Bool == false)
     }
 
     @Test func configRequiresTheAppParameter() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let response = try daemon.client.request("GET", "/v1/config", token: key)
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let response = try app.client.request("GET", "/v1/config", token: key)
         #expect(response.status == 400)
         #expect(response.errorCode == "missing_parameter")
     }

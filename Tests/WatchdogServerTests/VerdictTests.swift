@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import WatchdogTesting
 
 /// Verdicts a release manager can trust: a flood from one session cannot flip them, any release
 /// string ingest accepts can be named, and a config rule's cohorts can be compared.
@@ -8,7 +9,7 @@ import Testing
     static let app = "/v1/apps/com.example.mail"
 
     /// Sessions of a release, one install each (`I-<release>-<n>`); returns their ids.
-    static func sessions(_ daemon: Daemon, key: String, version: String, build: String, count: Int, startedAt: String = "2026-11-20T09:00:00Z") throws -> [String] {
+    static func sessions(_ app: TestApplication, key: String, version: String, build: String, count: Int, startedAt: String = "2026-11-20T09:00:00Z") throws -> [String] {
         var ids: [String] = []
         for start in stride(from: 0, to: count, by: 500) {
             let batch = (start..<min(count, start + 500)).map { index -> [String: Any] in
@@ -18,14 +19,14 @@ import Testing
                 return session
             }
             ids += batch.compactMap { $0["id"] as? String }
-            #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": batch]).status == 202)
+            #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": batch]).status == 202)
         }
         return ids
     }
 
-    static func post(_ daemon: Daemon, key: String, _ reports: [[String: Any]]) throws {
+    static func post(_ app: TestApplication, key: String, _ reports: [[String: Any]]) throws {
         for start in stride(from: 0, to: reports.count, by: 500) {
-            let response = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": Array(reports[start..<min(start + 500, reports.count)])])
+            let response = try app.client.postJSON("/v1/reports", token: key, json: ["reports": Array(reports[start..<min(start + 500, reports.count)])])
             #expect(response.status == 202 && response.json["accepted"] as? Int == min(500, reports.count - start), "\(response.text)")
         }
     }
@@ -42,16 +43,16 @@ import Testing
     }
 
     /// The demo's numbers: base 418 reports in 313 of 1,200 sessions; target 138 in 132 of 1,500.
-    static func demoLikeReleases(_ daemon: Daemon, key: String) throws -> [String] {
-        let base = try sessions(daemon, key: key, version: "14.1.0", build: "31102", count: 1200)
-        let target = try sessions(daemon, key: key, version: "14.2.0", build: "31245", count: 1500)
-        try post(daemon, key: key, try reports(418, in: 313, of: base, version: "14.1.0", build: "31102")
+    static func demoLikeReleases(_ app: TestApplication, key: String) throws -> [String] {
+        let base = try sessions(app, key: key, version: "14.1.0", build: "31102", count: 1200)
+        let target = try sessions(app, key: key, version: "14.2.0", build: "31245", count: 1500)
+        try post(app, key: key, try reports(418, in: 313, of: base, version: "14.1.0", build: "31102")
             + reports(138, in: 132, of: target, version: "14.2.0", build: "31245"))
         return target
     }
 
     /// One install's sessions of a release, a view-frame glitch in every `glitchEvery`-th one.
-    static func oneDevice(_ daemon: Daemon, key: String, version: String, build: String, sessions count: Int, glitchEvery: Int) throws {
+    static func oneDevice(_ app: TestApplication, key: String, version: String, build: String, sessions count: Int, glitchEvery: Int) throws {
         var sessions: [[String: Any]] = [], reports: [[String: Any]] = []
         for index in 0..<count {
             var session = Fixtures.session(version: version, build: build)
@@ -64,25 +65,25 @@ import Testing
             }
         }
         for start in stride(from: 0, to: count, by: 300) {
-            #expect(try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<min(count, start + 300)])]).status == 202)
+            #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": Array(sessions[start..<min(count, start + 300)])]).status == 202)
         }
-        try post(daemon, key: key, reports)
+        try post(app, key: key, reports)
     }
 
-    static func compare(_ daemon: Daemon, _ viewer: String) throws -> [String: Any] {
-        let response = try daemon.client.request("GET", "\(app)/compare?base=14.1.0&target=14.2.0", token: viewer)
+    static func compare(_ app: TestApplication, _ viewer: String) throws -> [String: Any] {
+        let response = try app.client.request("GET", "\(Self.app)/compare?base=14.1.0&target=14.2.0", token: viewer)
         #expect(response.status == 200, "\(response.text)")
         return response.json
     }
 
     @Test(arguments: [true, false])
     func sevenHundredReportsFromOneSessionDoNotFlipTheVerdict(floodCapOn: Bool) throws {
-        let daemon = try Daemon(extraArguments: floodCapOn ? [] : ["--flood-cap", "0"])
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
-        let target = try Self.demoLikeReleases(daemon, key: key)
+        let app = try TestApplication { if !floodCapOn { $0.floodCap = 0 } }
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        let target = try Self.demoLikeReleases(app, key: key)
 
-        let plain = try #require(try Self.compare(daemon, viewer)["overall"] as? [String: Any])
+        let plain = try #require(try Self.compare(app, viewer)["overall"] as? [String: Any])
         let expected = Statistics.unclustered(target: 132, of: 1500, base: 313, of: 1200)
         #expect(plain["verdict"] as? String == "improved")
         #expect(Statistics.rounded(plain["ratio"]) == Statistics.rounded(expected.ratio))
@@ -96,8 +97,8 @@ import Testing
             report["install_id"] = "I-14.2.0-1499"
             return report
         }
-        try Self.post(daemon, key: key, flood)
-        let json = try Self.compare(daemon, viewer)
+        try Self.post(app, key: key, flood)
+        let json = try Self.compare(app, viewer)
         let overall = try #require(json["overall"] as? [String: Any])
         let flooded = Statistics.unclustered(target: 133, of: 1500, base: 313, of: 1200)
         #expect(overall["verdict"] as? String == "improved", "one session must not flip the verdict")
@@ -113,9 +114,9 @@ import Testing
             #expect(targetSide["flooded_reports"] as? Int == 690)
             #expect(targetSide["reports"] as? Int == 148)
             #expect(Statistics.rounded(overall["report_rate_ratio"]) == Statistics.rounded((148.0 / 1500) / (418.0 / 1200)))
-            let release = try #require((try daemon.client.request("GET", "\(Self.app)/releases", token: viewer).json["releases"] as? [[String: Any]])?.first)
+            let release = try #require((try app.client.request("GET", "\(Self.app)/releases", token: viewer).json["releases"] as? [[String: Any]])?.first)
             #expect(release["flooded_reports"] as? Int == 690 && release["reports"] as? Int == 148)
-            let page = try daemon.client.request("GET", "\(Self.app)/reports?release=14.2.0&limit=500", token: viewer)
+            let page = try app.client.request("GET", "\(Self.app)/reports?release=14.2.0&limit=500", token: viewer)
             #expect((page.json["reports"] as? [[String: Any]] ?? []).filter { $0["flooded"] as? Bool == true }.count == 500, "the newest 500 are past the cap")
         } else {
             // Without the cap the report rate rises 1.6×, the Poisson verdict of old said `regressed`.
@@ -125,13 +126,13 @@ import Testing
     }
 
     @Test func oneInstallWithSixHundredGlitchingSessionsWidensTheIntervalInsteadOfFlippingTheVerdict() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
-        _ = try Self.demoLikeReleases(daemon, key: key)
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        _ = try Self.demoLikeReleases(app, key: key)
         // One tester's device: 600 sessions of 14.2.0, a glitch in every one.
-        try Self.oneDevice(daemon, key: key, version: "14.2.0", build: "31245", sessions: 600, glitchEvery: 1)
-        let overall = try #require(try Self.compare(daemon, viewer)["overall"] as? [String: Any])
+        try Self.oneDevice(app, key: key, version: "14.2.0", build: "31245", sessions: 600, glitchEvery: 1)
+        let overall = try #require(try Self.compare(app, viewer)["overall"] as? [String: Any])
         // Plain Wilson intervals would say `regressed` (732/2,100 against 313/1,200: 1.20–1.50).
         let plain = Statistics.comparison(target: 732, of: 2100, base: 313, of: 1200)
         #expect(plain.lower > 1)
@@ -143,7 +144,7 @@ import Testing
         #expect(Statistics.rounded((overall["interval"] as? [String: Any])?["lower"]) == Statistics.rounded(expected.lower))
         #expect(Statistics.rounded((overall["interval"] as? [String: Any])?["upper"]) == Statistics.rounded(expected.upper))
         #expect(overall["verdict"] as? String == "no_change", "one install cannot make the verdict")
-        let json = try Self.compare(daemon, viewer)
+        let json = try Self.compare(app, viewer)
         for dimension in ["by_kind", "by_screen", "by_keyboard_mode", "by_idiom"] {
             let verdicts = (json[dimension] as? [[String: Any]] ?? []).compactMap { $0["verdict"] as? String }
             #expect(!verdicts.isEmpty && !verdicts.contains("regressed"), "\(dimension): \(verdicts)")
@@ -151,13 +152,13 @@ import Testing
     }
 
     @Test func aReleaseRunByOneDeviceHasTheCertaintyOfOneDevice() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
-        _ = try Self.demoLikeReleases(daemon, key: key)
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        _ = try Self.demoLikeReleases(app, key: key)
         // 14.3.0 so far runs on one tester's device: 600 sessions, a glitch in half of them.
-        try Self.oneDevice(daemon, key: key, version: "14.3.0", build: "1", sessions: 600, glitchEvery: 2)
-        let response = try daemon.client.request("GET", "\(Self.app)/compare?base=14.1.0&target=14.3.0", token: viewer)
+        try Self.oneDevice(app, key: key, version: "14.3.0", build: "1", sessions: 600, glitchEvery: 2)
+        let response = try app.client.request("GET", "\(Self.app)/compare?base=14.1.0&target=14.3.0", token: viewer)
         let overall = try #require(response.json["overall"] as? [String: Any])
         #expect(Statistics.comparison(target: 300, of: 600, base: 313, of: 1200).lower > 1, "as if independent: regressed")
         #expect((overall["target"] as? [String: Any])?["design_effect"] as? Double == 600, "one cluster: one observation")
@@ -165,37 +166,37 @@ import Testing
     }
 
     @Test func aReleaseSpeltComposedOrDecomposedIsOneRelease() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         let composed = "\u{FC}n\u{EF}", decomposed = "u\u{308}ni\u{308}"
         #expect(Array(composed.utf8) != Array(decomposed.utf8))
-        _ = try Self.sessions(daemon, key: key, version: "9.0", build: composed, count: 2)
-        let ids = try Self.sessions(daemon, key: key, version: "9.0", build: decomposed, count: 3)
-        try Self.post(daemon, key: key, try Self.reports(2, in: 2, of: ids, version: "9.0", build: decomposed))
-        let releases = try #require(try daemon.client.request("GET", "\(Self.app)/releases", token: viewer).json["releases"] as? [[String: Any]])
+        _ = try Self.sessions(app, key: key, version: "9.0", build: composed, count: 2)
+        let ids = try Self.sessions(app, key: key, version: "9.0", build: decomposed, count: 3)
+        try Self.post(app, key: key, try Self.reports(2, in: 2, of: ids, version: "9.0", build: decomposed))
+        let releases = try #require(try app.client.request("GET", "\(Self.app)/releases", token: viewer).json["releases"] as? [[String: Any]])
         #expect(releases.count == 1)
         #expect(releases.first?["sessions"] as? Int == 5 && releases.first?["reports"] as? Int == 2)
         #expect(Array(((releases.first?["build"] as? String) ?? "").utf8) == Array(composed.utf8), "stored in NFC")
     }
 
     @Test func anyReleaseStringIngestAcceptsIsReachableThroughEveryPerReleaseEndpoint() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         let builds = ["9900\">x", "1 (2)", "a/b", "50%", "ünï", "x) (y"]
         for (index, build) in builds.enumerated() {
             let version = "20.\(index).0"
-            let ids = try Self.sessions(daemon, key: key, version: version, build: build, count: 4)
-            try Self.post(daemon, key: key, try Self.reports(2, in: 2, of: ids, version: version, build: build))
+            let ids = try Self.sessions(app, key: key, version: version, build: build, count: 4)
+            try Self.post(app, key: key, try Self.reports(2, in: 2, of: ids, version: version, build: build))
         }
         // A release whose display text equals another's: "1 (2) (3)" from version "1 (2)" build "3"
         // and from version "1" build "2) (3".
         for (version, build) in [("1 (2)", "3"), ("1", "2) (3")] {
-            let ids = try Self.sessions(daemon, key: key, version: version, build: build, count: 1)
-            try Self.post(daemon, key: key, try Self.reports(1, in: 1, of: ids, version: version, build: build))
+            let ids = try Self.sessions(app, key: key, version: version, build: build, count: 1)
+            try Self.post(app, key: key, try Self.reports(1, in: 1, of: ids, version: version, build: build))
         }
-        let releases = try #require(try daemon.client.request("GET", "\(Self.app)/releases", token: viewer).json["releases"] as? [[String: Any]])
+        let releases = try #require(try app.client.request("GET", "\(Self.app)/releases", token: viewer).json["releases"] as? [[String: Any]])
         #expect(releases.count == builds.count + 2)
         func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
         let odd = releases.filter { $0["version"] as? String != "1" && $0["version"] as? String != "1 (2)" }
@@ -208,38 +209,38 @@ import Testing
                 for path in ["issues?release=\(q)", "timeseries?release=\(q)&bucket=day", "keyboard?release=\(q)", "reports?release=\(q)",
                              "reports.ndjson?release=\(q)", "compare?base=\(q)&target=\(encoded(other["id"] as? String ?? ""))",
                              "overlay?base=\(q)&target=\(encoded(other["id"] as? String ?? ""))&bucket=day"] {
-                    let response = try daemon.client.request("GET", "\(Self.app)/\(path)", token: viewer)
+                    let response = try app.client.request("GET", "\(Self.app)/\(path)", token: viewer)
                     #expect(response.status == 200, "\(path): \(response.status) \(response.text.prefix(200))")
                 }
-                let issues = try daemon.client.request("GET", "\(Self.app)/issues?release=\(q)", token: viewer)
+                let issues = try app.client.request("GET", "\(Self.app)/issues?release=\(q)", token: viewer)
                 #expect(issues.json["release"] as? String == text)
-                let reports = try daemon.client.request("GET", "\(Self.app)/reports?release=\(q)", token: viewer).json["reports"] as? [[String: Any]] ?? []
+                let reports = try app.client.request("GET", "\(Self.app)/reports?release=\(q)", token: viewer).json["reports"] as? [[String: Any]] ?? []
                 #expect(reports.count == 2 && reports.allSatisfy { $0["release"] as? String == text }, "\(text): \(reports.count)")
             }
         }
         // Two releases shown alike: the text is ambiguous (400, naming the ids); each id works.
         let twins = releases.filter { $0["release"] as? String == "1 (2) (3)" }
         #expect(twins.count == 2)
-        #expect(try daemon.client.request("GET", "\(Self.app)/issues?release=\(encoded("1 (2) (3)"))", token: viewer).errorCode == "ambiguous_release")
+        #expect(try app.client.request("GET", "\(Self.app)/issues?release=\(encoded("1 (2) (3)"))", token: viewer).errorCode == "ambiguous_release")
         for twin in twins {
-            let issues = try daemon.client.request("GET", "\(Self.app)/issues?release=\(twin["id"] as? String ?? "")", token: viewer)
+            let issues = try app.client.request("GET", "\(Self.app)/issues?release=\(twin["id"] as? String ?? "")", token: viewer)
             #expect(issues.status == 200 && (issues.json["issues"] as? [[String: Any]])?.count == 1)
         }
     }
 
     @Test func aFiftyPercentRuleSplitsAReleaseIntoCohortsWithTheirOwnVerdict() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
-        let admin = try daemon.addToken(role: "admin")
-        let patch = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        let admin = try app.addToken(role: "admin")
+        let patch = try app.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
                                               body: Array(#"{"rules": [{"id": "fix-half", "name": "auto_fix for half", "match": {"percent": 50}, "set": {"auto_fix": true}}]}"#.utf8))
         #expect(patch.status == 200, "\(patch.text)")
-        let ids = try Self.sessions(daemon, key: key, version: "14.2.0", build: "31245", count: 2000)
+        let ids = try Self.sessions(app, key: key, version: "14.2.0", build: "31245", count: 2000)
         // Which installs the rule switched, as each install would read its config.
         var matched: [Int] = [], unmatched: [Int] = []
         for index in 0..<2000 {
-            let config = try daemon.client.request("GET", "/v1/config?app=com.example.mail&version=14.2.0&build=31245&channel=beta&install_id=I-14.2.0-\(index)", token: key)
+            let config = try app.client.request("GET", "/v1/config?app=com.example.mail&version=14.2.0&build=31245&channel=beta&install_id=I-14.2.0-\(index)", token: key)
             if config.json["auto_fix"] as? Bool == true { matched.append(index) } else { unmatched.append(index) }
         }
         #expect(abs(matched.count - 1000) < 100, "about half: \(matched.count)")
@@ -250,8 +251,8 @@ import Testing
             report["install_id"] = "I-14.2.0-\(index)"
             return report
         }
-        try Self.post(daemon, key: key, reports)
-        let response = try daemon.client.request("GET", "\(Self.app)/cohorts?release=14.2.0&rule=fix-half", token: viewer)
+        try Self.post(app, key: key, reports)
+        let response = try app.client.request("GET", "\(Self.app)/cohorts?release=14.2.0&rule=fix-half", token: viewer)
         #expect(response.status == 200, "\(response.text)")
         let cohort = try #require(response.json["cohort"] as? [String: Any])
         #expect(cohort["installs_matched"] as? Int == matched.count && cohort["installs_not_matched"] as? Int == unmatched.count)
@@ -264,41 +265,41 @@ import Testing
         #expect(Statistics.rounded((overall["interval"] as? [String: Any])?["upper"]) == Statistics.rounded(expected.upper))
         #expect(overall["verdict"] as? String == "improved")
         #expect((response.json["by_kind"] as? [[String: Any]])?.first?["verdict"] as? String == "improved")
-        #expect(try daemon.client.request("GET", "\(Self.app)/cohorts?release=14.2.0&rule=nope", token: viewer).status == 404)
-        let rules = try daemon.client.request("GET", "\(Self.app)/rules", token: viewer)
+        #expect(try app.client.request("GET", "\(Self.app)/cohorts?release=14.2.0&rule=nope", token: viewer).status == 404)
+        let rules = try app.client.request("GET", "\(Self.app)/rules", token: viewer)
         #expect((rules.json["rules"] as? [[String: Any]])?.first?["id"] as? String == "fix-half")
     }
 
     @Test func timeseriesGivesRatesPerSessionMarksThePartialBucketAndOverlaysTwoReleasesByAge() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         // Base: first sessions on Nov 10, target on Nov 20; each has 10 sessions on its day 0 and day 1.
         var base: [String] = [], target: [String] = []
         for day in ["10", "11"] {
-            base += try Self.sessions(daemon, key: key, version: "14.1.0", build: "1", count: 10, startedAt: "2026-11-\(day)T12:00:00Z")
-            target += try Self.sessions(daemon, key: key, version: "14.2.0", build: "2", count: 10, startedAt: "2026-11-\(Int(day)! + 10)T12:00:00Z")
+            base += try Self.sessions(app, key: key, version: "14.1.0", build: "1", count: 10, startedAt: "2026-11-\(day)T12:00:00Z")
+            target += try Self.sessions(app, key: key, version: "14.2.0", build: "2", count: 10, startedAt: "2026-11-\(Int(day)! + 10)T12:00:00Z")
         }
         func report(_ version: String, _ build: String, _ session: String, at time: String) throws -> [String: Any] {
             var report = try Fixtures.freshReport(version: version, build: build, kind: "view_frame_mismatch", sessionID: session)
             report["occurred_at"] = time
             return report
         }
-        try Self.post(daemon, key: key, [
+        try Self.post(app, key: key, [
             try report("14.1.0", "1", base[0], at: "2026-11-10T12:30:00Z"), try report("14.1.0", "1", base[1], at: "2026-11-10T12:31:00Z"),
             try report("14.1.0", "1", base[10], at: "2026-11-11T12:30:00Z"),
             try report("14.2.0", "2", target[10], at: "2026-11-21T12:30:00Z"),
         ])
-        let single = try daemon.client.request("GET", "\(Self.app)/timeseries?release=14.1.0&bucket=day&from=2026-11-10&to=2026-11-12", token: viewer)
+        let single = try app.client.request("GET", "\(Self.app)/timeseries?release=14.1.0&bucket=day&from=2026-11-10&to=2026-11-12", token: viewer)
         #expect(single.json["sessions"] as? [Int] == [10, 10, 0])
         #expect((single.json["rates"] as? [String: [Any]])?["view_frame_mismatch"].map { $0.map { $0 as? Double } } == [200, 100, nil])
         #expect(single.json["partial_buckets"] as? [Int] == [])
         let now = ISO8601DateFormatter().string(from: Date())
-        let today = try daemon.client.request("GET", "\(Self.app)/timeseries?bucket=day&from=2026-11-20&to=\(now)", token: viewer)
+        let today = try app.client.request("GET", "\(Self.app)/timeseries?bucket=day&from=2026-11-20&to=\(now)", token: viewer)
         let todayBuckets = (today.json["buckets"] as? [String] ?? []).count
         #expect(today.json["partial_buckets"] as? [Int] == [todayBuckets - 1], "the bucket holding now is partial")
 
-        let overlay = try daemon.client.request("GET", "\(Self.app)/overlay?base=14.1.0&target=14.2.0&bucket=day", token: viewer)
+        let overlay = try app.client.request("GET", "\(Self.app)/overlay?base=14.1.0&target=14.2.0&bucket=day", token: viewer)
         #expect(overlay.status == 200, "\(overlay.text)")
         let lines = try #require(overlay.json["releases"] as? [[String: Any]])
         #expect(lines.map { $0["role"] as? String } == ["base", "target"])
@@ -312,8 +313,9 @@ import Testing
 /// A data dir from before the affected-session roll-ups gets them from its raw rows.
 @Suite struct VerdictMigrationTests {
     /// Takes the data dir back to the schema before the migration.
-    static func downgrade(_ daemon: Daemon, pruning: String? = nil) throws {
-        let queue = try DatabaseQueue(path: daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path)
+    static func downgrade(_ app: TestApplication, pruning: String? = nil) throws {
+        try app.stop()
+        let queue = try DatabaseQueue(path: app.store.path)
         try queue.write { db in
             try OldSchema.undoCompactStorage(db)
             for table in ["affected_session_values", "release_affected", "release_installs", "release_install_kinds", "release_hourly_sessions"] {
@@ -330,15 +332,15 @@ import Testing
     }
 
     @Test func aReleaseWhoseRawRowsRetentionPrunedIsNotComparedByKindAfterTheMigration() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
-        _ = try VerdictTests.demoLikeReleases(daemon, key: key)
-        daemon.stop()
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        _ = try VerdictTests.demoLikeReleases(app, key: key)
+        try app.stop()
         // As retention would have: half of the base release's raw rows gone, its roll-ups whole.
-        try Self.downgrade(daemon, pruning: "DELETE FROM reports WHERE version = '14.1.0' AND rowid % 2 = 0; DELETE FROM sessions WHERE version = '14.1.0' AND rowid % 2 = 0")
-        try daemon.restart()
-        let json = try VerdictTests.compare(daemon, viewer)
+        try Self.downgrade(app, pruning: "DELETE FROM reports WHERE version = '14.1.0' AND rowid % 2 = 0; DELETE FROM sessions WHERE version = '14.1.0' AND rowid % 2 = 0")
+        try app.restart()
+        let json = try VerdictTests.compare(app, viewer)
         let overall = try #require(json["overall"] as? [String: Any])
         #expect(overall["verdict"] as? String == "improved", "the release roll-ups were never pruned")
         for row in json["by_kind"] as? [[String: Any]] ?? [] {
@@ -348,24 +350,24 @@ import Testing
     }
 
     @Test func anExistingDataDirGetsTheSameFiguresAfterTheMigrationAsFreshIngestGives() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
-        let admin = try daemon.addToken(role: "admin")
-        _ = try daemon.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        let admin = try app.addToken(role: "admin")
+        _ = try app.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
                                       body: Array(#"{"rules": [{"id": "half", "match": {"percent": 50}, "set": {"auto_fix": true}}]}"#.utf8))
-        _ = try VerdictTests.demoLikeReleases(daemon, key: key)
+        _ = try VerdictTests.demoLikeReleases(app, key: key)
         let paths = ["/compare?base=14.1.0&target=14.2.0", "/cohorts?release=14.2.0&rule=half", "/releases",
                      "/timeseries?release=14.2.0&bucket=day&from=2026-11-19&to=2026-11-21", "/issues?release=14.2.0"]
         func answers() throws -> [String] {
-            try paths.map { try daemon.client.request("GET", "\(VerdictTests.app)\($0)", token: viewer).text }
+            try paths.map { try app.client.request("GET", "\(VerdictTests.app)\($0)", token: viewer).text }
         }
         let fresh = try answers()
         #expect(fresh.allSatisfy { !$0.contains("\"error\"") })
-        daemon.stop()
+        try app.stop()
         // Back to the schema before the migration: its tables and columns gone, its record too.
-        try Self.downgrade(daemon)
-        try daemon.restart()
+        try Self.downgrade(app)
+        try app.restart()
         #expect(try answers() == fresh)
     }
 }

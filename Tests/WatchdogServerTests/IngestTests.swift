@@ -1,37 +1,39 @@
 import Foundation
 import Gzip
 import Testing
+import WatchdogTesting
 
 @Suite struct IngestTests {
+
     @Test func validBatchIsCountedExactlyAndARepostIsAllDuplicates() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         let batch = try Fixtures.json("reports/valid-batch.json")
 
-        let first = try daemon.client.postJSON("/v1/reports", token: key, json: batch)
+        let first = try app.client.postJSON("/v1/reports", token: key, json: batch)
         #expect(first.status == 202)
         #expect(first.json["accepted"] as? Int == 50)
         #expect(first.json["duplicates"] as? Int == 0)
         #expect((first.json["rejected"] as? [Any])?.isEmpty == true)
 
-        let second = try daemon.client.postJSON("/v1/reports", token: key, json: batch)
+        let second = try app.client.postJSON("/v1/reports", token: key, json: batch)
         #expect(second.status == 202)
         #expect(second.json["accepted"] as? Int == 0)
         #expect(second.json["duplicates"] as? Int == 50)
 
-        let stats = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer)
+        let stats = try app.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer)
         let release = try #require((stats.json["releases"] as? [[String: Any]])?.first)
         #expect(release["release"] as? String == "14.2.0 (31245)")
         #expect(release["reports_by_kind"] as? [String: Int] == ["view_frame_mismatch": 40, "interaction_lock": 10])
         #expect(release["reports"] as? Int == 50)
         #expect(release["affected_sessions"] as? Int == 5)
-        #expect(try daemon.storedReportCount() == 50)
+        #expect(try app.storedReportCount() == 50)
     }
 
     @Test func everyInvalidCaseGetsItsDocumentedOutcomeAndGoodNeighboursAreStored() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
         let cases = try #require(try Fixtures.json("reports/invalid-cases.json") as? [[String: Any]])
         #expect(cases.count == 7)
         var stored = 0
@@ -39,7 +41,7 @@ import Testing
             let expect = testCase["expect"] as? String ?? ""
             let body = try #require(testCase["body"] as? [String: Any])
             guard let reports = body["reports"] as? [[String: Any]], !reports.isEmpty else {
-                let response = try daemon.client.postJSON("/v1/reports", token: key, json: body)
+                let response = try app.client.postJSON("/v1/reports", token: key, json: body)
                 if expect.hasPrefix("wrong shape") {
                     #expect(response.status == 400, "\(expect)")
                     #expect(response.errorCode == "invalid_shape")
@@ -52,12 +54,12 @@ import Testing
             }
             let bad = reports[0]
             if expect.hasPrefix("app differs") {
-                let alone = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [bad]])
+                let alone = try app.client.postJSON("/v1/reports", token: key, json: ["reports": [bad]])
                 #expect(alone.status == 403, "\(expect)")
                 #expect(alone.errorCode == "forbidden")
             }
             let good = try Fixtures.freshReport()
-            let response = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [bad, good]])
+            let response = try app.client.postJSON("/v1/reports", token: key, json: ["reports": [bad, good]])
             #expect(response.status == 202, "\(expect)")
             #expect(response.json["accepted"] as? Int == 1, "\(expect)")
             stored += 1
@@ -83,69 +85,18 @@ import Testing
                 Issue.record("unexpected case \(expect)")
             }
         }
-        #expect(try daemon.storedReportCount() == stored)
-    }
-
-    @Test func gzipBodyIsAccepted() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let json = Array(try JSONSerialization.data(withJSONObject: try Fixtures.json("reports/valid-batch.json")))
-        let response = try daemon.client.request("POST", "/v1/reports", token: key,
-                                                 headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"],
-                                                 body: Gzip.compress(json))
-        #expect(response.status == 202)
-        #expect(response.json["accepted"] as? Int == 50)
-    }
-
-    @Test func bodiesOverOneMebibyteAreRefusedWith413AndNothingIsStored() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        // Valid JSON of 1.1 MiB: 450 reports each with a long attribute would be valid item by item.
-        var reports: [[String: Any]] = []
-        for _ in 0..<450 {
-            var report = try Fixtures.freshReport()
-            report["logs"] = (0..<3).map { _ in String(repeating: "x", count: 900) }
-            reports.append(report)
-        }
-        let json = Array(try JSONSerialization.data(withJSONObject: ["reports": reports]))
-        #expect(json.count > 1 << 20)
-
-        let declared = try daemon.client.request("POST", "/v1/reports", token: key, headers: ["Content-Type": "application/json"], body: json)
-        #expect(declared.status == 413)
-        #expect(declared.errorCode == "payload_too_large")
-
-        // Without Content-Length (chunked), the cap is enforced while streaming.
-        var chunked: [UInt8] = []
-        for start in stride(from: 0, to: json.count, by: 65536) {
-            let piece = json[start..<min(start + 65536, json.count)]
-            chunked += Array(String(piece.count, radix: 16).utf8) + [13, 10] + piece + [13, 10]
-        }
-        chunked += Array("0\r\n\r\n".utf8)
-        let streamed = try daemon.client.request("POST", "/v1/reports", token: key,
-                                                 headers: ["Content-Type": "application/json", "Transfer-Encoding": "chunked"], body: chunked)
-        #expect(streamed.status == 413)
-
-        // Small on the wire, over the cap once inflated.
-        let compressed = Gzip.compress(json)
-        #expect(compressed.count < 1 << 20)
-        let inflated = try daemon.client.request("POST", "/v1/reports", token: key,
-                                                 headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: compressed)
-        #expect(inflated.status == 413)
-        #expect(inflated.errorMessage?.contains("after gzip decompression") == true)
-
-        #expect(try daemon.storedReportCount() == 0)
-        #expect(try daemon.client.request("GET", "/healthz").status == 200)
+        #expect(try app.storedReportCount() == stored)
     }
 
     @Test func sessionsMakeRatesAndSuspectReportsAreCountedApart() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         let sessions = (0..<10).map { _ in Fixtures.session() }
-        let posted = try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": sessions])
+        let posted = try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": sessions])
         #expect(posted.status == 202)
         #expect(posted.json["accepted"] as? Int == 10)
-        let again = try daemon.client.postJSON("/v1/sessions", token: key, json: ["sessions": sessions])
+        let again = try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": sessions])
         #expect(again.json["duplicates"] as? Int == 10)
 
         let firstSession = sessions[0]["id"] as? String
@@ -156,9 +107,9 @@ import Testing
             try Fixtures.freshReport(sessionID: secondSession),
             try Fixtures.freshReport(sessionID: secondSession, appState: "background"),
         ]
-        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": reports]).status == 202)
+        #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": reports]).status == 202)
 
-        let stats = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer)
+        let stats = try app.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer)
         let release = try #require((stats.json["releases"] as? [[String: Any]])?.first)
         #expect(release["sessions"] as? Int == 10)
         #expect(release["reports"] as? Int == 3)
@@ -169,11 +120,11 @@ import Testing
     }
 
     @Test func releasesWithoutSessionsHaveNullRatesWithAReason() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
-        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [try Fixtures.freshReport()]]).status == 202)
-        let stats = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer)
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": [try Fixtures.freshReport()]]).status == 202)
+        let stats = try app.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer)
         let release = try #require((stats.json["releases"] as? [[String: Any]])?.first)
         #expect(release["glitch_free_session_rate"] is NSNull)
         #expect(release["reports_per_1k_sessions"] is NSNull)
@@ -181,29 +132,29 @@ import Testing
     }
 
     @Test func releasesSortBySemanticVersionThenBuild() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
-        let viewer = try daemon.addToken(role: "viewer")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
         let releases = [("14.9.1", "900"), ("14.10.0", "1000"), ("14.10.0", "999"), ("14.2.0-beta.2", "800"), ("14.2.0", "801"), ("2.0", "5")]
         let reports = try releases.map { try Fixtures.freshReport(version: $0.0, build: $0.1) }
-        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": reports]).status == 202)
-        let stats = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer)
+        #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": reports]).status == 202)
+        let stats = try app.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer)
         let order = (stats.json["releases"] as? [[String: Any]])?.compactMap { $0["release"] as? String }
         #expect(order == ["14.10.0 (1000)", "14.10.0 (999)", "14.9.1 (900)", "14.2.0 (801)", "14.2.0-beta.2 (800)", "2.0 (5)"])
-        let apps = try daemon.client.request("GET", "/v1/apps", token: viewer)
-        let app = try #require((apps.json["apps"] as? [[String: Any]])?.first)
-        #expect(app["releases"] as? [String] == order)
+        let apps = try app.client.request("GET", "/v1/apps", token: viewer)
+        let listed = try #require((apps.json["apps"] as? [[String: Any]])?.first)
+        #expect(listed["releases"] as? [String] == order)
     }
 
     @Test func duplicateIdsInsideOneBatchAreStoredOnce() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp("com.example.mail")
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
         let report = try Fixtures.freshReport()
         var shouting = report
         shouting["id"] = (report["id"] as? String)?.uppercased()
-        let response = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [report, report, shouting]])
+        let response = try app.client.postJSON("/v1/reports", token: key, json: ["reports": [report, report, shouting]])
         #expect(response.json["accepted"] as? Int == 1)
         #expect(response.json["duplicates"] as? Int == 2)
-        #expect(try daemon.storedReportCount() == 1)
+        #expect(try app.storedReportCount() == 1)
     }
 }

@@ -1,18 +1,19 @@
 import Foundation
 import Testing
+import WatchdogTesting
 
 @Suite struct MetricsTests {
     @Test func metricsCountRequestsIngestOutcomesAndRateLimits() throws {
-        let daemon = try Daemon(extraArguments: ["--rate-per-key", "2", "--rate-per-address", "0"])
-        let key = try daemon.addApp("com.example.mail")
+        let app = try TestApplication { $0.ingestRatePerKey = 2; $0.ingestBurstPerKey = 4 }
+        let key = try app.addApp("com.example.mail")
         let good = try Fixtures.freshReport()
         var bad = try Fixtures.freshReport()
         bad["kind"] = "nonsense"
-        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [good, bad]]).status == 202)
-        #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [good]]).json["duplicates"] as? Int == 1)
-        for _ in 0..<6 { _ = try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [good]]) }
-        _ = try daemon.client.request("GET", "/v1/nothing")
-        let text = try daemon.client.request("GET", "/metrics").text
+        #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": [good, bad]]).status == 202)
+        #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": [good]]).json["duplicates"] as? Int == 1)
+        for _ in 0..<6 { _ = try app.client.postJSON("/v1/reports", token: key, json: ["reports": [good]]) }
+        _ = try app.client.request("GET", "/v1/nothing")
+        let text = try app.client.request("GET", "/metrics").text
         func value(_ series: String) -> Double? {
             text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
         }
@@ -30,25 +31,25 @@ import Testing
     }
 
     @Test func aMetricsTokenIsRequiredWhenSet() throws {
-        let daemon = try Daemon(extraArguments: ["--metrics-token", "scrape-secret"])
-        #expect(try daemon.client.request("GET", "/metrics").status == 401)
-        #expect(try daemon.client.request("GET", "/metrics", token: "wrong").status == 401)
-        #expect(try daemon.client.request("GET", "/metrics", token: "scrape-secret").status == 200)
+        let app = try TestApplication { $0.metricsToken = "scrape-secret" }
+        #expect(try app.client.request("GET", "/metrics").status == 401)
+        #expect(try app.client.request("GET", "/metrics", token: "wrong").status == 401)
+        #expect(try app.client.request("GET", "/metrics", token: "scrape-secret").status == 200)
     }
 }
 
 /// `/metrics` behind the documented reverse proxy: the client the proxy names decides.
 @Suite struct MetricsBehindProxyTests {
     @Test func aForwardedRemoteClientIsNotLocal() throws {
-        let daemon = try Daemon(extraArguments: ["--trusted-proxy", "127.0.0.1"])
-        let remote = try daemon.client.request("GET", "/metrics", headers: ["X-Forwarded-For": "203.0.113.9"])
+        let app = try TestApplication { $0.trustedProxies = ["127.0.0.1"] }
+        let remote = try app.client.request("GET", "/metrics", headers: ["X-Forwarded-For": "203.0.113.9"])
         #expect(remote.status == 403)
         #expect(remote.errorCode == "forbidden")
         // The proxy appends what it saw: a client cannot claim loopback in front of it.
-        let spoofed = try daemon.client.request("GET", "/metrics", headers: ["X-Forwarded-For": "127.0.0.1, 203.0.113.9"])
+        let spoofed = try app.client.request("GET", "/metrics", headers: ["X-Forwarded-For": "127.0.0.1, 203.0.113.9"])
         #expect(spoofed.status == 403)
-        #expect(try daemon.client.request("GET", "/metrics", headers: ["X-Forwarded-For": "127.0.0.1"]).status == 200)
+        #expect(try app.client.request("GET", "/metrics", headers: ["X-Forwarded-For": "127.0.0.1"]).status == 200)
         // A scraper on the proxy's own machine, not going through it.
-        #expect(try daemon.client.request("GET", "/metrics").status == 200)
+        #expect(try app.client.request("GET", "/metrics").status == 200)
     }
 }

@@ -1,0 +1,117 @@
+import WatchdogHTTP
+import WatchdogStore
+import WatchdogWire
+
+/// Every endpoint watchdogd serves, in one table.
+///
+/// Adding an endpoint is one entry here, its handler, and its description in
+/// `Resources/openapi.yaml` (`OpenAPISyncTests` fails until the two agree). The entry names the
+/// access the route needs; `Router` checks it before the handler runs.
+enum Routes {
+    static func table(_ services: Services) -> [Route] {
+        let store = services.store
+        let lookup = ReleaseLookup(store: store)
+        let auth = AuthRoutes(authenticator: services.authenticator, store: store, cookieSecure: services.settings.cookieSecure)
+        let reads = ReadRoutes(store: store, lookup: lookup, config: services.config,
+                               cacheControl: "private, max-age=\(services.settings.configMaxAgeSeconds)")
+        let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
+        let compare = CompareRoutes(lookup: lookup, config: services.config)
+        let issues = IssueRoutes(lookup: lookup)
+        let series = SeriesRoutes(lookup: lookup, clock: services.clock)
+        let drillDown = ReportRoutes(lookup: lookup)
+        let ingest = services.ingest
+        let resources = StaticResources(directory: services.settings.resourcesDirectory, chartDirectory: services.settings.chartDirectory)
+        let metricsAccess = MetricsAccess(token: services.settings.metricsToken, trustedProxies: services.settings.trustedProxies)
+        let health = HealthRoutes(store: store, queue: services.queue)
+
+        return [
+            Route("GET", "/", .open) { _, _ throws(APIError) in .now(try resources.dashboard("index.html")) },
+            Route("GET", "/openapi.yaml", .open) { _, _ throws(APIError) in .now(try resources.openAPI()) },
+            Route("GET", "/login", .open) { request, _ throws(APIError) in .now(auth.loginPage(request)) },
+            Route("POST", "/login", .open) { request, _ throws(APIError) in .now(auth.loginLink(request)) },
+            Route("GET", "/dashboard/{*path}", .open) { _, context throws(APIError) in .now(try resources.dashboard(context["path"])) },
+            Route("GET", "/assets/chart.js/{*path}", .open) { _, context throws(APIError) in .now(try resources.chart(context["path"])) },
+            Route("POST", "/v1/auth/login", .open) { request, _ throws(APIError) in .now(try auth.login(request)) },
+            Route("GET", "/v1/auth/session", .viewer) { _, context throws(APIError) in .now(try auth.current(context.principal())) },
+            Route("POST", "/v1/auth/logout", .anyCredential) { _, context throws(APIError) in .now(try auth.logout(context.principal())) },
+            Route("POST", "/v1/auth/links", .viewer) { _, context throws(APIError) in .now(try auth.createLink(context.principal())) },
+            Route("GET", "/healthz", .open) { _, _ throws(APIError) in .now(JSONBody.response(["status": "ok"])) },
+            Route("GET", "/metrics", .open) { request, _ throws(APIError) in
+                .now(try metricsAccess.render(request, metrics: services.metrics, queue: services.queue, store: store))
+            },
+            Route("GET", "/readyz", .open) { _, _ throws(APIError) in .now(try health.readiness()) },
+            Route("POST", "/v1/reports", .ingest) { request, context throws(APIError) in
+                let pending = PendingResponse()
+                try ingest.post(Report.self, request, principal: context.principal(), responder: pending)
+                return .later(pending)
+            },
+            Route("POST", "/v1/sessions", .ingest) { request, context throws(APIError) in
+                let pending = PendingResponse()
+                try ingest.post(SessionStart.self, request, principal: context.principal(), responder: pending)
+                return .later(pending)
+            },
+            Route("GET", "/v1/config", .anyCredential) { request, context throws(APIError) in
+                .now(try reads.effectiveConfig(request, principal: context.principal()))
+            },
+            Route("GET", "/v1/apps", .viewer) { _, _ throws(APIError) in .now(try reads.apps()) },
+            Route("GET", "/v1/apps/{app}/releases", .viewer) { _, context throws(APIError) in .now(try reads.releases(app: context["app"])) },
+            Route("GET", "/v1/apps/{app}/compare", .viewer) { request, context throws(APIError) in
+                .now(try compare.compare(app: context["app"], request: request))
+            },
+            Route("GET", "/v1/apps/{app}/rules", .viewer) { _, context throws(APIError) in .now(try compare.rules(app: context["app"])) },
+            Route("GET", "/v1/apps/{app}/cohorts", .viewer) { request, context throws(APIError) in
+                .now(try compare.cohorts(app: context["app"], request: request))
+            },
+            Route("GET", "/v1/apps/{app}/overlay", .viewer) { request, context throws(APIError) in
+                .now(try series.overlay(app: context["app"], request: request))
+            },
+            Route("GET", "/v1/apps/{app}/issues", .viewer) { request, context throws(APIError) in
+                .now(try issues.issues(app: context["app"], request: request))
+            },
+            Route("GET", "/v1/apps/{app}/timeseries", .viewer) { request, context throws(APIError) in
+                .now(try series.timeseries(app: context["app"], request: request))
+            },
+            Route("GET", "/v1/apps/{app}/keyboard", .viewer) { request, context throws(APIError) in
+                .now(try series.keyboard(app: context["app"], request: request))
+            },
+            Route("GET", "/v1/apps/{app}/reports", .viewer) { request, context throws(APIError) in
+                .now(try drillDown.list(app: context["app"], request: request))
+            },
+            Route("GET", "/v1/apps/{app}/reports.ndjson", .viewer) { request, context throws(APIError) in
+                .now(try drillDown.export(app: context["app"], request: request, credential: context.principal().credentialID))
+            },
+            Route("GET", "/v1/reports/{id}", .viewer) { request, context throws(APIError) in .now(try drillDown.get(id: context["id"], request: request)) },
+            Route("POST", "/v1/admin/apps", .admin) { request, _ throws(APIError) in .now(try admin.createApp(request)) },
+            Route("GET", "/v1/admin/apps/{app}/config", .viewer) { _, context throws(APIError) in .now(try admin.getConfig(app: context["app"])) },
+            Route("PUT", "/v1/admin/apps/{app}/config", .admin) { request, context throws(APIError) in
+                .now(try admin.changeConfig(request, app: context["app"], principal: context.principal(), replace: true))
+            },
+            Route("PATCH", "/v1/admin/apps/{app}/config", .admin) { request, context throws(APIError) in
+                .now(try admin.changeConfig(request, app: context["app"], principal: context.principal(), replace: false))
+            },
+            Route("GET", "/v1/admin/apps/{app}/config/history", .viewer) { _, context throws(APIError) in .now(try admin.history(app: context["app"])) },
+            Route("GET", "/v1/admin/apps/{app}/config/history/{version}", .viewer) { _, context throws(APIError) in
+                .now(try admin.historyEntry(app: context["app"], version: context["version"]))
+            },
+            Route("POST", "/v1/admin/apps/{app}/config/rollback", .admin) { request, context throws(APIError) in
+                .now(try admin.rollback(request, app: context["app"], principal: context.principal()))
+            },
+            Route("POST", "/v1/admin/apps/{app}/keys", .admin) { request, context throws(APIError) in .now(try admin.createKey(request, app: context["app"])) },
+            Route("DELETE", "/v1/admin/apps/{app}/keys/{key_id}", .admin) { _, context throws(APIError) in
+                .now(try admin.revokeKey(app: context["app"], keyID: context["key_id"]))
+            },
+        ]
+    }
+}
+
+/// What the routes are built from: the store and the long-lived services around it.
+struct Services: Sendable {
+    let settings: ServerSettings
+    let store: any TelemetryStore
+    let queue: IngestQueue
+    let config: ConfigService
+    let authenticator: Authenticator
+    let ingest: IngestRoutes
+    let metrics: ServerMetrics
+    let clock: @Sendable () -> Int64
+}

@@ -1,0 +1,65 @@
+import Logging
+import WatchdogHTTP
+import WatchdogStore
+import WatchdogWire
+
+/// The watchdogd service without its transport: the route table over the store, the ingest
+/// writer and the config cache. `WatchdogServer` serves it over HTTP; `WatchdogTesting` calls
+/// `respond(to:)` in memory.
+///
+/// ```swift
+/// let app = try WatchdogApplication(settings: settings, store: store, logger: logger)
+/// app.respond(to: HTTPRequest(method: "GET", path: "/healthz")).whenReady { print($0.status) }
+/// app.stop()   // commits queued batches
+/// ```
+public final class WatchdogApplication: Sendable {
+    let router: Router
+    let queue: IngestQueue
+    let authenticator: Authenticator
+    public let store: any TelemetryStore
+
+    public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
+        let metrics = ServerMetrics()
+        let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity) { items in
+            metrics.commitItems.record(Double(items))
+        }
+        let authenticator = Authenticator(store: store, clock: clock,
+                                          failures: FailedAuthGuard(perSecond: settings.failedAuthPerAddress, metrics: metrics),
+                                          trustedProxies: settings.trustedProxies)
+        let config: ConfigService
+        do { config = try ConfigService(store: store, clock: clock) } catch {
+            queue.stop()
+            throw error
+        }
+        let ingest = IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.record($0, day: $1) },
+                                  limits: IngestLimits(perKey: RateLimiter(rate: settings.ingestRatePerKey, burst: settings.ingestBurstPerKey),
+                                                       perAddress: RateLimiter(rate: settings.ingestRatePerAddress, burst: settings.ingestBurstPerAddress),
+                                                       metrics: metrics),
+                                  metrics: metrics, trustedProxies: settings.trustedProxies)
+        let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
+                                ingest: ingest, metrics: metrics, clock: clock)
+        router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
+                        trustedProxies: settings.trustedProxies, logger: logger)
+        self.queue = queue
+        self.authenticator = authenticator
+        self.store = store
+    }
+
+    /// The answer to a request; errors are already rendered as responses.
+    public func respond(to request: HTTPRequest) -> Response {
+        router.respond(to: request)
+    }
+
+    /// Every routed path template and its methods, in table order.
+    public var endpoints: [(path: String, methods: [String])] { router.routes.endpoints }
+
+    /// A one-time dashboard sign-in link (`/login?code=…`, valid 24 h) for a viewer or admin credential.
+    public func signInLink(credentialID: String) throws -> String {
+        try authenticator.sessions.link(for: credentialID).path
+    }
+
+    /// Commits every queued batch and stops the ingest writer; later posts get 503.
+    public func stop() {
+        queue.stop()
+    }
+}

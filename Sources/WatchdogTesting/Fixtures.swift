@@ -1,0 +1,40 @@
+import Foundation
+
+/// The JSON fixtures in `Tests/Fixtures`.
+public enum Fixtures {
+    public static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/Fixtures")
+
+    public static func json(_ path: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(path)))
+    }
+
+    /// The 50 reports of `valid-batch.json`.
+    public static func validReports() throws -> [[String: Any]] {
+        let batch = try json("reports/valid-batch.json") as? [String: Any]
+        return batch?["reports"] as? [[String: Any]] ?? []
+    }
+
+    /// One valid report with a fresh id (and `occurred_at` near now), in a session of its own
+    /// unless `sessionID` is given (the fixture's own session would make every report after the
+    /// tenth of one issue count as flooded).
+    public static func freshReport(app: String = "com.example.mail", version: String = "14.2.0", build: String = "31245", kind: String? = nil, sessionID: String? = nil, appState: String = "active") throws -> [String: Any] {
+        var report = try validReports()[0]
+        report["id"] = UUID().uuidString.lowercased()
+        report["app"] = app
+        report["release"] = ["version": version, "build": build, "channel": "beta"]
+        report["app_state"] = appState
+        if let kind { report["kind"] = kind }
+        report["session_id"] = sessionID ?? "S-\(UUID().uuidString.lowercased())"
+        return report
+    }
+
+    public static func session(app: String = "com.example.mail", version: String = "14.2.0", build: String = "31245", id: String = UUID().uuidString.lowercased()) -> [String: Any] {
+        [
+            "id": id, "install_id": "I-1", "started_at": "2026-11-20T09:00:00Z", "app": app,
+            "release": ["version": version, "build": build, "channel": "beta"],
+            "device": ["model": "iPhone15,2", "os": "iOS", "os_version": "18.1", "idiom": "phone"],
+        ]
+    }
+}

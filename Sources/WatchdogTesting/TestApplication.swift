@@ -1,0 +1,138 @@
+import Foundation
+import Locking
+import Logging
+import WatchdogHTTP
+import WatchdogServer
+import WatchdogStore
+
+/// The whole watchdogd router over a real `SQLiteStore` in a temporary directory, called in
+/// memory: no process, no socket, no port (HummingbirdTesting's `.router` mode).
+///
+/// ```swift
+/// let app = try TestApplication()
+/// let key = try app.addApp("com.example.mail")
+/// let response = try app.client.postJSON("/v1/reports", token: key, json: ["reports": [report]])
+/// #expect(response.status == 202)
+/// ```
+///
+/// Time is `clock`, a `TestClock` the test moves forward; nothing here sleeps.
+public final class TestApplication {
+    public let dataDirectory: URL
+    public private(set) var store: SQLiteStore
+    public private(set) var application: WatchdogApplication
+    public let clock: TestClock
+    public let settings: ServerSettings
+    private let logger: Logger
+    private var stopped = false
+
+    /// Starts the application on a fresh data dir. Rate limits are off unless `configure` sets
+    /// them (tests post from one address far faster than devices do), as for the live daemon.
+    public init(clock: TestClock = TestClock(), configure: (inout ServerSettings) throws -> Void = { _ in }) throws {
+        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("watchdog-testing-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        var settings = ServerSettings(listen: ListenAddress("127.0.0.1:0")!, dataDirectory: dataDirectory.path)
+        settings.ingestRatePerKey = 0
+        settings.ingestRatePerAddress = 0
+        settings.resourcesDirectory = TestApplication.resources.path
+        try configure(&settings)
+        self.settings = settings
+        self.clock = clock
+        var logger = Logger(label: "watchdog-testing")
+        logger.logLevel = .warning
+        self.logger = logger
+        store = try SQLiteStore(directory: dataDirectory.path, synchronous: settings.synchronous, floodCap: settings.floodCap)
+        application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock.milliseconds)
+    }
+
+    /// Stops the application (committing queued batches) and closes the store, as a daemon
+    /// that exits; `restart` opens both again.
+    public func stop() throws {
+        guard !stopped else { return }
+        application.stop()
+        try store.close()
+        stopped = true
+    }
+
+    /// Opens the store and the application again on the same directory (stopping them first if
+    /// they run): what a restart keeps is what the files hold.
+    public func restart() throws {
+        try stop()
+        store = try SQLiteStore(directory: dataDirectory.path, synchronous: settings.synchronous, floodCap: settings.floodCap)
+        application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock.milliseconds)
+        stopped = false
+    }
+
+    /// The repository's `Resources` (openapi.yaml, the dashboard).
+    public static let resources = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Resources")
+
+    /// A client whose requests come from `address` (loopback by default).
+    public func client(from address: String) -> TestClient { TestClient(application: application, clientAddress: address) }
+
+    /// A client on loopback.
+    public var client: TestClient { client(from: "127.0.0.1") }
+
+    /// Creates an app and returns its ingest key, as `watchdogd apps add` does.
+    @discardableResult
+    public func addApp(_ app: String) throws -> String {
+        _ = try store.createApp(app, createdAtMilliseconds: clock.now)
+        let (record, token) = CredentialIssuer.issue(role: .ingest, app: app, name: "\(app) ingest key", nowMilliseconds: clock.now)
+        try store.addCredential(record)
+        return token
+    }
+
+    /// Every stored report of every app, newest first, read through the store's API.
+    public func storedReports() throws -> [StoredReport] {
+        var all: [StoredReport] = []
+        for app in try store.apps() {
+            var before: Int64?
+            while true {
+                let page = try store.reports(app: app.app, filter: ReportFilter(), before: before, limit: 1000)
+                all += page
+                guard page.count == 1000, let last = page.last else { break }
+                before = last.sequence
+            }
+        }
+        return all
+    }
+
+    public func storedReportCount() throws -> Int { try storedReports().count }
+
+    /// Creates a viewer or admin token, as `watchdogd tokens add` does.
+    public func addToken(role: String, name: String = "test") throws -> String {
+        guard let role = CredentialRole(rawValue: role), role != .ingest else { throw TestClientError(description: "role must be viewer or admin") }
+        let (record, token) = CredentialIssuer.issue(role: role, app: nil, name: name, nowMilliseconds: clock.now)
+        try store.addCredential(record)
+        return token
+    }
+}
+
+/// A clock the test moves by hand, in milliseconds since the epoch; it starts at the real time
+/// (reports are validated against it) and never moves by itself.
+public final class TestClock: Sendable {
+    private let current: Locked<Int64>
+
+    public init(now: Int64 = WatchdogServer.systemClock()) {
+        current = Locked(now)
+    }
+
+    public var now: Int64 { current.withLock { $0 } }
+
+    /// Moves the clock forward.
+    public func advance(milliseconds: Int64) {
+        current.withLock { $0 += milliseconds }
+    }
+
+    /// The same time in seconds, for WatchdogKit (whose clocks are `() -> Double`).
+    public var seconds: Double { Double(now) / 1000 }
+
+    /// Moves the clock forward by whole milliseconds, rounding up: a deadline computed from
+    /// `seconds` is then never missed by a fraction.
+    public func advance(seconds: Double) {
+        advance(milliseconds: Int64((seconds * 1000).rounded(.up)))
+    }
+
+    /// The clock as the application takes it.
+    public var milliseconds: @Sendable () -> Int64 { { [current] in current.withLock { $0 } } }
+}
