@@ -62,6 +62,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A program that prints what hashing one credential costs (not a timed test).
+        .executableTarget(name: "hash-benchmark", dependencies: ["WatchdogServer"], path: "Tests/Benchmarks/hash"),
         .testTarget(
             name: "WatchdogWireTests",
             dependencies: ["WatchdogWire"]
