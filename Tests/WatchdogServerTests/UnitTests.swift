@@ -3,8 +3,8 @@ import Foundation
 @testable import WatchdogServer
 import WatchdogStore
 
-@Suite struct SHA256Tests {
-    @Test func matchesTheFIPSVectors() {
+@Suite struct CredentialHashTests {
+    @Test func credentialHashMatchesTheFIPSVectors() {
         #expect(CredentialHash.sha256(Array("abc".utf8)).hexString == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(CredentialHash.sha256([]).hexString == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(CredentialHash.sha256(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)).hexString
