@@ -66,13 +66,15 @@ let package = Package(
         ),
         // A program that prints what hashing one credential costs (not a timed test).
         .executableTarget(name: "hash-benchmark", dependencies: ["WatchdogServer"], path: "Tests/Benchmarks/hash"),
+        // What the test targets share: a clock tests move by hand.
+        .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
         .testTarget(
             name: "WatchdogWireTests",
             dependencies: ["WatchdogWire"]
         ),
         .testTarget(
             name: "WatchdogKitTests",
-            dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP"]
+            dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP", "TestSupport"]
         ),
         .testTarget(
             name: "WatchdogServerTests",
@@ -82,7 +84,7 @@ let package = Package(
         // port 0 with a temporary data dir and talks HTTP to it.
         .testTarget(
             name: "WatchdogdTests",
-            dependencies: ["Gzip", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Gzip", "Locking", "TestSupport", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,14 +1,13 @@
 import Foundation
 import GRDB
 import Testing
+import TestSupport
 import WatchdogKit
 import WatchdogWire
 
 /// WatchdogKit's outbox and uploader against the real daemon: a revoked key loses nothing, a
 /// malformed outbox file costs only itself.
 @Suite struct KitDeliveryTests {
-    typealias Clock = AgentTests.Clock
-
     static let release = Release(version: "14.2.0", build: "31245", channel: "beta")
 
     static func report() -> Report {
@@ -34,7 +33,7 @@ import WatchdogWire
         let oldKey = try #require(created.json["ingest_key"] as? String)
         let oldKeyID = try #require(created.json["key_id"] as? String)
 
-        let clock = Clock()
+        let clock = ManualClock(100)
         let outbox = try Self.outbox()
         let logger = TaggedLogger(tag: "keyboard")
         let uploader = Uploader(outbox: outbox, endpoint: URL(string: "http://127.0.0.1:\(daemon.port)")!, ingestKey: oldKey,
@@ -102,7 +101,7 @@ import WatchdogWire
                                         app: "com.example.mail", release: Self.release, device: Device(model: "iPhone15,2", idiom: "phone"), idiom: .phone,
                                         storageDirectory: storage)
         settings.configRefreshInterval = 0
-        let clock = Clock()
+        let clock = ManualClock(100)
         let agent = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now }, crashHandler: {})
         let heard = StatusLog()
         agent.setDeliveryStatusHandler { heard.append($0) }
