@@ -79,7 +79,9 @@ final class Daemon {
         var text = ""
         let deadline = Date().addingTimeInterval(Self.startSeconds)
         while process.isRunning, Date() < deadline {
-            text = output.text
+            // Whole lines only: a read may end inside "listening on http://127.0.0.1:39953".
+            let read = output.text
+            text = read.lastIndex(of: "\n").map { String(read[...$0]) } ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }),
                let portText = line.split(separator: ":").last, let port = UInt16(portText),
                !demo || text.contains("WATCHDOG_ADMIN_TOKEN=") {
