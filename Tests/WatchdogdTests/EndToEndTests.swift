@@ -27,7 +27,7 @@ import WatchdogSimulation
 
         let started = Date()
         let fleet = Task {
-            try await Fleet.run(plan, endpoint: endpoint, ingestKey: key, workDirectory: work, deadline: Date().addingTimeInterval(90),
+            try await Fleet.run(plan, endpoint: endpoint, ingestKey: key, workDirectory: work, deadline: Date().addingTimeInterval(300),
                                 transport: { _ in RecordingTransport(inner: URLSessionTransport(), log: log) })
         }
         var kills: [(previousRestart: Date, killed: Date, restarted: Date)] = []
@@ -36,13 +36,15 @@ import WatchdogSimulation
             // Once uploads were acknowledged since the last restart, freeze the daemon (SIGSTOP)
             // so that uploads sent from then on stay unanswered, and kill it when two of them
             // are waiting: the kill lands on requests in flight, not between them.
-            let deadline = Date().addingTimeInterval(30)
+            // Generous: in the full parallel suite the fleet's tasks can wait a minute for a
+            // thread before they upload anything.
+            let deadline = Date().addingTimeInterval(180)
             while Date() < deadline, log.acknowledged(from: previousRestart).count < 3 {
                 try await Task.sleep(nanoseconds: 1_000_000)
             }
             kill(daemon.process.processIdentifier, SIGSTOP)
             let frozen = Date()
-            while Date() < deadline, log.inFlight(startedAfter: frozen) < 2 {
+            while Date() < frozen.addingTimeInterval(60), log.inFlight(startedAfter: frozen) < 2 {
                 try await Task.sleep(nanoseconds: 1_000_000)
             }
             let killed = Date()
