@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(
@@ -55,6 +56,7 @@ let package = Package(
                 "WatchdogWire", "WatchdogHTTP", "WatchdogStore", "Locking",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The router in memory over a real store in a temp dir, for tests (like HummingbirdTesting).
@@ -70,13 +72,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A program that prints what hashing one credential costs (not a timed test).
+        .executableTarget(name: "hash-benchmark", dependencies: ["WatchdogServer"], path: "Tests/Benchmarks/hash"),
+        // What the test targets share: a clock tests move by hand.
+        .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
         .testTarget(
             name: "WatchdogWireTests",
             dependencies: ["WatchdogWire"]
         ),
         .testTarget(
             name: "WatchdogKitTests",
-            dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP"]
+            dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP", "TestSupport"]
         ),
         // Routes, auth, validation, stats and config through `WatchdogTesting`: in memory, no process.
         .testTarget(
@@ -89,7 +95,7 @@ let package = Package(
         // (transport and framing, signals, kill -9, the CLI, backup, the browser).
         .testTarget(
             name: "WatchdogdTests",
-            dependencies: ["Gzip", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Gzip", "Locking", "TestSupport", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

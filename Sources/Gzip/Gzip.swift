@@ -66,22 +66,36 @@ public enum Gzip {
         return output
     }
 
+    /// zlib could not compress: it refused to start (`deflateInit2`: a level outside -1…9, no
+    /// memory, a mismatched zlib) or did not finish the stream (`deflate`).
+    public struct CompressionFailed: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The zlib call and the code it returned (`Z_STREAM_ERROR` is -2, `Z_BUF_ERROR` -5).
+        public var call: String
+        public var code: Int32
+
+        public var description: String { "\(call) returned \(code)" }
+    }
+
     /// Compresses bytes into a single gzip member.
-    public static func compress(_ input: [UInt8], level: Int32 = Z_DEFAULT_COMPRESSION) -> [UInt8] {
+    public static func compress(_ input: [UInt8], level: Int32 = Z_DEFAULT_COMPRESSION) throws(CompressionFailed) -> [UInt8] {
         var stream = z_stream()
-        guard watchdog_deflate_init_gzip(&stream, level) == Z_OK else { return [] }
+        let started = watchdog_deflate_init_gzip(&stream, level)
+        guard started == Z_OK else { throw CompressionFailed(call: "deflateInit2", code: started) }
         defer { deflateEnd(&stream) }
+        // deflateBound is enough for one Z_FINISH call to end the stream; anything but
+        // Z_STREAM_END means the output would be a truncated member.
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 32)
-        let written: Int = input.withUnsafeBufferPointer { inputBuffer in
+        let (status, written): (Int32, Int) = input.withUnsafeBufferPointer { inputBuffer in
             output.withUnsafeMutableBufferPointer { outputBuffer in
                 stream.next_in = UnsafeMutablePointer(mutating: inputBuffer.baseAddress)
                 stream.avail_in = uInt(inputBuffer.count)
                 stream.next_out = outputBuffer.baseAddress
                 stream.avail_out = uInt(outputBuffer.count)
-                _ = deflate(&stream, Z_FINISH)
-                return outputBuffer.count - Int(stream.avail_out)
+                let status = deflate(&stream, Z_FINISH)
+                return (status, outputBuffer.count - Int(stream.avail_out))
             }
         }
+        guard status == Z_STREAM_END else { throw CompressionFailed(call: "deflate", code: status) }
         output.removeSubrange(written...)
         return output
     }

@@ -205,27 +205,57 @@ enum Callbacks {
         return .success(HTTPRequest(method: state.method, path: state.path, query: state.query, headers: state.headers, body: body, clientAddress: state.clientAddress))
     }
 
+    /// Queues `response`. When libmicrohttpd refuses to build it (a header it does not accept,
+    /// no memory), the failure is logged and a 500 (`HTTPLayerError.responseRejected`) goes out
+    /// instead, on a connection then closed; when even that cannot be built, `.NO` tells
+    /// libmicrohttpd to close the connection. `MHD_queue_response`'s own `.NO` is returned to
+    /// libmicrohttpd, which closes the connection.
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer, context: ServerContext, closing: Bool = false) -> MHD_Result {
-        let created: OpaquePointer?
-        if let stream = response.stream {
-            let pump = Unmanaged.passRetained(StreamPump(stream: stream, context: context)).toOpaque()
-            created = MHD_create_response_from_callback(UInt64.max, 64 * 1024, StreamPump.read, pump, StreamPump.free)
-            if created == nil { Unmanaged<StreamPump>.fromOpaque(pump).release() }
-        } else {
-            created = makeBufferResponse(response)
+        // Shutting down, or the request's framing cannot be trusted: no more requests on this connection.
+        let closing = closing || context.draining.load(ordering: .relaxed)
+        var status = response.status
+        let created: OpaquePointer
+        do {
+            created = try build(response, closing: closing, context: context)
+        } catch {
+            context.logger.error("a \(response.status) response could not be built; answering 500: \(error)")
+            let fallback = context.configuration.renderError(.responseRejected(error.description))
+            do {
+                created = try build(fallback, closing: true, context: context)
+                status = fallback.status
+            } catch {
+                context.logger.error("the 500 could not be built either; closing the connection: \(error)")
+                return .NO
+            }
         }
-        guard let created else { return .NO }
-        for header in response.headers {
-            MHD_add_response_header(created, header.name, header.value)
-        }
-        if closing || context.draining.load(ordering: .relaxed) {
-            // Shutting down, or the request's framing cannot be trusted: no more requests on
-            // this connection.
-            MHD_add_response_header(created, "Connection", "close")
-        }
-        let result = MHD_queue_response(connection, UInt32(response.status), created)
+        let result = MHD_queue_response(connection, UInt32(status), created)
         MHD_destroy_response(created)
         return result
+    }
+
+    /// A libmicrohttpd response with every header of `response`; destroyed again on failure.
+    private static func build(_ response: HTTPResponse, closing: Bool, context: ServerContext) throws(MHDCallFailed) -> OpaquePointer {
+        let created: OpaquePointer
+        if let stream = response.stream {
+            let pump = Unmanaged.passRetained(StreamPump(stream: stream, context: context)).toOpaque()
+            let made = MHD_create_response_from_callback(UInt64.max, 64 * 1024, StreamPump.read, pump, StreamPump.free)
+            if made == nil { Unmanaged<StreamPump>.fromOpaque(pump).release() }
+            created = try MHDCall.created(made, "MHD_create_response_from_callback")
+        } else {
+            created = try MHDCall.created(makeBufferResponse(response), "MHD_create_response_from_buffer(\(response.body.count) bytes)")
+        }
+        do {
+            for header in response.headers {
+                try MHDCall.check(MHD_add_response_header(created, header.name, header.value), "MHD_add_response_header(\(header.name))")
+            }
+            if closing {
+                try MHDCall.check(MHD_add_response_header(created, "Connection", "close"), "MHD_add_response_header(Connection)")
+            }
+        } catch {
+            MHD_destroy_response(created)
+            throw error
+        }
+        return created
     }
 
     private static func makeBufferResponse(_ response: HTTPResponse) -> OpaquePointer? {

@@ -47,4 +47,7 @@ public enum HTTPLayerError: Error, Sendable, Equatable {
     /// `Transfer-Encoding` names a coding other than `chunked`; the connection is closed after
     /// the answer (RFC 9112 §6.1: 501).
     case unsupportedTransferEncoding(String)
+    /// libmicrohttpd refused to build the handler's response (a header value with a line break,
+    /// no memory); the reason was logged. Answered with 500 on a connection then closed.
+    case responseRejected(String)
 }

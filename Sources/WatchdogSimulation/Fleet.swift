@@ -1,19 +1,22 @@
 import Foundation
+import WatchdogKit
 
 /// Runs a fleet of simulated devices against a watchdogd URL, concurrently, and reports what
 /// they produced — for demos, as a load generator, and for end-to-end tests.
 public enum Fleet {
     /// Runs the plan; outboxes live under `workDirectory` (removed afterwards). With a
-    /// `keyRotation`, the key is revoked and replaced part-way through.
+    /// `keyRotation`, the key is revoked and replaced part-way through. `transport` makes each
+    /// device's HTTP transport (given the device's index); tests wrap the real one to watch it.
     public static func run(_ plan: FleetPlan, endpoint: URL, ingestKey: String, workDirectory: URL, deadline: Date = .distantFuture,
-                           keyRotation: KeyRotation? = nil) async throws -> FleetResult {
+                           keyRotation: KeyRotation? = nil,
+                           transport: (_ device: Int) -> any HTTPTransport = { _ in URLSessionTransport() }) async throws -> FleetResult {
         let keys = KeyCoordinator(key: ingestKey, rotation: keyRotation)
         let devices = max(1, plan.devices)
         let perDevice = (0..<devices).map { plan.sessions / devices + ($0 < plan.sessions % devices ? 1 : 0) }
         var simulated: [(SimulatedDevice, Int)] = []
         for index in 0..<devices {
             let device = try await SimulatedDevice(index: index, plan: plan, endpoint: endpoint, keys: keys,
-                                             directory: workDirectory.appendingPathComponent("device-\(index)"))
+                                             directory: workDirectory.appendingPathComponent("device-\(index)"), transport: transport(index))
             simulated.append((device, perDevice[index]))
         }
         let runs = simulated.map { UncheckedDevice(device: $0.0, sessions: $0.1) }

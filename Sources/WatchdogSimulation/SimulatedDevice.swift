@@ -34,7 +34,7 @@ final class SimulatedDevice {
     private let keys: KeyCoordinator
     private let refused = RefusalFlag()
 
-    init(index: Int, plan: FleetPlan, endpoint: URL, keys: KeyCoordinator, directory: URL) async throws {
+    init(index: Int, plan: FleetPlan, endpoint: URL, keys: KeyCoordinator, directory: URL, transport: any HTTPTransport) async throws {
         self.plan = plan
         // A device runs one release; the fleet spreads devices over the releases.
         releasePlan = plan.releases[index % plan.releases.count]
@@ -50,7 +50,7 @@ final class SimulatedDevice {
         settings.configRefreshInterval = 60
         settings.maximumBackoff = plan.maximumBackoff
         var crash: () -> Void = {}
-        agent = try WatchdogAgent(settings: settings, window: window, clock: { clock.now }, crashHandler: { crash() })
+        agent = try WatchdogAgent(settings: settings, window: window, clock: { clock.now }, transport: transport, crashHandler: { crash() })
         crash = { [unowned self] in crashed = true }
         let refused = refused
         agent.setDeliveryStatusHandler { status in

@@ -41,7 +41,7 @@ public struct RejectedItem: Codable, Hashable, Sendable {
     }
 }
 
-/// `{"code": "...", "message": "..."}`: the shape of every error (SPEC §3).
+/// `{"code": "...", "message": "..."}`: the shape of every error (docs/api.md, "Errors").
 public struct ErrorDetail: Codable, Hashable, Sendable, Error {
     /// A stable machine-readable code, e.g. `invalid_field`.
     public var code: String

@@ -1,4 +1,4 @@
-/// Sizes every client-supplied value is bounded by (SPEC §3). Shared by the server, which
+/// Sizes every client-supplied value is bounded by (docs/api.md, "Ingest"). Shared by the server, which
 /// enforces them, and the client library, which stays inside them.
 public enum Limits {
     public static let itemsPerBatch = 500
@@ -25,7 +25,7 @@ public enum Limits {
     public static let earliestMilliseconds: Int64 = 1_168_300_800_000
 }
 
-/// The vocabularies of SPEC §3.
+/// The vocabularies of docs/api.md ("Ingest").
 public enum Vocabulary {
     public static let builtInKinds: Set<String> = [
         "view_frame_mismatch", "input_covered_by_keyboard", "keyboard_without_input", "interaction_lock",

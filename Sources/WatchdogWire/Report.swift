@@ -1,4 +1,4 @@
-/// One glitch seen by a watchdog in an app, as posted to `POST /v1/reports` (SPEC §3).
+/// One glitch seen by a watchdog in an app, as posted to `POST /v1/reports` (docs/api.md, "Ingest").
 ///
 /// Unknown JSON fields are ignored so that newer clients can talk to older servers.
 public struct Report: Codable, Hashable, Sendable {

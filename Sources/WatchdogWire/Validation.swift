@@ -11,7 +11,7 @@ public struct ValidatedSessionStart: Sendable {
     public var startedAtMilliseconds: Int64
 }
 
-/// Checks one report or session against the rules of SPEC §3. Every failure names the field
+/// Checks one report or session against the rules of docs/api.md ("Ingest"). Every failure names the field
 /// and what would be valid, e.g. `view.expected.width must be a finite number ≥ 0 and ≤ 1e9, got -5.0`.
 public struct ReportValidator: Sendable {
     /// The server's clock, in milliseconds since the epoch.

@@ -1,6 +1,7 @@
 import Foundation
 import Gzip
 import Testing
+import TestSupport
 import WatchdogHTTP
 import WatchdogKit
 import WatchdogWire
@@ -9,8 +10,6 @@ import WatchdogWire
 /// them; a whole-batch 400 is bisected down to the poison item; a full outbox evicts the
 /// oldest and says so (`client_dropped`). Real outbox in a temp dir, real HTTP server.
 @Suite struct DeliveryKeepsDataTests {
-    typealias FakeClock = DeliveryTests.FakeClock
-
     static func error(_ status: Int, _ code: String, headers: [(String, String)] = []) -> HTTPResponse {
         HTTPResponse(status: status, headers: [("Content-Type", "application/json")] + headers,
                      body: Array(#"{"error":{"code":"\#(code)","message":"\#(code) happened"}}"#.utf8))
@@ -32,7 +31,7 @@ import WatchdogWire
     ])
     func aRefusalKeepsTheOutboxBacksOffAndTellsTheHostApp(status: Int, code: String) async throws {
         let server = try ScriptedServer(script: [Self.error(status, code), Self.error(status, code), DeliveryTests.accepted(2)])
-        let clock = FakeClock()
+        let clock = ManualClock(1000)
         let outbox = try Self.outbox()
         try outbox.persist(DeliveryTests.report())
         try outbox.persist(DeliveryTests.report())
@@ -66,7 +65,7 @@ import WatchdogWire
             HTTPResponse(status: 500), HTTPResponse(status: 500), HTTPResponse(status: 500), HTTPResponse(status: 500),
             Self.error(429, "rate_limited", headers: [("Retry-After", "86400")]),
         ])
-        let clock = FakeClock()
+        let clock = ManualClock(1000)
         let outbox = try Self.outbox()
         try outbox.persist(DeliveryTests.report())
         let uploader = Uploader(outbox: outbox, endpoint: server.url, ingestKey: "k", clock: { clock.now }, random: { 1.0 },
@@ -88,7 +87,7 @@ import WatchdogWire
             HTTPResponse(status: 202, headers: [("Content-Type", "application/json")],
                          body: Array(#"{"accepted":1,"duplicates":0,"rejected":[{"index":1,"id":null,"error":{"code":"invalid_field","message":"bad"}}]}"#.utf8)),
         ])
-        let clock = FakeClock()
+        let clock = ManualClock(1000)
         let outbox = try Self.outbox()
         try outbox.persist(DeliveryTests.report())
         try outbox.persist(DeliveryTests.report())
@@ -143,7 +142,7 @@ import WatchdogWire
         #expect(outbox.unsentDrops().map(\.evicted) == [2])
 
         let server = try ScriptedServer(script: [HTTPResponse(status: 500), DeliveryTests.accepted(3), DeliveryTests.accepted(0)])
-        let clock = FakeClock()
+        let clock = ManualClock(1000)
         let uploader = Uploader(outbox: outbox, endpoint: server.url, ingestKey: "k", clock: { clock.now }, random: { 1.0 }, logger: TaggedLogger(tag: "t"))
         guard case .waitingUntil(let due) = await uploader.drain() else { Issue.record("no wait"); return }
         // Dropped while the first count is in flight: a new entry, the sent one keeps its numbers.

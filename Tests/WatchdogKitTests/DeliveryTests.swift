@@ -1,18 +1,12 @@
 import Foundation
 import Gzip
 import Testing
+import TestSupport
 import WatchdogHTTP
 import WatchdogKit
 import WatchdogWire
 
 @Suite struct DeliveryTests {
-    final class FakeClock: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 1000.0
-        var now: Double { lock.lock(); defer { lock.unlock() }; return value }
-        func advance(_ seconds: Double) { lock.lock(); value += seconds; lock.unlock() }
-    }
-
     static func report() -> Report {
         Report(id: UUID().uuidString.lowercased(), kind: "view_frame_mismatch", occurredAt: "2026-11-20T10:00:00Z", app: "com.example.mail",
                release: Release(version: "14.2.0", build: "1"), appState: "active",
@@ -32,7 +26,7 @@ import WatchdogWire
             HTTPResponse(status: 429, headers: [("Retry-After", "2")], body: Array(#"{"error":{"code":"rate_limited","message":"slow down"}}"#.utf8)),
             Self.accepted(1),
         ])
-        let clock = FakeClock()
+        let clock = ManualClock(1000)
         let outbox = try outbox()
         try outbox.persist(Self.report())
         let uploader = Uploader(outbox: outbox, endpoint: server.url, ingestKey: "k", clock: { clock.now }, random: { 0.5 }, logger: TaggedLogger(tag: "t"))
@@ -53,7 +47,7 @@ import WatchdogWire
         let server = try ScriptedServer(script: [
             HTTPResponse(status: 500), HTTPResponse(status: 502), HTTPResponse(status: 500), Self.accepted(1),
         ])
-        let clock = FakeClock()
+        let clock = ManualClock(1000)
         let outbox = try outbox()
         try outbox.persist(Self.report())
         let uploader = Uploader(outbox: outbox, endpoint: server.url, ingestKey: "k", clock: { clock.now }, random: { 1.0 }, logger: TaggedLogger(tag: "t"))

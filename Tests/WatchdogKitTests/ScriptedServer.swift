@@ -3,8 +3,11 @@ import Logging
 import WatchdogHTTP
 
 /// A real HTTP server (the project's libmicrohttpd layer) that answers with scripted
-/// responses in order and records what it received: for delivery behaviour the real daemon
-/// does not produce yet (429 with Retry-After).
+/// responses in order and records what it received: for delivery behaviour that needs an exact
+/// sequence of answers. The daemon does send 429 with `Retry-After` (ingest rate limits, too
+/// many unknown credentials from one address) and 503 when overloaded, but not on cue, nor with
+/// a chosen wait, nor 5xx in a chosen order; `KitDeliveryTests` runs WatchdogKit against the
+/// real daemon.
 final class ScriptedServer: @unchecked Sendable {
     private let lock = NSLock()
     private var script: [HTTPResponse]

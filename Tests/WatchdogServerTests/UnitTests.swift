@@ -3,13 +3,13 @@ import Foundation
 @testable import WatchdogServer
 import WatchdogStore
 
-@Suite struct SHA256Tests {
-    @Test func matchesTheFIPSVectors() {
-        #expect(SHA256.hash(Array("abc".utf8)).hexString == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(SHA256.hash([]).hexString == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(SHA256.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)).hexString
+@Suite struct CredentialHashTests {
+    @Test func credentialHashMatchesTheFIPSVectors() {
+        #expect(CredentialHash.sha256(Array("abc".utf8)).hexString == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(CredentialHash.sha256([]).hexString == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(CredentialHash.sha256(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)).hexString
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-        #expect(SHA256.hash([UInt8](repeating: 0x61, count: 1_000_000)).hexString
+        #expect(CredentialHash.sha256([UInt8](repeating: 0x61, count: 1_000_000)).hexString
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 

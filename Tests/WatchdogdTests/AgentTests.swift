@@ -1,18 +1,12 @@
 import Foundation
 import GRDB
 import Testing
+import TestSupport
 import WatchdogKit
 import WatchdogWire
 
 /// WatchdogKit's agent against the real daemon: remote switches, durable reports, kill switch.
 @Suite struct AgentTests {
-    final class Clock: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 100.0
-        var now: Double { lock.lock(); defer { lock.unlock() }; return value }
-        func advance(_ seconds: Double) { lock.lock(); value += seconds; lock.unlock() }
-    }
-
     @Test func remoteSwitchesReachTheAgentAndTheKillSwitchStopsEverything() async throws {
         let daemon = try Daemon()
         let key = try daemon.addApp("com.example.mail")
@@ -23,7 +17,7 @@ import WatchdogWire
                                         release: Release(version: "14.2.0", build: "31245", channel: "beta"),
                                         device: Device(model: "iPhone15,2", os: "iOS", osVersion: "18.1", idiom: "phone"), idiom: .phone, storageDirectory: storage)
         settings.configRefreshInterval = 0
-        let clock = Clock()
+        let clock = ManualClock(100)
         var crashes: [Bool] = []
         var agent: WatchdogAgent!
         agent = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now },

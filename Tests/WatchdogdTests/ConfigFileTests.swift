@@ -20,22 +20,12 @@ import Testing
     func aWrongSettingIsRefusedNamingWhereItCameFrom(text: String, environment: [String: String], expected: String) throws {
         let file = try Self.write(text)
         defer { try? FileManager.default.removeItem(at: file) }
-        let command = Process()
-        command.executableURL = Daemon.binary
-        command.arguments = ["serve", "--listen", "127.0.0.1:0", "--config", file.path, "--data-dir", FileManager.default.temporaryDirectory.appendingPathComponent("watchdogd-\(UUID().uuidString)").path]
-        command.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let errors = Pipe()
-        command.standardError = errors
-        command.standardOutput = Pipe()
-        try command.run()
-        // If a regression let it start serving, stop it instead of waiting forever.
-        let pid = command.processIdentifier
-        let stopper = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: stopper)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        command.waitUntilExit()
-        stopper.cancel()
-        #expect(command.terminationStatus != 0)
+        // A regression that let it start serving is killed and fails the test (ProcessTimedOut).
+        let dataDir = FileManager.default.temporaryDirectory.appendingPathComponent("watchdogd-\(UUID().uuidString)")
+        let result = try ChildProcess.run(Daemon.binary, ["serve", "--listen", "127.0.0.1:0", "--config", file.path, "--data-dir", dataDir.path],
+                                          environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, seconds: 20)
+        let message = result.stderr
+        #expect(result.status != 0)
         #expect(message.contains(expected), "\(message)")
     }
 }

@@ -57,8 +57,7 @@ import Testing
         let answer = try #require(try inFlight.readResponse())
         #expect(answer.status == 202)
         #expect(answer.headers["connection"]?.lowercased() == "close")
-        daemon.process.waitUntilExit()
-        #expect(daemon.process.terminationStatus == 0)
+        #expect(daemon.waitForExit(after: "SIGTERM") == 0)
         try daemon.restart()
         #expect(try daemon.query { db in try String.fetchOne(db, sql: "SELECT id FROM report_ids WHERE id = ?", arguments: [id.lowercased()]) } != nil)
     }
@@ -161,19 +160,5 @@ import Testing
             try Int.fetchOne(db, sql: "SELECT sum(reports) FROM release_kinds") == Int.fetchOne(db, sql: "SELECT count(*) FROM reports")
         }
         #expect(rollupMatchesRows)
-    }
-}
-
-/// A value shared between threads.
-final class Locked<Value>: @unchecked Sendable {
-    private var stored: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) { stored = value }
-
-    var value: Value { lock.withLock { stored } }
-
-    func update(_ body: (inout Value) -> Void) {
-        lock.withLock { body(&stored) }
     }
 }

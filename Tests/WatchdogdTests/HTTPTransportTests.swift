@@ -45,7 +45,7 @@ import Testing
         #expect(streamed.status == 413)
 
         // Small on the wire, over the cap once inflated.
-        let compressed = Gzip.compress(json)
+        let compressed = try Gzip.compress(json)
         #expect(compressed.count < 1 << 20)
         let inflated = try daemon.client.request("POST", "/v1/reports", token: key,
                                                  headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: compressed)

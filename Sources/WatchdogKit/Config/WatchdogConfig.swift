@@ -1,6 +1,6 @@
 import Foundation
 
-/// The remote switches and tunables the watchdog reads (SPEC §4), with their defaults.
+/// The remote switches and tunables the watchdog reads (docs/remote-config.md), with their defaults.
 public struct WatchdogConfig: Codable, Sendable, Equatable {
     public var version: Int = 0
     /// Kill switch: `false` stops checks, reports and uploads.

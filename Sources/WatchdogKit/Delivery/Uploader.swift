@@ -179,10 +179,19 @@ public final class Uploader: Sendable {
         }
         body.append(UInt8(ascii: "}"))
         let key = state.withLock { $0.ingestKey }
+        var headers = ["Authorization": "Bearer \(key)", "Content-Type": "application/json"]
+        let payload: Data
+        do {
+            payload = Data(try Gzip.compress(Array(body)))
+            headers["Content-Encoding"] = "gzip"
+        } catch {
+            // gzip only saves bandwidth: the batch goes uncompressed (its size is bounded alike).
+            logger.log("gzip failed (\(error)); sending the \(kind.rawValue) batch uncompressed")
+            payload = Data(body)
+        }
         let request = TransportRequest(
             method: "POST", url: endpoint.appendingPathComponent("v1").appendingPathComponent(kind.rawValue),
-            headers: ["Authorization": "Bearer \(key)", "Content-Type": "application/json", "Content-Encoding": "gzip"],
-            body: Data(Gzip.compress(Array(body)))
+            headers: headers, body: payload
         )
         let response: TransportResponse
         do {

@@ -54,7 +54,7 @@ final class Authenticator: Sendable {
         } else {
             try screen(token, address: address, now: now, refusal: .unauthorized)
         }
-        let hash = SHA256.hash(Array(token.utf8))
+        let hash = CredentialHash.sha256(Array(token.utf8))
         let record: CredentialRecord?
         do {
             record = try store.credential(secretHash: hash)

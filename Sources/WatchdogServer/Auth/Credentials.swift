@@ -30,7 +30,7 @@ public enum CredentialIssuer {
         case .admin: prefix = "wda"
         }
         let token = "\(prefix)_\(id)_\(secret)"
-        let record = CredentialRecord(id: id, role: role, app: app, name: name, secretHash: SHA256.hash(Array(token.utf8)), createdAt: nowMilliseconds)
+        let record = CredentialRecord(id: id, role: role, app: app, name: name, secretHash: CredentialHash.sha256(Array(token.utf8)), createdAt: nowMilliseconds)
         return (record, token)
     }
 }

@@ -35,7 +35,7 @@ final class DashboardSessions: Sendable {
         let cookie = RandomSecret.hex(bytes: 32)
         let csrf = RandomSecret.hex(bytes: 16)
         let now = clock()
-        let hash = SHA256.hash(Array(cookie.utf8))
+        let hash = CredentialHash.sha256(Array(cookie.utf8))
         try storeCall {
             try store.createSession(DashboardSession(idHash: hash, credentialID: credential.id, csrfToken: csrf, createdAt: now,
                                                      expiresAt: now + Self.lifetimeMilliseconds))
@@ -59,7 +59,7 @@ final class DashboardSessions: Sendable {
         if let cached = cache.withLock({ $0[cookie] }), now < cached.expiresAt, now - cached.checkedAt < Self.recheckMilliseconds {
             return cached.principal
         }
-        let hash = SHA256.hash(Array(cookie.utf8))
+        let hash = CredentialHash.sha256(Array(cookie.utf8))
         guard let session = try storeCall({ try store.session(idHash: hash, now: now) }),
               let credential = try storeCall({ try store.credential(id: session.credentialID) }) else {
             _ = cache.withLock { $0.removeValue(forKey: cookie) }
@@ -84,7 +84,7 @@ final class DashboardSessions: Sendable {
     func link(for credentialID: String) throws(APIError) -> (path: String, expiresAt: Int64) {
         let code = RandomSecret.hex(bytes: 24)
         let expires = clock() + Self.linkLifetimeMilliseconds
-        try storeCall { try store.createLoginLink(codeHash: SHA256.hash(Array(code.utf8)), credentialID: credentialID, expiresAt: expires) }
+        try storeCall { try store.createLoginLink(codeHash: CredentialHash.sha256(Array(code.utf8)), credentialID: credentialID, expiresAt: expires) }
         return ("/login?code=\(code)", expires)
     }
 
@@ -96,7 +96,7 @@ final class DashboardSessions: Sendable {
     /// Uses up a link; the credential it signs in as.
     func consume(code: String) throws(APIError) -> CredentialRecord {
         guard Self.isLinkCode(code),
-              let id = try storeCall({ try store.consumeLoginLink(codeHash: SHA256.hash(Array(code.utf8)), now: clock()) }),
+              let id = try storeCall({ try store.consumeLoginLink(codeHash: CredentialHash.sha256(Array(code.utf8)), now: clock()) }),
               let credential = try storeCall({ try store.credential(id: id) }) else {
             throw .unauthorized
         }

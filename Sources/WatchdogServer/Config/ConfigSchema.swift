@@ -1,6 +1,6 @@
 import WatchdogWire
 
-/// The remote-config keys of SPEC §4: their defaults and what values they take.
+/// The remote-config keys of docs/remote-config.md: their defaults and what values they take.
 enum ConfigSchema {
     enum ValueRule {
         case boolean

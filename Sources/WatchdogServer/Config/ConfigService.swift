@@ -159,7 +159,7 @@ final class ConfigService: Sendable {
         var impact: [ReleaseImpact]?
     }
 
-    /// Applies a JSON merge patch (SPEC §4): top-level config keys change `defaults`; `defaults`
+    /// Applies a JSON merge patch (docs/remote-config.md): top-level config keys change `defaults`; `defaults`
     /// and `rules` address the document itself (RFC 7396: an array, like `rules`, is replaced whole).
     func patch(app: String, patch: JSONValue, ifMatch: String?, actor: String, dryRun: Bool) throws -> Change {
         try change(app: app, ifMatch: ifMatch, actor: actor, dryRun: dryRun) { current throws(APIError) in

@@ -3,7 +3,7 @@ import WatchdogHTTP
 import WatchdogWire
 
 /// Every failure an HTTP client can see, rendered in one place as
-/// `{"error": {"code": ..., "message": ...}}` with its status (SPEC §3).
+/// `{"error": {"code": ..., "message": ...}}` with its status (docs/api.md, "Errors").
 public struct APIError: Error, Sendable {
     public var status: Int
     public var code: String
@@ -84,6 +84,8 @@ public struct APIError: Error, Sendable {
         case .ambiguousFraming(let reason):
             APIError(status: 400, code: "ambiguous_framing",
                      message: "the body's length is ambiguous (\(reason)); send one Content-Length or Transfer-Encoding: chunked, not both")
+        case .responseRejected:
+            APIError.internalError
         case .unsupportedTransferEncoding(let coding):
             APIError(status: 501, code: "unsupported_transfer_encoding",
                      message: "Transfer-Encoding \(coding) is not supported; send Content-Length or Transfer-Encoding: chunked (Content-Encoding: gzip compresses)")

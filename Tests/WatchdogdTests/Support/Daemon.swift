@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,7 @@ final class Daemon {
     private(set) var exports: [String: String] = [:]
     /// The one-time sign-in link `--demo` printed (path and query).
     private(set) var signInLink: String?
-    private var stdoutPipe = Pipe()
+    private var output = PipeReader()
     private let ownsDataDir: Bool
 
     var client: HTTPClient { HTTPClient(port: port) }
@@ -35,7 +36,7 @@ final class Daemon {
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            try? ChildProcess.waitForExit(process, seconds: Self.exitSeconds, command: "watchdogd serve")
         }
         if ownsDataDir { try? FileManager.default.removeItem(at: dataDir) }
     }
@@ -53,11 +54,17 @@ final class Daemon {
 
     private var extraArguments: [String] = []
 
+    /// How long `watchdogd serve` may take to print its address, and to exit after a signal.
+    static let startSeconds = 60.0
+    static let exitSeconds = 30.0
+    /// How long an administrative verb (`apps add`, `backup`, `check`…) may run.
+    static let commandSeconds = 60.0
+
     private func start(demo: Bool, extraArguments: [String], port: UInt16 = 0) throws {
         if !extraArguments.isEmpty { self.extraArguments = extraArguments }
         let extraArguments = self.extraArguments
         process = Process()
-        stdoutPipe = Pipe()
+        output = PipeReader()
         self.port = 0
         process.executableURL = Self.binary
         // Tests post from one address far faster than devices do: rate limits are off unless a
@@ -65,21 +72,32 @@ final class Daemon {
         let limits = extraArguments.contains { $0.hasPrefix("--rate-per") } ? [] : ["--rate-per-address", "0", "--rate-per-key", "0"]
         process.arguments = ["serve", "--listen", "127.0.0.1:\(port)", "--data-dir", dataDir.path, "--log-level", "warning"]
             + (demo ? ["--demo"] : []) + limits + extraArguments
-        process.standardOutput = stdoutPipe
+        process.standardOutput = output.pipe
         process.standardError = FileHandle.standardError
         try process.run()
-        let handle = stdoutPipe.fileHandleForReading
+        output.start()
         var text = ""
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+        let deadline = Date().addingTimeInterval(Self.startSeconds)
+        while process.isRunning, Date() < deadline {
+            // Whole lines only: a read may end inside "listening on http://127.0.0.1:39953".
+            let read = output.text
+            text = read.lastIndex(of: "\n").map { String(read[...$0]) } ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }),
-               let portText = line.split(separator: ":").last, let port = UInt16(portText) {
+               let portText = line.split(separator: ":").last, let port = UInt16(portText),
+               !demo || text.contains("WATCHDOG_ADMIN_TOKEN=") {
                 self.port = port
-                if !demo || text.contains("WATCHDOG_ADMIN_TOKEN=") { break }
+                break
             }
+            usleep(5_000)
+        }
+        if self.port == 0, process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            try? ChildProcess.waitForExit(process, seconds: 10, command: "watchdogd serve")
+            throw ProcessTimedOut(command: "watchdogd serve", waitingFor: "print 'listening on'", seconds: Self.startSeconds, output: text)
+        }
+        if self.port == 0 {
+            output.waitForEOF(seconds: 2)
+            text = output.text
         }
         if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }),
            let url = line.split(separator: " ").dropFirst().first, let range = url.range(of: "/login?") {
@@ -99,34 +117,38 @@ final class Daemon {
         try start(demo: demo, extraArguments: [], port: samePort ? previousPort : 0)
     }
 
-    /// SIGTERM, and the exit status.
+    /// SIGTERM, and the exit status. A daemon that has not exited `exitSeconds` later is
+    /// killed and the test fails saying so.
     @discardableResult
     func stop() -> Int32 {
         guard port != 0 else { return 0 }
         guard process.isRunning else { return process.terminationStatus }
         process.terminate()
-        process.waitUntilExit()
-        return process.terminationStatus
+        return waitForExit(after: "SIGTERM")
     }
 
     /// SIGKILL: no chance to flush anything.
     func killHard() {
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        waitForExit(after: "SIGKILL")
     }
 
-    /// Runs another `watchdogd` verb on this data dir; returns (status, stdout).
+    /// Waits (bounded) for the daemon to exit after `signal` was sent; returns the exit status.
+    @discardableResult
+    func waitForExit(after signal: String) -> Int32 {
+        do {
+            try ChildProcess.waitForExit(process, seconds: Self.exitSeconds, command: "watchdogd serve (after \(signal))")
+        } catch {
+            Issue.record(error)
+        }
+        return process.terminationStatus
+    }
+
+    /// Runs another `watchdogd` verb on this data dir; returns (status, stdout). Throws
+    /// `ProcessTimedOut` when it runs longer than `commandSeconds`.
     func runCommand(_ arguments: [String]) throws -> (status: Int32, stdout: String) {
-        let command = Process()
-        command.executableURL = Self.binary
-        command.arguments = arguments + ["--data-dir", dataDir.path]
-        let output = Pipe()
-        command.standardOutput = output
-        command.standardError = Pipe()
-        try command.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        command.waitUntilExit()
-        return (command.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try ChildProcess.run(Self.binary, arguments + ["--data-dir", dataDir.path], seconds: Self.commandSeconds)
+        return (result.status, result.stdout)
     }
 
     /// Creates an app and returns its ingest key.

@@ -42,7 +42,7 @@ struct HTTPClient {
         return try exchange(Array(head.utf8) + body)
     }
 
-    func postJSON(_ path: String, token: String?, json: Any, gzip: Bool = false) throws -> Response {
+    func postJSON(_ path: String, token: String?, json: Any) throws -> Response {
         let data = Array(try JSONSerialization.data(withJSONObject: json))
         return try request("POST", path, token: token, headers: ["Content-Type": "application/json"], body: data)
     }
