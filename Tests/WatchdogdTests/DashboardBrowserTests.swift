@@ -75,14 +75,14 @@ import Testing
         let view = "&lt;/script&gt;&lt;script&gt;document.body.setAttribute('data-pwned','script')&lt;/script&gt;"
         let shows: [(route: String, texts: [String])] = [
             ("report?\(app)&id=\(id)", ["<h1>view-frame glitches on ", screen, release, "data-role=\"glitch-drawing\"", "javascript:document.body"]),
-            ("reports?\(app)", ["href=\"#/report?app=com.example.mail&amp;id=\(id)\"", "<td>\(screen)</td>", "<td>\(view)</td>", "<td>\(release)</td>"]),
-            ("issues?\(app)", ["<h1>Top issues of <span data-role=\"release\">\(release)</span></h1>", "View frame mismatch · \(view) on \(screen) (docked)",
+            ("reports?\(app)", ["href=\"#/report?app=com.example.mail&amp;id=\(id)\"", "\">\(screen)</span></td>", "\">\(view)</span></td>", "\">\(release)</span></td>"]),
+            ("issues?\(app)", ["<h1>Top issues of <span data-role=\"release\"", "\">\(release)</span></h1>", "View frame mismatch · \(view) on \(screen) (docked)",
                                 "<span class=\"badge new\">new</span>"]),
-            ("keyboard?\(app)", [#"<td>&lt;svg onload="document.body.setAttribute('data-pwned','svg')"</td><td>docked</td>"#,
+            ("keyboard?\(app)", [#"">&lt;svg onload="document.body.setAttribute('data-pwned','svg')"</span></td>"#, "docked</",
                                   "<td class=\"num\">1</td><td class=\"num\">216</td><td class=\"num\">216</td><td class=\"num\">216</td>"]),
             ("releases?\(app)", ["<h1>Releases of <span>com.example.mail</span></h1>", "\">\(release)</a></td>", "data-role=\"concentration\">100.0 %</span>"]),
             ("compare?\(app)", ["<h1>Compare releases</h1>", "selected=\"selected\">\(release)</option>", "This app needs two releases to compare."]),
-            ("timeline?\(app)", ["<h1>Glitches over time</h1>", "<h2>\(release): keyboard glitches per 1,000 sessions, by kind</h2>", "<canvas"]),
+            ("timeline?\(app)", ["<h1>Glitches over time</h1>", "\">\(release)</span>: keyboard glitches per 1,000 sessions, by kind</h2>", "<canvas"]),
             ("cohort?\(app)", ["<h1>Config effect</h1>", "selected=\"selected\">\(release)</option>", "This app has no config rules"]),
             ("config?\(app)", ["<h2>Switches (version 0)</h2>", "data-key=\"enabled\" checked=\"checked\"", "data-key=\"auto_fix\"", "data-key=\"test_crash\""]),
         ]

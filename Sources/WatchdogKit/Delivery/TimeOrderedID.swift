@@ -1,4 +1,5 @@
 import Foundation
+import WatchdogWire
 
 /// Report, session and drop-count ids: UUID version 7 (RFC 9562 §5.7), 48 bits of Unix time in
 /// milliseconds then 74 random bits, in the lowercase text form the server expects.
@@ -21,14 +22,6 @@ public enum TimeOrderedID {
         for index in 6..<16 { bytes[index] = UInt8(truncatingIfNeeded: (index < 14 ? random : more) >> (8 * UInt64(index % 8))) }
         bytes[6] = 0x70 | (bytes[6] & 0x0F)   // version 7
         bytes[8] = 0x80 | (bytes[8] & 0x3F)   // variant 10
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        return UUIDText.text(bytes: bytes)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WatchdogWire
 
 /// Identifiers as the store keys them: a canonical UUID (what WatchdogKit sends) as its 16
 /// bytes, anything else as its text. In SQLite a BLOB never equals a TEXT, so a text id whose
@@ -52,15 +53,7 @@ enum CompactID {
     }
 
     static func uuidText(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        UUIDText.text(bytes: bytes)
     }
 }
 
