@@ -66,6 +66,30 @@ import WatchdogTesting
         #expect((issues["issues"] as? [[String: Any]])?.first?["affected_sessions"] as? Int == 2)
     }
 
+    /// A release's reports of every kind, newest first, each once: they are read per kind on
+    /// (release, kind) and merged, there being no index on the release alone.
+    @Test func aReleasesReportsOfSeveralKindsComeNewestFirstAcrossPages() throws {
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        var posted: [String] = []
+        for index in 0..<14 {
+            var report = try Fixtures.freshReport(kind: ["view_frame_mismatch", "x-other", "x-third"][index % 3 == 0 ? 0 : index % 2 + 1])
+            if index == 7 { report["release"] = ["version": "9.9.9", "build": "1"] }
+            #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": [report]]).status == 202)
+            if index != 7 { posted.append(try #require(report["id"] as? String)) }
+        }
+        var listed: [String] = []
+        var cursor: String?
+        repeat {
+            let path = "/v1/apps/com.example.mail/reports?release=14.2.0&limit=3" + (cursor.map { "&cursor=\($0)" } ?? "")
+            let page = try app.client.request("GET", path, token: viewer).json
+            listed += (page["reports"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            cursor = page["next_cursor"] as? String
+        } while cursor != nil && listed.count < 100
+        #expect(listed == posted.reversed(), "newest first, each once, only this release's")
+    }
+
     /// A data dir written before the compaction (text ids and bodies, text-keyed session
     /// tables) answers the same afterwards, dedupes the same ids and is smaller.
     @Test func anExistingDataDirIsCompactedKeepingEveryAnswerAndEveryByte() throws {
