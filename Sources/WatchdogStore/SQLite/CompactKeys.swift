@@ -16,7 +16,7 @@ enum CompactID {
     static func text(from value: DatabaseValue) -> String {
         switch value.storage {
         case .string(let text): return text
-        case .blob(let data) where data.count == 16: return uuidText(Array(data))
+        case .blob(let data) where data.count == 16: return UUIDText.text(bytes: Array(data))
         case .blob(let data): return String(decoding: data, as: UTF8.self)
         case .int64(let number): return String(number)
         default: return ""
@@ -50,10 +50,6 @@ enum CompactID {
             }
         }
         return bytes
-    }
-
-    static func uuidText(_ bytes: [UInt8]) -> String {
-        UUIDText.text(bytes: bytes)
     }
 }
 
