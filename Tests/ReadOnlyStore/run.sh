@@ -7,6 +7,8 @@
 #   2. SIGTERM still stops watchdogd in bounded time (its final checkpoint cannot be written);
 #   3. the operator's repair (umount, e2fsck, mount) and a restart: every report that ever got
 #      202 is in the database, it passes integrity_check, and the refused batch now goes in.
+#      (Without JournalProbe, 1 or 2 batches acknowledged as the journal died were lost in about
+#      1 run of 6 under load: Linux had reported their fdatasync as done.)
 # An ext4 that aborted its journal cannot be remounted read-write while files are open on it, so
 # step 3 needs the restart; recovery without one is what Tests/DiskFull/run.sh checks.
 # Needs root (mount, losetup); .ci/run runs it. Exits non-zero on any broken expectation.
@@ -135,6 +137,9 @@ for _ in $(seq 150); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; d
 if kill -0 "$daemon_pid" 2>/dev/null; then echo "FAIL: watchdogd still running 15 s after SIGTERM on a read-only store" >&2; exit 1; fi
 set +e; wait "$daemon_pid"; code=$?; set -e
 echo "ok: SIGTERM on the read-only store stopped watchdogd (exit $code)"
+# Linux can report an fdatasync as done for a write its aborted ext4 journal threw away; the
+# commit after which JournalProbe saw the journal dead was answered 503 instead of 202.
+echo "info: $(grep -c 'stopped journaling' "$work/out" || true) commit(s) answered 503 because the journal died right after them"
 
 # 3. Repair as an operator would, restart, and count.
 umount "$mnt"

@@ -31,6 +31,7 @@ extension SQLiteStore {
         // Only refs of a committed transaction are remembered: a rolled-back one's number
         // could be handed to another release by the next transaction.
         if !added.isEmpty { releaseRefs.withLock { $0.merge(added) { old, _ in old } } }
+        try journalProbe.check()
         return counts
     }
 

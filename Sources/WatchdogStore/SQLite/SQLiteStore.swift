@@ -21,6 +21,8 @@ public final class SQLiteStore: TelemetryStore {
     let releaseRefs = Locked<[Rollup.ReleaseKey: Int64]>([:])
     /// The database file.
     public let path: String
+    /// Checked after each ingest commit (see `JournalProbe`).
+    let journalProbe: JournalProbe
     /// Active reports of one fingerprint in one session past this many are stored but counted
     /// apart as `flooded`; 0: no cap.
     public let floodCap: Int
@@ -30,6 +32,7 @@ public final class SQLiteStore: TelemetryStore {
         self.floodCap = floodCap
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = (directory as NSString).appendingPathComponent("watchdog.sqlite3")
+        journalProbe = JournalProbe(directory: directory)
         var configuration = Configuration()
         // Administrative commands (`watchdogd apps add`) write while `serve` runs.
         configuration.busyMode = .timeout(10)
