@@ -27,6 +27,19 @@ import WatchdogStore
         let sorted = releases.sorted(by: ReleaseOrder.isOlder).map { "\($0.version) (\($0.build))" }
         #expect(sorted == ["14.2.0-beta.2 (1)", "14.2.0-beta.10 (1)", "14.2 (5)", "14.2.0 (9999)", "14.2.0 (31245)", "14.9.1 (2)", "14.10.0 (1)"])
     }
+
+    /// The sort that parses each version once orders exactly as the pairwise comparison.
+    @Test func sortsWithVersionsParsedOnceInTheSameOrder() {
+        let releases = [("v14.10.0", "1"), ("14.9.1+meta", "2"), ("14.2.0", "31245"), ("14.2.0", "009999"), ("14.2.0-beta.2", "1"), ("14.2.0-beta", "1"),
+                        ("14.2.0-beta.10", "1"), ("14.2", "5"), ("14.2.0-alpha.beta", "1"), ("nightly", "7"), ("14..2", "1"), ("", "")]
+            .map { ReleaseID(version: $0.0, build: $0.1) }
+        let pairwise = releases.sorted(by: ReleaseOrder.isOlder)
+        #expect(ReleaseOrder.sorted(releases.reversed()) { $0 } == pairwise)
+        #expect(ReleaseOrder.sorted(releases, newestFirst: true) { $0 } == pairwise.reversed())
+        #expect(Array(pairwise.map(\.version).prefix(4)) == ["14.2.0-alpha.beta", "14.2.0-beta", "14.2.0-beta.2", "14.2.0-beta.10"])
+        #expect(Array(pairwise.map(\.version).suffix(3)) == ["14..2", "", "nightly"])
+        #expect(ReleaseOrder.compareVersions("14.2", "14.2.0") == 0 && ReleaseOrder.compareVersions("14.10", "14.9.9") == 1)
+    }
 }
 
 @Suite struct SQLiteStoreDurabilityTests {

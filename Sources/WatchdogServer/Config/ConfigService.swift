@@ -284,7 +284,7 @@ final class ConfigService: Sendable {
             for key in differing { entry.keys[key, default: 0] += 1 }
             byRelease[install.release] = entry
         }
-        return byRelease.sorted { ReleaseOrder.isOlder($1.key, $0.key) }.map(\.value)
+        return ReleaseOrder.sorted(Array(byRelease), newestFirst: true, by: \.key).map(\.value)
     }
 
     // MARK: - Helpers

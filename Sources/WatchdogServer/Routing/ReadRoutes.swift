@@ -15,7 +15,7 @@ struct ReadRoutes: Sendable {
         let views = apps.map { app in
             AppsView.App(
                 app: app.app, createdAt: Timestamp.format(milliseconds: app.createdAt),
-                releases: app.releases.sorted { ReleaseOrder.isOlder($1, $0) }.map { "\($0.version) (\($0.build))" }
+                releases: ReleaseOrder.sorted(app.releases, newestFirst: true) { $0 }.map { "\($0.version) (\($0.build))" }
             )
         }
         return JSONBody.response(AppsView(apps: views))
@@ -27,7 +27,7 @@ struct ReadRoutes: Sendable {
         }
         var filled: [ReleaseStats] = []
         for release in releases { filled.append(try lookup.withConcentration(release, of: app)) }
-        let sorted = filled.sorted { ReleaseOrder.isOlder($1.release, $0.release) }
+        let sorted = ReleaseOrder.sorted(filled, newestFirst: true, by: \.release)
         return JSONBody.response(ReleasesView(app: app, releases: sorted.map(ReleaseStatsView.init)))
     }
 

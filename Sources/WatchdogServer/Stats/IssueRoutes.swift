@@ -14,7 +14,7 @@ struct IssueRoutes: Sendable {
     private var store: any TelemetryStore { lookup.store }
 
     func issues(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let releases = try lookup.releases(of: app).sorted { ReleaseOrder.isOlder($0.release, $1.release) }
+        let releases = ReleaseOrder.sorted(try lookup.releases(of: app), by: \.release)
         guard !releases.isEmpty else { throw .notFound("app \(app) has no releases yet") }
         let current = try request.query["release"].map { text throws(APIError) in try ReleaseResolver(releases: releases).resolve(text, parameter: "release") }
             ?? releases[releases.count - 1]

@@ -39,8 +39,14 @@ extension SQLiteStore {
 
     public func issues(app: String, release: ReleaseID) throws -> [IssueRow] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Self.issueColumns) FROM issue_releases WHERE app = ? AND version = ? AND build = ?",
-                             arguments: [app, release.version, release.build]).map(Self.issueRow)
+            var rows: [IssueRow] = []
+            try db.cachedStatement(sql: "SELECT \(Self.issueColumns) FROM issue_releases WHERE app = ? AND version = ? AND build = ?")
+                .forEachRow(db, bind: { bind in
+                    bind.text(app)
+                    bind.text(release.version)
+                    bind.text(release.build)
+                }) { rows.append(Self.issueRow($0)) }
+            return rows
         }
     }
 
@@ -52,20 +58,26 @@ extension SQLiteStore {
             for start in stride(from: 0, to: fingerprints.count, by: 500) {
                 let chunk = Array(fingerprints[start..<min(start + 500, fingerprints.count)])
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                rows += try Row.fetchAll(db, sql: "SELECT \(Self.issueColumns) FROM issue_releases INDEXED BY issue_releases_by_fingerprint WHERE app = ? AND fingerprint IN (\(marks))",
-                                         arguments: StatementArguments([app] + chunk)).map(Self.issueRow)
+                try db.makeStatement(sql: "SELECT \(Self.issueColumns) FROM issue_releases INDEXED BY issue_releases_by_fingerprint WHERE app = ? AND fingerprint IN (\(marks))")
+                    .forEachRow(db, bind: { bind in
+                        bind.text(app)
+                        for fingerprint in chunk { bind.text(fingerprint) }
+                    }) { rows.append(Self.issueRow($0)) }
             }
             return rows
         }
     }
 
-    // Rows are read by position: GRDB's lookup by column name lowercases names on every
-    // access, which was most of the time of /issues over a few thousand history rows.
+    // Rows are read by position through SQLite's C API: GRDB's lookup by column name lowercases
+    // names on every access, and its generic decoding was most of the time of /issues over a
+    // few thousand history rows.
     private static let issueColumns = "fingerprint, version, build, kind, screen, view_name, keyboard_mode, reports, suspect_reports, affected_sessions, first_seen, last_seen, flooded_reports"
 
-    private static func issueRow(_ row: Row) -> IssueRow {
-        IssueRow(fingerprint: row[0], release: ReleaseID(version: row[1], build: row[2]), kind: row[3], screen: row[4], viewName: row[5],
-                 keyboardMode: row[6], reports: row[7], suspectReports: row[8], affectedSessions: row[9], firstSeen: row[10], lastSeen: row[11], floodedReports: row[12])
+    private static func issueRow(_ row: StatementColumns) -> IssueRow {
+        IssueRow(fingerprint: row.text(0), release: ReleaseID(version: row.text(1), build: row.text(2)), kind: row.text(3),
+                 screen: row.optionalText(4), viewName: row.optionalText(5), keyboardMode: row.optionalText(6),
+                 reports: Int(row.integer(7)), suspectReports: Int(row.integer(8)), affectedSessions: Int(row.integer(9)),
+                 firstSeen: row.integer(10), lastSeen: row.integer(11), floodedReports: Int(row.integer(12)))
     }
 
     public func hourly(app: String, release: ReleaseID?, kind: String?, fromHour: Int64, toHour: Int64) throws -> [HourlyRow] {

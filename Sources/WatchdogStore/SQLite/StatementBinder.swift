@@ -83,3 +83,43 @@ extension Statement {
         return DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
     }
 }
+
+/// The current row of a statement stepped through SQLite's C API: the stats reads that
+/// return thousands of rows, where GRDB's generic row decoding cost more than the query.
+struct StatementColumns {
+    fileprivate let handle: SQLiteStatement
+
+    /// The column as text; `""` for NULL.
+    func text(_ index: Int32) -> String {
+        optionalText(index) ?? ""
+    }
+
+    /// The column as text, `nil` for NULL.
+    func optionalText(_ index: Int32) -> String? {
+        guard sqlite3_column_type(handle, index) != SQLITE_NULL, let bytes = sqlite3_column_text(handle, index) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))), as: UTF8.self)
+    }
+
+    /// The column as an integer; 0 for NULL.
+    func integer(_ index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+}
+
+extension Statement {
+    /// Binds with `bind`, then calls `body` for each row, and resets.
+    func forEachRow(_ db: Database, bind: (inout StatementBinder) -> Void, _ body: (StatementColumns) throws -> Void) throws {
+        let handle = sqliteStatement
+        defer { sqlite3_reset(handle) }
+        var binder = StatementBinder(handle)
+        bind(&binder)
+        if binder.failure != SQLITE_OK { throw Self.error(binder.failure, db) }
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: try body(StatementColumns(handle: handle))
+            case SQLITE_DONE: return
+            case let code: throw Self.error(code, db)
+            }
+        }
+    }
+}
