@@ -8,13 +8,19 @@ public struct HTTPHeaders: Sendable {
     }
 
     public mutating func add(name: String, value: String) {
-        fields.append((name.lowercased(), value))
+        fields.append((Self.lowercased(name), value))
     }
 
     /// The first value of a header, or `nil`.
     public subscript(name: String) -> String? {
-        let wanted = name.lowercased()
+        let wanted = Self.lowercased(name)
         return fields.first(where: { $0.name == wanted })?.value
+    }
+
+    /// `name` itself when it has no ASCII capital (most names, every lookup in this code):
+    /// `lowercased()` would build a new string on every request.
+    private static func lowercased(_ name: String) -> String {
+        name.utf8.contains(where: { $0 >= 65 && $0 <= 90 || $0 >= 128 }) ? name.lowercased() : name
     }
 }
 

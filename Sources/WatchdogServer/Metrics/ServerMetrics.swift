@@ -5,7 +5,7 @@ import Locking
 /// What `GET /metrics` shows, in the Prometheus text format (swift-prometheus).
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
-    private let requests = Locked<[String: Counter]>([:])
+    private let requests = Locked<[RequestKey: Counter]>([:])
     private let latencies = Locked<[String: DurationHistogram]>([:])
     private let items = Locked<[String: Counter]>([:])
     private let rejections = Locked<[String: Counter]>([:])
@@ -34,8 +34,15 @@ final class ServerMetrics: Sendable {
     }
 
     /// One HTTP request: by route template (not raw path, which would explode the series) and status.
+    /// The labels of one request counter (a struct: no string is built per request).
+    private struct RequestKey: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
     func request(route: String, method: String, status: Int, seconds: Double) {
-        let key = "\(method) \(route) \(status)"
+        let key = RequestKey(method: method, route: route, status: status)
         let counter = requests.withLock { cache in
             if let known = cache[key] { return known }
             let made = registry.makeCounter(descriptor: Self.name("watchdog_http_requests", "total", "HTTP requests by route and status"),

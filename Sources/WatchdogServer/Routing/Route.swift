@@ -136,11 +136,19 @@ struct RouteMatcher: Sendable {
 
     /// The route for a request's method (`HEAD` is answered by `GET`), or the error to send.
     func route(method: String, path: String) throws(APIError) -> (route: Route, parameters: [String: String]) {
-        guard let (template, parameters) = match(path: path) else {
-            throw .notFound("no endpoint \(path.prefix(200)); see /openapi.yaml for the API")
-        }
+        guard let (template, parameters) = match(path: path) else { throw Self.unknownPath(path) }
+        return (try Self.route(for: method, in: template), parameters)
+    }
+
+    /// The 404 for a path no route has.
+    static func unknownPath(_ path: String) -> APIError {
+        .notFound("no endpoint \(path.prefix(200)); see /openapi.yaml for the API")
+    }
+
+    /// The route of a matched template for a method (`HEAD` is answered by `GET`), or 405.
+    static func route(for method: String, in template: Template) throws(APIError) -> Route {
         let wanted = method == "HEAD" && template.routes["GET"] != nil ? "GET" : method
         guard let route = template.routes[wanted] else { throw .methodNotAllowed(method, allowed: template.methods) }
-        return (route, parameters)
+        return route
     }
 }

@@ -17,24 +17,32 @@ struct Router: Sendable {
 
     func respond(to request: HTTPRequest) -> Response {
         let started = DispatchTime.now().uptimeNanoseconds
-        let template = routes.match(path: request.path)?.template.path ?? "unmatched"
-        let method = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"].contains(request.method) ? request.method : "other"
+        var template = "unmatched"
+        let method: String
+        switch request.method {
+        case "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD": method = request.method
+        default: method = "other"
+        }
         let response: Response
         do {
-            response = try route(request)
+            response = try route(request, template: &template)
         } catch {
             if error.status >= 500 { logger.warning("\(request.method) \(request.path) → \(error.status) \(error.code): \(error.message)") }
             response = .now(error.response)
         }
         let metrics = self.metrics
+        let route = template
         response.whenReady { answer in
-            metrics.request(route: template, method: method, status: answer.status, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+            metrics.request(route: route, method: method, status: answer.status, seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
         }
         return response
     }
 
-    private func route(_ request: HTTPRequest) throws(APIError) -> Response {
-        let (route, parameters) = try routes.route(method: request.method, path: request.path)
+    /// Answers with the request's route; sets `template` (for the metrics) once the path matched.
+    private func route(_ request: HTTPRequest, template: inout String) throws(APIError) -> Response {
+        guard let (matched, parameters) = routes.match(path: request.path) else { throw RouteMatcher.unknownPath(request.path) }
+        template = matched.path
+        let route = try RouteMatcher.route(for: request.method, in: matched)
         let caller = try authorize(request, for: route)
         return try route.handler(request, RequestContext(parameters: parameters, caller: caller))
     }
