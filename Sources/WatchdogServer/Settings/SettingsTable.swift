@@ -138,6 +138,13 @@ public enum SettingsTable {
                 shown: { String(Int($0.retentionIntervalSeconds)) }) { settings, values throws(Setting.Invalid) in
             settings.retentionIntervalSeconds = Double(try Setting.whole(values, 1...86_400))
         },
+        .integer("alert-delay", 0...3_600,
+                 "Seconds after new data before alert rules are evaluated (on their own thread, never on ingest's); data arriving meanwhile joins that evaluation.",
+                 \.alertDelaySeconds),
+        Setting(name: "alert-retry-base", kind: .value(placeholder: "seconds"), help: "Seconds before the first retry of a failed webhook delivery.", hidden: true,
+                shown: { String(Int($0.alertRetryBaseSeconds)) }) { settings, values throws(Setting.Invalid) in
+            settings.alertRetryBaseSeconds = Double(try Setting.whole(values, 1...3_600))
+        },
         Setting(name: "chart-js-dir", kind: .value(placeholder: "path"), help: "Debian's Chart.js (libjs-chart.js), served to the dashboard.", hidden: false,
                 shown: { $0.chartDirectory }) { settings, values throws(Setting.Invalid) in
             if let value = values.last { settings.chartDirectory = value }
