@@ -237,7 +237,11 @@ import WatchdogTesting
         try refused("rules", ["condition": "new_issue", "hook": setup.hook, "minimum_affected_sessions": 0], mentioning: "minimum_affected_sessions")
         try refused("rules", ["condition": "release_regressed", "hook": setup.hook, "kind": "Nope"], mentioning: "kind")
         try refused("rules", ["condition": "release_regressed", "hook": setup.hook, "minimum_sessions": 2.5], mentioning: "minimum_sessions")
-        try refused("rules", ["condition": "release_regressed", "hook": "wh00000000"], mentioning: "hook")
+        let unknownHook = try client.postJSON("\(Self.alerts)/rules", token: setup.admin, json: ["condition": "release_regressed", "hook": "wh00000000"])
+        #expect(unknownHook.status == 404 && unknownHook.errorMessage?.contains("wh00000000") == true)
+        try refused("hooks", ["url": "http://user@example.com/"], mentioning: "url")
+        try refused("hooks", ["url": "https://example.com:65536/"], mentioning: "url")
+        try refused("hooks", ["url": receiver.url, "name": NSNull()], mentioning: "name")
         try refused("rules", ["condition": "release_regressed", "hook": setup.hook, "name": String(repeating: "n", count: 129)], mentioning: "name")
         #expect(try client.request("GET", "/v1/admin/apps/com.example.other/alerts/rules", token: setup.admin).status == 404)
 

@@ -33,7 +33,7 @@ struct AlertRoutes: Sendable {
         let rule = try AlertRules.rule(draft, app: app, createdAt: clock(), createdBy: principal.name)
         try requireApp(app)
         guard try storeCall({ try store.alertHooks(app: app) }).contains(where: { $0.id == rule.hookID }) else {
-            throw .badRequest("invalid_field", "hook \(rule.hookID.prefix(64)) is not a hook of \(app); make one with POST /v1/admin/apps/\(app)/alerts/hooks")
+            throw .notFound("hook \(rule.hookID.prefix(64)) is not a hook of \(app); make one with POST /v1/admin/apps/\(app)/alerts/hooks")
         }
         guard try storeCall({ try store.alertRules(app: app) }).count < AlertRules.maximumRules else {
             throw APIError(status: 409, code: "limit_reached", message: "\(app) has \(AlertRules.maximumRules) alert rules, the most an app may have; delete one first")
@@ -117,7 +117,7 @@ struct AlertRoutes: Sendable {
 
     private static func string(_ fields: [String: JSONValue], _ name: String) throws(APIError) -> String? {
         switch fields[name] {
-        case nil, .null?: return nil
+        case nil: return nil
         case .string(let value)?: return value
         case let other?: throw .badRequest("invalid_field", "\(name) must be a string, got \(other.typeName)")
         }
@@ -125,7 +125,7 @@ struct AlertRoutes: Sendable {
 
     private static func number(_ fields: [String: JSONValue], _ name: String) throws(APIError) -> Double? {
         switch fields[name] {
-        case nil, .null?: return nil
+        case nil: return nil
         case .number(let value)?: return value
         case let other?: throw .badRequest("invalid_field", "\(name) must be a number, got \(other.typeName)")
         }

@@ -1,3 +1,4 @@
+import Foundation
 import WatchdogStore
 import WatchdogWire
 
@@ -110,15 +111,16 @@ public enum AlertRules {
                                createdAt: createdAt, createdBy: createdBy)
     }
 
+    /// What a hook URL may be (the same pattern is in openapi.yaml): `http` or `https`, a host
+    /// name or IPv4 address, an optional port, then RFC 3986 path and query characters with
+    /// well-formed `%` escapes; no user info, no `#fragment`, at most 2048 characters.
+    static let urlPattern = #"[hH][tT][tT][pP][sS]?://[A-Za-z0-9.-]+(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?([/?](%[0-9A-Fa-f]{2}|[A-Za-z0-9._~:/?@!$&'()*+,;=-])*)?"#
+
     static func validateURL(_ url: String) throws(APIError) {
-        let invalid = APIError.badRequest("invalid_field", "url must be an http:// or https:// URL with a host, at most 2048 characters, without a #fragment, got \"\(url.prefix(80))\"")
-        guard url.utf8.count <= 2048, url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else { throw invalid }
-        let lowered = url.lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), !url.contains("#") else { throw invalid }
-        let rest = url.drop(while: { $0 != ":" }).dropFirst(3)
-        let authority = rest.prefix(while: { $0 != "/" && $0 != "?" })
-        let host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-        guard !host.isEmpty, !host.hasPrefix(":") else { throw invalid }
+        let matches = (try? Regex(urlPattern)).flatMap { try? $0.wholeMatch(in: url) } != nil
+        guard url.utf8.count <= 2048, matches, URL(string: url)?.host != nil else {
+            throw .badRequest("invalid_field", "url must be an http:// or https:// URL with a host name or IPv4 address, without user info or #fragment, at most 2048 characters, got \"\(url.prefix(80))\"")
+        }
     }
 
     /// A name: 1–128 characters, no control characters.
