@@ -267,4 +267,19 @@ import WatchdogTesting
         let issue = ((json["alert"] as? [String: Any])?["issues"] as? [[String: Any]])?.first
         #expect((issue?["title"] as? String)?.contains("<!channel>") == true, "the fields keep the client's text as it was")
     }
+
+    @Test func aHostOutsideTheAllowedHostsIsNeverConnectedTo() throws {
+        let receiver = try WebhookReceiver()
+        let app = try TestApplication { $0.alertAllowedHosts = ["127.0.0.1"] }
+        let setup = try Self.setUp(receiver, rules: [], app: app)
+        // Another loopback address, not in the list (nothing listens there either).
+        let other = try setup.app.client.postJSON("\(Self.alerts)/hooks", token: setup.admin, json: ["url": "http://127.0.0.2:\(receiver.port)/hook"])
+        let otherID = try #require(other.json["id"] as? String)
+        #expect(try setup.app.client.request("POST", "\(Self.alerts)/hooks/\(otherID)/test", token: setup.admin).status == 202)
+        #expect(try setup.app.client.request("POST", "\(Self.alerts)/hooks/\(setup.hook)/test", token: setup.admin).status == 202)
+        #expect(try setup.app.application.deliverAlerts() == 1, "only the allowed host is tried")
+        #expect(receiver.received.count == 1)
+        let log = try setup.app.client.request("GET", "\(Self.alerts)/hooks/\(otherID)/deliveries", token: setup.admin).json["deliveries"] as? [[String: Any]]
+        #expect(log?.first?["state"] as? String == "failed" && (log?.first?["last_error"] as? String)?.contains("--alert-allowed-hosts") == true, "\(log ?? [])")
+    }
 }

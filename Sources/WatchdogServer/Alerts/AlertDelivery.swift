@@ -31,6 +31,8 @@ final class AlertDeliverer: Sendable {
     private let clock: @Sendable () -> Int64
     private let transport: WebhookTransport
     private let policy: AlertRetryPolicy
+    /// Lowercased; empty: any host.
+    private let allowedHosts: Set<String>
     private let logger: Logger
     /// One pass at a time (the worker's, or a test's).
     private let pass = Locked(())
@@ -38,8 +40,10 @@ final class AlertDeliverer: Sendable {
     static let logLength = 200
     static let perPass = 100
 
-    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, transport: WebhookTransport, policy: AlertRetryPolicy, logger: Logger) {
+    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, transport: WebhookTransport, policy: AlertRetryPolicy,
+         allowedHosts: Set<String> = [], logger: Logger) {
         self.store = store
+        self.allowedHosts = allowedHosts
         self.clock = clock
         self.transport = transport
         self.policy = policy
@@ -60,6 +64,12 @@ final class AlertDeliverer: Sendable {
                 if hooks[delivery.hookID] == nil { hooks[delivery.hookID] = .some(try store.alertHook(id: delivery.hookID)) }
                 guard let hook = hooks[delivery.hookID] ?? nil, let url = URL(string: hook.url) else { continue }
                 guard !stopped() else { break }
+                if !allowedHosts.isEmpty, !allowedHosts.contains(url.host?.lowercased() ?? "") {
+                    try store.recordAlertAttempt(deliveryID: delivery.id, AlertAttempt(
+                        at: clock(), status: nil, latencyMilliseconds: 0, error: "host \(url.host ?? "") is not in --alert-allowed-hosts; not sent", delivered: false, retryAt: nil))
+                    finished += 1
+                    continue
+                }
                 let outcome = send(delivery, to: url, secret: hook.secret)
                 guard !stopped() else { break }
                 attempted += 1

@@ -42,7 +42,7 @@ final class AlertService: Sendable {
         transport = WebhookTransport(timeoutSeconds: settings.alertTimeoutSeconds)
         var policy = AlertRetryPolicy()
         policy.baseSeconds = settings.alertRetryBaseSeconds
-        deliverer = AlertDeliverer(store: store, clock: clock, transport: transport, policy: policy, logger: logger)
+        deliverer = AlertDeliverer(store: store, clock: clock, transport: transport, policy: policy, allowedHosts: settings.alertAllowedHosts, logger: logger)
         delayNanoseconds = UInt64(settings.alertDelaySeconds) * 1_000_000_000
         background = settings.alertsInBackground
         // A pass soon after start: commits of before a restart (or a kill -9) and rules added

@@ -49,6 +49,9 @@ public struct ServerSettings: Sendable {
     /// The first retry of a failed webhook delivery waits this long, each next one twice as long
     /// (at most 30 min apart, for 24 h).
     public var alertRetryBaseSeconds: Double = 10
+    /// Hosts webhook deliveries may go to (lowercased); empty: any. A delivery to another host
+    /// fails without a connection (an egress allowlist; test runs keep deliveries on loopback).
+    public var alertAllowedHosts: Set<String> = []
     /// How long a webhook receiver may take to answer.
     public var alertTimeoutSeconds: Double = 10
     /// Evaluate and deliver alerts on their own thread. `WatchdogTesting` turns it off and runs

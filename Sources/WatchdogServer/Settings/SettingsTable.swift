@@ -141,6 +141,11 @@ public enum SettingsTable {
         .integer("alert-delay", 0...3_600,
                  "Seconds after new data before alert rules are evaluated (on their own thread, never on ingest's); data arriving meanwhile joins that evaluation.",
                  \.alertDelaySeconds),
+        Setting(name: "alert-allowed-hosts", kind: .list(placeholder: "host"),
+                help: "Host a webhook may be delivered to, repeatable; deliveries to any other host fail without a connection. Unset: any host.", hidden: false,
+                shown: { $0.alertAllowedHosts.isEmpty ? nil : $0.alertAllowedHosts.sorted().joined(separator: ",") }) { settings, values throws(Setting.Invalid) in
+            settings.alertAllowedHosts = Set(values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }.filter { !$0.isEmpty })
+        },
         Setting(name: "alert-retry-base", kind: .value(placeholder: "seconds"), help: "Seconds before the first retry of a failed webhook delivery.", hidden: true,
                 shown: { String(Int($0.alertRetryBaseSeconds)) }) { settings, values throws(Setting.Invalid) in
             settings.alertRetryBaseSeconds = Double(try Setting.whole(values, 1...3_600))
