@@ -62,7 +62,8 @@ let package = Package(
         // The router in memory over a real store in a temp dir, for tests (like HummingbirdTesting).
         .target(
             name: "WatchdogTesting",
-            dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogKit", "WatchdogWire", "Gzip", "Locking", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogKit", "WatchdogWire", "Gzip", "Locking", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         .executableTarget(
             name: "watchdogd",

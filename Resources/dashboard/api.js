@@ -30,6 +30,7 @@ export const api = {
   get: async (path) => (await request('GET', path)).data,
   getWithETag: (path) => request('GET', path),
   post: async (path, body) => (await request('POST', path, body)).data,
+  delete: async (path) => (await request('DELETE', path)).data,
   patch: (path, body, etag) => request('PATCH', path, body, etag ? { 'If-Match': etag } : {}),
   put: (path, body, etag) => request('PUT', path, body, etag ? { 'If-Match': etag } : {}),
   postWithETag: (path, body, etag) => request('POST', path, body, etag ? { 'If-Match': etag } : {}),

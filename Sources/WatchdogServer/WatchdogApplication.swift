@@ -16,12 +16,16 @@ public final class WatchdogApplication: Sendable {
     let router: Router
     let queue: IngestQueue
     let authenticator: Authenticator
+    let alerts: AlertService
     public let store: any TelemetryStore
 
     public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
         let metrics = ServerMetrics()
+        let alerts = AlertService(store: store, settings: settings, clock: clock, logger: logger)
         let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity) { items in
             metrics.commitItems.record(Double(items))
+            // Only notes the time: rules are evaluated on the alert worker's thread.
+            alerts.commitsHappened()
         }
         let authenticator = Authenticator(store: store, clock: clock,
                                           failures: FailedAuthGuard(perSecond: settings.failedAuthPerAddress, metrics: metrics),
@@ -29,6 +33,7 @@ public final class WatchdogApplication: Sendable {
         let config: ConfigService
         do { config = try ConfigService(store: store, clock: clock) } catch {
             queue.stop()
+            alerts.stop()
             throw error
         }
         let ingest = IngestRoutes(queue: queue, clock: clock, afterTestCrashes: { [budget = config.budget] in budget.record($0, day: $1) },
@@ -37,12 +42,13 @@ public final class WatchdogApplication: Sendable {
                                                        metrics: metrics),
                                   metrics: metrics, trustedProxies: settings.trustedProxies)
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
-                                ingest: ingest, metrics: metrics, clock: clock)
+                                ingest: ingest, metrics: metrics, alerts: alerts, clock: clock)
         router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
                         trustedProxies: settings.trustedProxies, logger: logger)
         self.queue = queue
         self.authenticator = authenticator
         self.store = store
+        self.alerts = alerts
     }
 
     /// The answer to a request; errors are already rendered as responses.
@@ -58,8 +64,23 @@ public final class WatchdogApplication: Sendable {
         try authenticator.sessions.link(for: credentialID).path
     }
 
-    /// Commits every queued batch and stops the ingest writer; later posts get 503.
+    /// Evaluates every app's alert rules now (the worker does it after commits); how many
+    /// alerts were stored. For tests that run the worker's passes by hand.
+    @discardableResult
+    public func evaluateAlerts() throws -> Int {
+        try alerts.evaluate()
+    }
+
+    /// Sends the webhook deliveries due now (by the application's clock); how many were tried.
+    @discardableResult
+    public func deliverAlerts() throws -> Int {
+        try alerts.deliverer.deliverDue(until: { [alerts] in alerts.isStopping }).attempted
+    }
+
+    /// Commits every queued batch and stops the ingest writer (later posts get 503), then the
+    /// alert worker (a delivery in flight stays pending).
     public func stop() {
         queue.stop()
+        alerts.stop()
     }
 }

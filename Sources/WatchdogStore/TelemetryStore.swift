@@ -89,6 +89,38 @@ public protocol TelemetryStore: Sendable {
     /// Distinct installs with a session start since a time, with their release, channel and idiom.
     func recentInstalls(app: String, since: Int64, limit: Int) throws -> [RecentInstall]
 
+    // MARK: Alerts
+
+    /// Saves a webhook of an app. - Throws: `StoreError.unknownApp`.
+    func createAlertHook(_ hook: AlertHookRecord) throws
+    /// An app's hooks, oldest first (with their secrets: the server never lists those).
+    func alertHooks(app: String) throws -> [AlertHookRecord]
+    func alertHook(id: String) throws -> AlertHookRecord?
+    /// Deletes a hook no rule sends to, with its deliveries.
+    func deleteAlertHook(app: String, id: String) throws -> AlertHookDeletion
+    /// Saves a rule. - Throws: `StoreError.unknownApp` when its hook is not one of the app's.
+    func createAlertRule(_ rule: AlertRuleRecord) throws
+    /// The rules of an app, or of every app when `app` is nil, oldest first.
+    func alertRules(app: String?) throws -> [AlertRuleRecord]
+    /// Deletes a rule and its firings; `false` if the app had no such rule.
+    func deleteAlertRule(app: String, id: String) throws -> Bool
+    /// The conditions of an app's rules that fired and have not cleared.
+    func alertFirings(app: String) throws -> [AlertFiringRecord]
+    /// In one transaction: deletes the cleared firings, stores each alert's firings and — when
+    /// at least one of them was not already firing — its delivery. Returns the ids of the
+    /// alerts stored.
+    func recordAlerts(_ alerts: [NewAlert], cleared: [AlertFiringRecord]) throws -> [String]
+    /// Queues a delivery (a test); its row id.
+    func enqueueAlertDelivery(_ delivery: AlertDeliveryRecord) throws -> Int64
+    /// Pending deliveries whose next attempt is due, the earliest first.
+    func dueAlertDeliveries(now: Int64, limit: Int) throws -> [AlertDeliveryRecord]
+    /// Records how an attempt ended (a delivery no longer pending is left as it is).
+    func recordAlertAttempt(deliveryID: Int64, _ attempt: AlertAttempt) throws
+    /// A hook's deliveries, newest first.
+    func alertDeliveries(hookID: String, limit: Int) throws -> [AlertDeliveryRecord]
+    /// Deletes finished deliveries past the newest `keepPerHook` of each hook.
+    func pruneAlertDeliveries(keepPerHook: Int) throws
+
     // MARK: Operations
 
     /// Deletes up to `limit` of the oldest raw reports and session starts received before a

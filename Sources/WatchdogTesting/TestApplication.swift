@@ -34,6 +34,8 @@ public final class TestApplication {
         settings.ingestRatePerKey = 0
         settings.ingestRatePerAddress = 0
         settings.resourcesDirectory = TestApplication.resources.path
+        // Alert passes run when a test calls `application.evaluateAlerts()`/`deliverAlerts()`.
+        settings.alertsInBackground = false
         try configure(&settings)
         self.settings = settings
         self.clock = clock

@@ -9,7 +9,9 @@ bin=${WATCHDOGD:-$(swift build --package-path "$repo" --show-bin-path)/watchdogd
 work=$(mktemp -d)
 trap 'kill "${daemon_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 command -v schemathesis > /dev/null || python3 -m pip install -q schemathesis
-"$bin" serve --demo --listen 127.0.0.1:0 --data-dir "$work/data" --rate-per-key 0 --rate-per-address 0 \
+# The hooks schemathesis makes point anywhere (and its stateful phase sends them tests):
+# deliveries stay on loopback.
+"$bin" serve --demo --listen 127.0.0.1:0 --data-dir "$work/data" --rate-per-key 0 --rate-per-address 0 --alert-allowed-hosts 127.0.0.1 \
   --resources-dir "$repo/Resources" --log-level error > "$work/out" &
 daemon_pid=$!
 for _ in $(seq 100); do grep -q WATCHDOG_ADMIN_TOKEN "$work/out" 2>/dev/null && break; sleep 0.1; done

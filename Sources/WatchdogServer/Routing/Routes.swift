@@ -23,6 +23,7 @@ enum Routes {
         let resources = StaticResources(directory: services.settings.resourcesDirectory, chartDirectory: services.settings.chartDirectory)
         let metricsAccess = MetricsAccess(token: services.settings.metricsToken, trustedProxies: services.settings.trustedProxies)
         let health = HealthRoutes(store: store, queue: services.queue)
+        let alerts = AlertRoutes(store: store, alerts: services.alerts, clock: services.clock)
 
         return [
             Route("GET", "/", .open) { _, _ throws(APIError) in .now(try resources.dashboard("index.html")) },
@@ -100,6 +101,26 @@ enum Routes {
             Route("DELETE", "/v1/admin/apps/{app}/keys/{key_id}", .admin) { _, context throws(APIError) in
                 .now(try admin.revokeKey(app: context["app"], keyID: context["key_id"]))
             },
+            Route("GET", "/v1/admin/apps/{app}/alerts/rules", .admin) { _, context throws(APIError) in .now(try alerts.rules(app: context["app"])) },
+            Route("POST", "/v1/admin/apps/{app}/alerts/rules", .admin) { request, context throws(APIError) in
+                .now(try alerts.createRule(request, app: context["app"], principal: context.principal()))
+            },
+            Route("DELETE", "/v1/admin/apps/{app}/alerts/rules/{id}", .admin) { _, context throws(APIError) in
+                .now(try alerts.deleteRule(app: context["app"], id: context["id"]))
+            },
+            Route("GET", "/v1/admin/apps/{app}/alerts/hooks", .admin) { _, context throws(APIError) in .now(try alerts.hooks(app: context["app"])) },
+            Route("POST", "/v1/admin/apps/{app}/alerts/hooks", .admin) { request, context throws(APIError) in
+                .now(try alerts.createHook(request, app: context["app"], principal: context.principal()))
+            },
+            Route("DELETE", "/v1/admin/apps/{app}/alerts/hooks/{id}", .admin) { _, context throws(APIError) in
+                .now(try alerts.deleteHook(app: context["app"], id: context["id"]))
+            },
+            Route("GET", "/v1/admin/apps/{app}/alerts/hooks/{id}/deliveries", .admin) { _, context throws(APIError) in
+                .now(try alerts.deliveries(app: context["app"], id: context["id"]))
+            },
+            Route("POST", "/v1/admin/apps/{app}/alerts/hooks/{id}/test", .admin) { _, context throws(APIError) in
+                .now(try alerts.sendTest(app: context["app"], id: context["id"], principal: context.principal()))
+            },
         ]
     }
 }
@@ -113,5 +134,6 @@ struct Services: Sendable {
     let authenticator: Authenticator
     let ingest: IngestRoutes
     let metrics: ServerMetrics
+    let alerts: AlertService
     let clock: @Sendable () -> Int64
 }

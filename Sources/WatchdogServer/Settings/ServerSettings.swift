@@ -43,6 +43,20 @@ public struct ServerSettings: Sendable {
     public var retentionDays: Int = 90
     /// How often the retention job looks for old rows.
     public var retentionIntervalSeconds: Double = 3600
+    /// Seconds after a commit before alert rules are evaluated; commits meanwhile join that
+    /// evaluation, so under steady ingest rules are evaluated once per delay.
+    public var alertDelaySeconds: Int = 10
+    /// The first retry of a failed webhook delivery waits this long, each next one twice as long
+    /// (at most 30 min apart, for 24 h).
+    public var alertRetryBaseSeconds: Double = 10
+    /// Hosts webhook deliveries may go to (lowercased); empty: any. A delivery to another host
+    /// fails without a connection (an egress allowlist; test runs keep deliveries on loopback).
+    public var alertAllowedHosts: Set<String> = []
+    /// How long a webhook receiver may take to answer.
+    public var alertTimeoutSeconds: Double = 10
+    /// Evaluate and deliver alerts on their own thread. `WatchdogTesting` turns it off and runs
+    /// passes by hand (`WatchdogApplication.evaluateAlerts`, `deliverAlerts`).
+    public var alertsInBackground = true
     /// How long shutdown waits for requests in flight.
     public var drainSeconds: Double = 10
     /// `Cache-Control: max-age` of `GET /v1/config`: how long a fleet may reuse a config

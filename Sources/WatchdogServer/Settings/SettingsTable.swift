@@ -138,6 +138,18 @@ public enum SettingsTable {
                 shown: { String(Int($0.retentionIntervalSeconds)) }) { settings, values throws(Setting.Invalid) in
             settings.retentionIntervalSeconds = Double(try Setting.whole(values, 1...86_400))
         },
+        .integer("alert-delay", 0...3_600,
+                 "Seconds after new data before alert rules are evaluated (on their own thread, never on ingest's); data arriving meanwhile joins that evaluation.",
+                 \.alertDelaySeconds),
+        Setting(name: "alert-allowed-hosts", kind: .list(placeholder: "host"),
+                help: "Host a webhook may be delivered to, repeatable; deliveries to any other host fail without a connection. Unset: any host.", hidden: false,
+                shown: { $0.alertAllowedHosts.isEmpty ? nil : $0.alertAllowedHosts.sorted().joined(separator: ",") }) { settings, values throws(Setting.Invalid) in
+            settings.alertAllowedHosts = Set(values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }.filter { !$0.isEmpty })
+        },
+        Setting(name: "alert-retry-base", kind: .value(placeholder: "seconds"), help: "Seconds before the first retry of a failed webhook delivery.", hidden: true,
+                shown: { String(Int($0.alertRetryBaseSeconds)) }) { settings, values throws(Setting.Invalid) in
+            settings.alertRetryBaseSeconds = Double(try Setting.whole(values, 1...3_600))
+        },
         Setting(name: "chart-js-dir", kind: .value(placeholder: "path"), help: "Debian's Chart.js (libjs-chart.js), served to the dashboard.", hidden: false,
                 shown: { $0.chartDirectory }) { settings, values throws(Setting.Invalid) in
             if let value = values.last { settings.chartDirectory = value }

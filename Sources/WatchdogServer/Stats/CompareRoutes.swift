@@ -16,10 +16,17 @@ struct CompareRoutes: Sendable {
         }
         let resolver = ReleaseResolver(releases: try lookup.releases(of: app))
         let baseStats = try resolver.resolve(baseText, parameter: "base"), targetStats = try resolver.resolve(targetText, parameter: "target")
-        let baseID = baseStats.release, targetID = targetStats.release
-        guard baseID != targetID else {
-            throw .badRequest("same_release", "base and target are the same release (\(baseID.text.prefix(200))); pick two different releases")
+        guard baseStats.release != targetStats.release else {
+            throw .badRequest("same_release", "base and target are the same release (\(baseStats.release.text.prefix(200))); pick two different releases")
         }
+        return JSONBody.response(try Self.comparison(lookup, app: app, base: baseStats, target: targetStats))
+    }
+
+    /// Two releases compared, overall and per kind, screen, keyboard mode and idiom: what
+    /// `compare` answers, and what the `release_regressed` alert reads.
+    static func comparison(_ lookup: ReleaseLookup, app: String, base baseStats: ReleaseStats, target targetStats: ReleaseStats) throws(APIError) -> CompareView {
+        let store = lookup.store
+        let baseID = baseStats.release, targetID = targetStats.release
         guard var base = try storeCall({ try store.releaseDetail(app: app, release: baseID) }),
               var target = try storeCall({ try store.releaseDetail(app: app, release: targetID) }) else {
             throw .notFound("release data disappeared while reading; retry")
@@ -57,7 +64,7 @@ struct CompareRoutes: Sendable {
             byIdiom: breakdown("idiom") { detail, idiom in detail.sessionsByIdiom[idiom] ?? 0 }
         )
         if base.stats.partialHistory || target.stats.partialHistory { view.withholdBreakdowns() }
-        return JSONBody.response(view)
+        return view
     }
 
     /// All kinds of a release, its installs as clusters.

@@ -19,6 +19,13 @@ struct IssueRoutes: Sendable {
         let current = try request.query["release"].map { text throws(APIError) in try ReleaseResolver(releases: releases).resolve(text, parameter: "release") }
             ?? releases[releases.count - 1]
         let limit = try ReleaseLookup.limit(request.query["limit"], default: 100, maximum: 1000)
+        return JSONBody.response(try issues(app: app, releases: releases, current: current, limit: limit))
+    }
+
+    /// The issues of `current` (the `limit` with the most affected sessions), each against the
+    /// previous release with sessions; `releases` oldest first. What `issues` answers, and what
+    /// the `new_issue` alert reads.
+    func issues(app: String, releases: [ReleaseStats], current: ReleaseStats, limit: Int) throws(APIError) -> IssuesView {
         let rows = try storeCall { try store.issues(app: app, release: current.release) }
             .sorted { ($0.affectedSessions, $0.reports, $1.fingerprint) > ($1.affectedSessions, $1.reports, $0.fingerprint) }
             .prefix(limit)
@@ -51,7 +58,7 @@ struct IssueRoutes: Sendable {
             return IssueView(row: row, sessions: current.sessions, firstRelease: first, isNew: isNew, regressed: regressed,
                              previous: previous.map { PreviousRelease(release: $0, row: before) }, trend: trend)
         }
-        return JSONBody.response(IssuesView(app: app, release: current.release.text, id: current.release.id, sessions: current.sessions, issues: issues))
+        return IssuesView(app: app, release: current.release.text, id: current.release.id, sessions: current.sessions, issues: issues)
     }
 }
 

@@ -373,6 +373,7 @@ enum Migrations {
                 """)
         }
         registerCompactStorage(&migrator)
+        registerAlerts(&migrator)
         return migrator
     }
 }

@@ -1,0 +1,138 @@
+import Dispatch
+import Foundation
+import Locking
+import Logging
+import WatchdogStore
+
+/// Alert rules evaluated off the ingest path, and their webhook deliveries (docs/architecture.md,
+/// "Alerts").
+///
+/// The ingest writer only calls `commitsHappened()` after a commit — it notes the time, nothing
+/// else. The service's own thread (`watchdogd-alerts`) evaluates every app's rules
+/// `alertDelaySeconds` after the first commit since its last pass (commits meanwhile join that
+/// pass: under continuous ingest it evaluates once per delay, not once per commit), stores new
+/// alerts and their deliveries in one transaction, and sends due deliveries. Request threads
+/// only write rules, hooks and queued test deliveries.
+final class AlertService: Sendable {
+    private struct State {
+        /// When (monotonic) the first commit since the last evaluation happened.
+        var changedSince: UInt64?
+        var stopping = false
+    }
+
+    private let store: any TelemetryStore
+    private let evaluator: AlertEvaluator
+    let deliverer: AlertDeliverer
+    private let transport: WebhookTransport
+    private let clock: @Sendable () -> Int64
+    private let logger: Logger
+    private let delayNanoseconds: UInt64
+    private let state = Locked(State())
+    /// One evaluation at a time (the worker's, or a test's).
+    private let evaluation = Locked(())
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let background: Bool
+
+    init(store: any TelemetryStore, settings: ServerSettings, clock: @escaping @Sendable () -> Int64, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+        evaluator = AlertEvaluator(lookup: ReleaseLookup(store: store))
+        transport = WebhookTransport(timeoutSeconds: settings.alertTimeoutSeconds)
+        var policy = AlertRetryPolicy()
+        policy.baseSeconds = settings.alertRetryBaseSeconds
+        deliverer = AlertDeliverer(store: store, clock: clock, transport: transport, policy: policy, allowedHosts: settings.alertAllowedHosts, logger: logger)
+        delayNanoseconds = UInt64(settings.alertDelaySeconds) * 1_000_000_000
+        background = settings.alertsInBackground
+        // A pass soon after start: commits of before a restart (or a kill -9) and rules added
+        // with the CLI are evaluated even if nothing else arrives.
+        state.withLock { $0.changedSince = DispatchTime.now().uptimeNanoseconds }
+        if background {
+            let thread = Thread { [self] in run() }
+            thread.name = "watchdogd-alerts"
+            thread.start()
+        }
+    }
+
+    /// Called on the ingest writer's thread after each commit: notes that data changed, so the
+    /// worker evaluates after the delay. Nothing else runs here.
+    func commitsHappened() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        state.withLock { if $0.changedSince == nil { $0.changedSince = now } }
+    }
+
+    /// Sends queued deliveries now (a test delivery, new alerts) instead of at the next tick.
+    func wakeDeliveries() {
+        wakeUp.signal()
+    }
+
+    /// Evaluates every app's rules once: stores an alert (and its delivery) for each condition
+    /// that newly holds, clears those that no longer do. Returns how many alerts were stored.
+    @discardableResult
+    func evaluate() throws -> Int {
+        let stored = try evaluation.withLock { _ in
+            let rules = try store.alertRules(app: nil)
+            var stored = 0
+            for (app, appRules) in Dictionary(grouping: rules, by: \.app).sorted(by: { $0.key < $1.key }) {
+                do {
+                    stored += try evaluate(app: app, rules: appRules)
+                } catch {
+                    logger.warning("alert rules of \(app) not evaluated: \(error)")
+                }
+            }
+            return stored
+        }
+        if stored > 0 { wakeDeliveries() }
+        return stored
+    }
+
+    private func evaluate(app: String, rules: [AlertRuleRecord]) throws -> Int {
+        let (findings, watched) = try evaluator.evaluate(app: app, rules: rules)
+        let firings = try store.alertFirings(app: app)
+        func key(_ rule: String, _ subject: String) -> String { rule + "\n" + subject }
+        let firing = Set(firings.map { key($0.ruleID, $0.subject) })
+        let holding = Set(findings.map { key($0.rule.id, $0.subject) })
+        let fresh = findings.filter { !firing.contains(key($0.rule.id, $0.subject)) }
+        let cleared = firings.filter { watched.contains($0.release) && !holding.contains(key($0.ruleID, $0.subject)) }
+        guard !fresh.isEmpty || !cleared.isEmpty else { return 0 }
+        let hooks = Dictionary(try store.alertHooks(app: app).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let alerts = AlertMessage.alerts(fresh, hooks: hooks, app: app, now: clock())
+        return try store.recordAlerts(alerts, cleared: cleared).count
+    }
+
+    /// Stops the worker; a delivery in flight is cancelled and stays pending (it is sent again
+    /// after a restart).
+    func stop() {
+        state.withLock { $0.stopping = true }
+        transport.cancel()
+        if background {
+            wakeUp.signal()
+            finished.wait()
+        }
+        // Waits for a pass a test runs, so no request starts on an invalidated session.
+        deliverer.waitForPass()
+        transport.invalidate()
+    }
+
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
+    private func run() {
+        while true {
+            _ = wakeUp.wait(timeout: .now() + .seconds(1))
+            let now = DispatchTime.now().uptimeNanoseconds
+            let (stopping, evaluateNow) = state.withLock { state -> (Bool, Bool) in
+                if state.stopping { return (true, false) }
+                guard let since = state.changedSince, now >= since + delayNanoseconds else { return (false, false) }
+                state.changedSince = nil
+                return (false, true)
+            }
+            if stopping { break }
+            if evaluateNow {
+                do { try evaluate() } catch { logger.warning("alert evaluation failed: \(error)") }
+            }
+            do { try deliverer.deliverDue(until: { [weak self] in self?.isStopping ?? true }) } catch { logger.warning("alert delivery failed: \(error)") }
+        }
+        finished.signal()
+    }
+}
