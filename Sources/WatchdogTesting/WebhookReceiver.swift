@@ -55,7 +55,7 @@ public final class WebhookReceiver: Sendable {
     /// Listens on `port` (0: a free one) and answers every request with `status`.
     public init(port: UInt16 = 0, status: Int = 200) throws {
         let state = Locked(State(status: status))
-        var configuration = HTTPServerConfiguration(address: ListenAddress("127.0.0.1:\(port)")!) { _ in HTTPResponse(status: 500) }
+        let configuration = HTTPServerConfiguration(address: ListenAddress("127.0.0.1:\(port)")!) { _ in HTTPResponse(status: 500) }
         server = try HTTPServer(configuration: configuration, logger: Logger(label: "webhook-receiver")) { request, responder in
             var headers: [String: String] = [:]
             for (name, value) in request.headers.fields { headers[name] = value }
