@@ -24,9 +24,19 @@ if ! grep -Eqs '^WARNING: ThreadSanitizer: (data race|Swift access race)' "$repo
 fi
 echo "ThreadSanitizer canary: the planted race is reported"
 status=0
-TSAN_OPTIONS="log_path=$reports/race second_deadlock_stack=1" \
-  swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
-  --filter "${TSAN_TESTS:-DurabilityTests|HostileClientTests|IngestTests|RateLimitTests|MetricsTests|HealthTests|RetentionTests|BackupTests|EndToEndTests|BodyBudgetTests|BadTokenTests|ConnectionSlotTests|StalledExportTests|HTTPTransportTests}" || status=$?
+tsan_test() {
+  TSAN_OPTIONS="log_path=$reports/race second_deadlock_stack=1" \
+    swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$1" || status=$?
+}
+if [ -n "${TSAN_TESTS:-}" ]; then
+  tsan_test "$TSAN_TESTS"
+else
+  tsan_test "DurabilityTests|HostileClientTests|IngestTests|RateLimitTests|MetricsTests|HealthTests|RetentionTests|BackupTests|BodyBudgetTests|BadTokenTests|ConnectionSlotTests|StalledExportTests|HTTPTransportTests"
+  # The fleet runs on Swift's cooperative threads (two on this machine); beside the suites
+  # above, which block theirs, it once sent nothing for 180 s, and the kills found no traffic
+  # to land on. Alone, it has them to itself.
+  tsan_test "EndToEndTests"
+fi
 if ls "$reports"/race* > /dev/null 2>&1; then
   head -q -n 200 "$reports"/race*
   echo "FAIL: ThreadSanitizer wrote $(ls "$reports"/race* | wc -l) report file(s), $(cat "$reports"/race* | grep -c "^WARNING: ThreadSanitizer" || true) warning(s)" >&2
