@@ -80,10 +80,23 @@ def test_a_webhook_and_a_rule_made_by_clicking_and_send_test_reaches_the_receive
     assert hmac.compare_digest(headers["watchdog-signature"], expected)
     assert json.loads(body)["alert"]["id"] == headers["watchdog-delivery"]
 
-    # Clean up by clicking: the rule, then its (now unused) hook.
-    page.get_by_role("button", name="Delete alert rule crash-free 14.x").click()
+    # Deleting asks first: Cancel has the focus, Escape keeps the rule and gives the focus back.
+    dialog = page.locator('dialog[data-role="alerts-delete"]')
+    delete_rule = page.get_by_role("button", name="Delete alert rule crash-free 14.x")
+    delete_rule.click()
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_role("button", name="Cancel")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(delete_rule).to_be_focused()
+    assert len(alerts("rules")) == 1
+    # Then by clicking Delete in the dialog: the rule, then its (now unused) hook.
+    delete_rule.click()
+    dialog.get_by_role("button", name="Delete", exact=True).click()
     expect(card.get_by_text("No alert rules.")).to_be_visible()
     page.get_by_role("button", name=f"Delete webhook {name}").click()
+    expect(dialog).to_contain_text("its secret cannot be shown again")
+    dialog.get_by_role("button", name="Delete", exact=True).click()
     expect(card.get_by_text("No webhooks yet.")).to_be_visible()
     assert alerts("hooks") == [] and alerts("rules") == []
     assert not admin.uncaught

@@ -33,6 +33,35 @@ export async function renderAlerts(holder, app, { admin }) {
     el('p', { class: 'muted' }, 'Rules are evaluated shortly after new data arrives, on the affected-session verdicts (a flood from one device fires nothing); each fires once per release until it clears. Deliveries are signed (Watchdog-Signature) and retried for 24 hours.'),
     message, secret, body));
 
+  /** Asks before a delete that cannot be undone: Cancel has the focus, Escape cancels, and
+   * focus goes back to the button that asked. Resolves to whether to go ahead. */
+  function confirmDelete(title, consequence, returnTo) {
+    return new Promise((resolve) => {
+      const titleID = 'alerts-delete-title';
+      const dialog = el('dialog', { 'aria-labelledby': titleID, 'data-role': 'alerts-delete' });
+      let answered = false;
+      const finish = (go) => {
+        if (answered) return;
+        answered = true;
+        if (dialog.open) dialog.close();
+        dialog.remove();
+        if (!go) returnTo?.focus();
+        resolve(go);
+      };
+      const cancel = el('button', { type: 'button', onclick: () => finish(false) }, 'Cancel');
+      const remove = el('button', { type: 'button', class: 'danger', onclick: () => finish(true) }, 'Delete');
+      dialog.append(el('h2', { id: titleID }, title), el('p', {}, consequence), el('p', { class: 'actions' }, cancel, ' ', remove));
+      dialog.oncancel = (event) => { event.preventDefault(); finish(false); };  // Escape = Cancel
+      dialog.onclose = () => finish(false);
+      document.body.append(dialog);
+      dialog.showModal();
+      cancel.focus();  // a stray Space or Enter must not delete
+    });
+  }
+  async function deleteAfterAsking(event, title, consequence, path) {
+    if (await confirmDelete(title, consequence, event.currentTarget)) await act(() => api.delete(path));
+  }
+
   async function act(perform, done) {
     message.textContent = '';
     try {
@@ -126,7 +155,8 @@ export async function renderAlerts(holder, app, { admin }) {
         el('span', { class: 'actions' },
           el('button', { type: 'button', 'data-hook-test': h.id, 'aria-label': `Send a test to webhook ${h.name}`,
             onclick: () => act(() => api.post(`${base}/hooks/${q(h.id)}/test`), awaitTest) }, 'Send test'), ' ',
-          el('button', { type: 'button', 'aria-label': `Delete webhook ${h.name}`, onclick: () => act(() => api.delete(`${base}/hooks/${q(h.id)}`)) }, 'Delete'))] }))))
+          el('button', { type: 'button', 'aria-label': `Delete webhook ${h.name}`, onclick: (event) => deleteAfterAsking(event, `Delete webhook ${h.name}?`,
+            'Its delivery log goes with it, and its secret cannot be shown again: a new webhook gets a new secret.', `${base}/hooks/${q(h.id)}`) }, 'Delete'))] }))))
         : el('p', { class: 'muted' }, 'No webhooks yet.'),
       hooks.map((h) => el('div', { 'data-hook-log': h.id },
         el('h4', {}, 'Deliveries to ', clientText(h.name)),
@@ -137,7 +167,8 @@ export async function renderAlerts(holder, app, { admin }) {
       rules.length ? el('div', { class: 'scroll' }, table(['Name', 'When', 'Parameters', 'Posts to', 'Firing for', { label: 'Actions' }], rules.map((r) => ({ data: r, cells: [
         clientText(r.name), conditionLabel[r.condition] ?? r.condition, describe(r), clientText(hookName[r.hook] ?? r.hook),
         r.firing.length ? clientText(r.firing.map((f) => f.release).join(', ')) : '—',
-        el('button', { type: 'button', 'data-alert-rule-delete': r.id, 'aria-label': `Delete alert rule ${r.name}`, onclick: () => act(() => api.delete(`${base}/rules/${q(r.id)}`)) }, 'Delete')] }))))
+        el('button', { type: 'button', 'data-alert-rule-delete': r.id, 'aria-label': `Delete alert rule ${r.name}`, onclick: (event) => deleteAfterAsking(event, `Delete alert rule ${r.name}?`,
+          'It stops alerting at once; releases it is firing for are forgotten.', `${base}/rules/${q(r.id)}`) }, 'Delete')] }))))
         : el('p', { class: 'muted' }, 'No alert rules.'),
       ruleForm(hooks));
   }
