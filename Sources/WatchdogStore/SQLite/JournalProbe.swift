@@ -40,7 +40,9 @@ final class JournalProbe: @unchecked Sendable {
     }
 
     deinit {
+        #if canImport(Glibc)
         if descriptor >= 0 { close(descriptor) }
+        #endif
     }
 
     /// Throws when the file system refuses to journal: the commit just made may not be on disk.

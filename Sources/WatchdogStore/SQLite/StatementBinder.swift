@@ -68,14 +68,19 @@ extension Statement {
     func step(_ db: Database, bind: (inout StatementBinder) -> Void) throws -> Int64? {
         let handle = sqliteStatement
         defer { sqlite3_reset(handle) }
-        var binder = StatementBinder(handle)
-        bind(&binder)
-        if binder.failure != SQLITE_OK { throw Self.error(binder.failure, db) }
+        try bindAll(db, bind)
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return sqlite3_column_int64(handle, 0)
         case SQLITE_DONE: return nil
         case let code: throw Self.error(code, db)
         }
+    }
+
+    /// Binds every parameter with `bind`; throws the first failing bind's error.
+    private func bindAll(_ db: Database, _ bind: (inout StatementBinder) -> Void) throws {
+        var binder = StatementBinder(sqliteStatement)
+        bind(&binder)
+        if binder.failure != SQLITE_OK { throw Self.error(binder.failure, db) }
     }
 
     private static func error(_ code: Int32, _ db: Database) -> DatabaseError {
@@ -111,9 +116,7 @@ extension Statement {
     func forEachRow(_ db: Database, bind: (inout StatementBinder) -> Void, _ body: (StatementColumns) throws -> Void) throws {
         let handle = sqliteStatement
         defer { sqlite3_reset(handle) }
-        var binder = StatementBinder(handle)
-        bind(&binder)
-        if binder.failure != SQLITE_OK { throw Self.error(binder.failure, db) }
+        try bindAll(db, bind)
         while true {
             switch sqlite3_step(handle) {
             case SQLITE_ROW: try body(StatementColumns(handle: handle))
