@@ -92,6 +92,12 @@ enum Callbacks {
             return .YES
         }
         if state.answeredEarly { return .YES }
+        if let prepared = state.prepared {
+            // Answered from the headers (`answerFromHeaders`); while draining, as a copy that
+            // closes the connection.
+            if context.draining.load(ordering: .relaxed) { return queue(prepared.response, on: connection, context: context) }
+            return MHD_queue_response(connection, UInt32(prepared.response.status), prepared.pointer)
+        }
         if state.bodyTooLarge || state.overBudget {
             state.answeredEarly = true
             let error: HTTPLayerError = state.bodyTooLarge ? .payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false) : .bodyMemoryExhausted
@@ -180,8 +186,18 @@ enum Callbacks {
             path: url.map { String(cString: $0) } ?? "/",
             headers: HTTPHeaders()
         )
+        if let answer = context.configuration.answerFromHeaders, state.method == "GET",
+           MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") == nil,
+           MHD_lookup_connection_value(connection, .HEADER_KIND, "Transfer-Encoding") == nil,
+           let prepared = answer(HTTPRequestPeek(connection: connection, path: state.path)) {
+            // No body can follow, so nothing else of the request is read.
+            state.prepared = prepared
+            return state
+        }
         let unmanaged = Unmanaged.passUnretained(state).toOpaque()
         MHD_get_connection_values(connection, .HEADER_KIND, collectHeader, unmanaged)
+        // A request rarely has more query arguments than this: no rehashing as they arrive.
+        state.query.reserveCapacity(8)
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectQuery, unmanaged)
         state.clientAddress = clientAddress(of: connection)
         return state
@@ -235,15 +251,25 @@ enum Callbacks {
 
     /// A libmicrohttpd response with every header of `response`; destroyed again on failure.
     private static func build(_ response: HTTPResponse, closing: Bool, context: ServerContext) throws(MHDCallFailed) -> OpaquePointer {
-        let created: OpaquePointer
-        if let stream = response.stream {
-            let pump = Unmanaged.passRetained(StreamPump(stream: stream, context: context)).toOpaque()
-            let made = MHD_create_response_from_callback(UInt64.max, 64 * 1024, StreamPump.read, pump, StreamPump.free)
-            if made == nil { Unmanaged<StreamPump>.fromOpaque(pump).release() }
-            created = try MHDCall.created(made, "MHD_create_response_from_callback")
-        } else {
-            created = try MHDCall.created(makeBufferResponse(response), "MHD_create_response_from_buffer(\(response.body.count) bytes)")
-        }
+        guard let stream = response.stream else { return try withHeaders(of: response, closing: closing, on: try buffer(of: response)) }
+        let pump = Unmanaged.passRetained(StreamPump(stream: stream, context: context)).toOpaque()
+        let made = MHD_create_response_from_callback(UInt64.max, 64 * 1024, StreamPump.read, pump, StreamPump.free)
+        if made == nil { Unmanaged<StreamPump>.fromOpaque(pump).release() }
+        return try withHeaders(of: response, closing: closing, on: try MHDCall.created(made, "MHD_create_response_from_callback"))
+    }
+
+    /// A libmicrohttpd response of an in-memory `response` with all its headers, for
+    /// `PreparedResponse`.
+    static func buffered(_ response: HTTPResponse) throws(MHDCallFailed) -> OpaquePointer {
+        try withHeaders(of: response, closing: false, on: try buffer(of: response))
+    }
+
+    private static func buffer(of response: HTTPResponse) throws(MHDCallFailed) -> OpaquePointer {
+        try MHDCall.created(makeBufferResponse(response), "MHD_create_response_from_buffer(\(response.body.count) bytes)")
+    }
+
+    /// `created` with the headers of `response` added; destroyed when one is refused.
+    private static func withHeaders(of response: HTTPResponse, closing: Bool, on created: OpaquePointer) throws(MHDCallFailed) -> OpaquePointer {
         do {
             for header in response.headers {
                 try MHDCall.check(MHD_add_response_header(created, header.name, header.value), "MHD_add_response_header(\(header.name))")

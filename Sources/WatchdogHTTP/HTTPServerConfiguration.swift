@@ -32,6 +32,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// its bytes are counted for. By default every such request is received, counted for its
     /// address.
     public var admit: @Sendable (HTTPRequestHead) -> HTTPAdmission = { .accept(budgetKey: $0.clientAddress) }
+    /// A hot path: asked for every `GET` without a body as soon as its headers are in, before
+    /// any header or argument is copied. A response it gives is the answer (queued when
+    /// libmicrohttpd asks for it, like any other); `nil` sends the request the ordinary way to
+    /// `handler`. It must give exactly what the handler would.
+    public var answerFromHeaders: (@Sendable (HTTPRequestPeek) -> PreparedResponse?)?
     /// Turns a failure of the HTTP layer into the application's error response.
     public var renderError: @Sendable (HTTPLayerError) -> HTTPResponse
 

@@ -22,12 +22,12 @@ final class RequestState {
     /// The server-wide body budget ran out while this body arrived: 503 at the end.
     var overBudget = false
     var responder: HTTPResponder?
+    /// The answer `answerFromHeaders` gave on the first call, queued on the last.
+    var prepared: PreparedResponse?
 
     init(method: String, path: String, headers: HTTPHeaders) {
         self.method = method
         self.path = path
         self.headers = headers
-        // A request rarely has more query arguments than this: no rehashing as they arrive.
-        query.reserveCapacity(8)
     }
 }

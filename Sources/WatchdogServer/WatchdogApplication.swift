@@ -14,6 +14,8 @@ import WatchdogWire
 /// ```
 public final class WatchdogApplication: Sendable {
     let router: Router
+    /// `GET /v1/config` from the headers alone, for the HTTP layer's `answerFromHeaders`.
+    let configFastPath: ConfigFastPath
     let queue: IngestQueue
     let authenticator: Authenticator
     let alerts: AlertService
@@ -31,7 +33,7 @@ public final class WatchdogApplication: Sendable {
                                           failures: FailedAuthGuard(perSecond: settings.failedAuthPerAddress, metrics: metrics),
                                           trustedProxies: settings.trustedProxies)
         let config: ConfigService
-        do { config = try ConfigService(store: store, clock: clock) } catch {
+        do { config = try ConfigService(store: store, clock: clock, cacheControl: "private, max-age=\(settings.configMaxAgeSeconds)") } catch {
             queue.stop()
             alerts.stop()
             throw error
@@ -45,6 +47,7 @@ public final class WatchdogApplication: Sendable {
                                 ingest: ingest, metrics: metrics, alerts: alerts, clock: clock)
         router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
                         trustedProxies: settings.trustedProxies, logger: logger)
+        configFastPath = ConfigFastPath(authenticator: authenticator, config: config, metrics: metrics)
         self.queue = queue
         self.authenticator = authenticator
         self.store = store

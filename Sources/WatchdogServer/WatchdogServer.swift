@@ -34,6 +34,8 @@ public final class WatchdogServer: Sendable {
         configuration.maxDecodedBodyBytes = Limits.bodyBytes
         let router = application.router
         configuration.admit = { router.admit($0) }
+        let configFastPath = application.configFastPath
+        configuration.answerFromHeaders = { configFastPath.answer($0) }
         do {
             // The whole adaptation: a response now is given at once; one promised for later
             // leaves the connection suspended until the promise is kept.

@@ -44,10 +44,7 @@ final class Authenticator: Sendable {
                 throw error
             }
         }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw .unauthorized }
-        let token = parts[1].trimmingCharacters(in: " \t")
-        guard !token.isEmpty, token.utf8.count <= 256 else { throw .unauthorized }
+        guard let token = Self.bearerToken(in: header) else { throw .unauthorized }
         if let cached = known.withLock({ $0[token] }) {
             // Known tokens skip the budget: a recheck of a valid token is not an attack.
             if now - cached.checkedAt < DashboardSessions.recheckMilliseconds { return cached.principal }
@@ -72,6 +69,38 @@ final class Authenticator: Sendable {
             cache[token] = (principal, now)
         }
         return principal
+    }
+
+    /// The token of an `Authorization: Bearer <token>` header (scheme case-insensitive, at
+    /// most 256 bytes), or `nil`.
+    static func bearerToken(in header: String) -> String? {
+        // Byte-wise (it runs on every request): the scheme, one or more spaces, the token;
+        // spaces and tabs around the token are not part of it.
+        let bytes = header.utf8
+        var index = bytes.startIndex
+        while index < bytes.endIndex, bytes[index] == UInt8(ascii: " ") { index = bytes.index(after: index) }
+        for expected in "bearer".utf8 {
+            guard index < bytes.endIndex, bytes[index] | 0x20 == expected else { return nil }
+            index = bytes.index(after: index)
+        }
+        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: " ") else { return nil }
+        var start = index
+        var end = bytes.endIndex
+        while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start = bytes.index(after: start) }
+        while start < end, bytes[bytes.index(before: end)] == UInt8(ascii: " ") || bytes[bytes.index(before: end)] == UInt8(ascii: "\t") {
+            end = bytes.index(before: end)
+        }
+        guard start < end, bytes.distance(from: start, to: end) <= 256 else { return nil }
+        return String(header[start..<end])
+    }
+
+    /// The caller named by an `Authorization` header whose token was verified against the
+    /// store within the last second, exactly as `principal(for:)` would answer it; `nil` for
+    /// anything else (which `principal(for:)` then decides). Never reads the store.
+    func recentlyVerified(authorization header: String) -> Principal? {
+        guard let token = Self.bearerToken(in: header), let cached = known.withLock({ $0[token] }),
+              clock() - cached.checkedAt < DashboardSessions.recheckMilliseconds else { return nil }
+        return cached.principal
     }
 
     /// Refuses, before any hashing or store read, a credential refused a moment ago (with

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import WatchdogHTTP
 import WatchdogStore
 import WatchdogWire
 
@@ -15,8 +16,32 @@ final class ConfigService: Sendable {
         var body: [UInt8]
         var etag: String
         var version: Int
-        /// `X-Config-Version`, ready to send.
-        var versionHeader: String
+        /// `ETag`, `Cache-Control` and `X-Config-Version`: what the `200` and the `304` carry.
+        var headers: [(name: String, value: String)]
+        /// The `200` and the `304` in libmicrohttpd's form, built once for
+        /// `ConfigFastPath`; `nil` when libmicrohttpd refused them (the ordinary path reports it).
+        var prepared: (ok: PreparedResponse, notModified: PreparedResponse)?
+
+        init(body: [UInt8], version: Int, cacheControl: String) {
+            self.body = body
+            etag = "\"\(FNV1a64.hex(body))\""
+            self.version = version
+            headers = [("ETag", etag), ("Cache-Control", cacheControl), ("X-Config-Version", String(version))]
+            prepared = nil
+            if let ok = PreparedResponse(ok), let notModified = PreparedResponse(self.notModified) { prepared = (ok, notModified) }
+        }
+
+        var ok: HTTPResponse {
+            HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")] + headers, body: body)
+        }
+
+        var notModified: HTTPResponse { HTTPResponse(status: 304, headers: headers) }
+
+        /// `304` when `ifNoneMatch` names this version (RFC 9110 §13.1.2), else `200`.
+        func response(ifNoneMatch: String?) -> HTTPResponse {
+            guard let ifNoneMatch, ConfigService.matches(ifNoneMatch, etag: etag) else { return ok }
+            return notModified
+        }
     }
 
     /// One app's compiled document and its result cache.
@@ -63,8 +88,11 @@ final class ConfigService: Sendable {
                 }
             }
             var mask: UInt64 = 0
-            for (index, rule) in document.rules.enumerated() where candidates & (1 << UInt64(index)) != 0 && rule.matchesIgnoringVersion(client) {
-                mask |= 1 << UInt64(index)
+            // Only the candidates' bits, and each rule read in place (not copied out of the array).
+            while candidates != 0 {
+                let index = candidates.trailingZeroBitCount
+                candidates &= candidates - 1
+                if document.rules[index].matchesIgnoringVersion(client) { mask |= 1 << UInt64(index) }
             }
             return mask
         }
@@ -80,15 +108,18 @@ final class ConfigService: Sendable {
 
     private let store: any TelemetryStore
     private let clock: @Sendable () -> Int64
+    /// `Cache-Control` of every effective config, e.g. `private, max-age=60`.
+    private let cacheControl: String
     let budget: TestCrashBudget
     private let compiled = Locked<[String: Compiled]>([:])
     private let documents = Locked<[String: ConfigDocument]>([:])
     /// Serializes read-modify-write of documents so concurrent changes don't conflict spuriously.
     private let changeLock = Locked(())
 
-    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64) throws {
+    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, cacheControl: String) throws {
         self.store = store
         self.clock = clock
+        self.cacheControl = cacheControl
         budget = TestCrashBudget(store: store, clock: clock)
         let records = try store.configDocuments()
         documents.withLock { documents in
@@ -129,13 +160,24 @@ final class ConfigService: Sendable {
         let effective = compiled.caches.withLock { caches -> Effective in
             if cachedEvaluation == nil { caches.evaluations[mask] = base }
             if let cached = caches.results[key] { return cached }
-            let body = fresh.body
-            let made = Effective(body: body, etag: "\"\(FNV1a64.hex(body))\"", version: compiled.document.version,
-                                 versionHeader: String(compiled.document.version))
+            let made = Effective(body: fresh.body, version: compiled.document.version, cacheControl: cacheControl)
             caches.results[key] = made
             return made
         }
         return (effective, explain ? evaluation.explanation(compiled.document) : nil)
+    }
+
+    /// The effective config for a client when it is ready in memory and the same for every
+    /// install the client's rules match: the app's document compiled and current, this rule
+    /// set evaluated before, and `test_crash` off (with it on, each install's crash budget
+    /// decides). Otherwise `nil`, and `effective` computes it. Never reads the store.
+    func ready(app: String, client: ConfigClient) -> Effective? {
+        guard let compiled = compiled.withLock({ $0[app] }), clock() < compiled.validUntil else { return nil }
+        let mask = compiled.mask(for: client)
+        return compiled.caches.withLock { caches in
+            guard let evaluation = caches.evaluations[mask], !evaluation.testCrashOn else { return nil }
+            return caches.results[Compiled.ResultKey(mask: mask, budgetExceeded: false)]
+        }
     }
 
     private func compiled(app: String, now: Int64) throws -> Compiled? {

@@ -42,6 +42,22 @@ final class ServerMetrics: Sendable {
     }
 
     func request(route: String, method: String, status: Int, seconds: Double) {
+        recorder(route: route, method: method, status: status).record(nanoseconds: Int64(seconds * 1e9))
+    }
+
+    /// The request counter and latency histogram of one route, method and status, looked up
+    /// once: a hot path keeps it and records without building labels or taking the caches' locks.
+    struct RequestRecorder: Sendable {
+        let counter: Counter
+        let latency: DurationHistogram
+
+        func record(nanoseconds: Int64) {
+            counter.increment()
+            latency.recordNanoseconds(nanoseconds)
+        }
+    }
+
+    func recorder(route: String, method: String, status: Int) -> RequestRecorder {
         let key = RequestKey(method: method, route: route, status: status)
         let counter = requests.withLock { cache in
             if let known = cache[key] { return known }
@@ -50,7 +66,6 @@ final class ServerMetrics: Sendable {
             cache[key] = made
             return made
         }
-        counter.increment()
         let histogram = latencies.withLock { cache in
             if let known = cache[route] { return known }
             let made = registry.makeDurationHistogram(descriptor: Self.name("watchdog_http_request_duration", "seconds", "Time from the whole request to its answer"),
@@ -58,7 +73,7 @@ final class ServerMetrics: Sendable {
             cache[route] = made
             return made
         }
-        histogram.recordNanoseconds(Int64(seconds * 1e9))
+        return RequestRecorder(counter: counter, latency: histogram)
     }
 
     /// Items of a batch: accepted, duplicate, rejected (and why).

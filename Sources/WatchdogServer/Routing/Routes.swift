@@ -12,8 +12,7 @@ enum Routes {
         let store = services.store
         let lookup = ReleaseLookup(store: store)
         let auth = AuthRoutes(authenticator: services.authenticator, store: store, cookieSecure: services.settings.cookieSecure)
-        let reads = ReadRoutes(store: store, lookup: lookup, config: services.config,
-                               cacheControl: "private, max-age=\(services.settings.configMaxAgeSeconds)")
+        let reads = ReadRoutes(store: store, lookup: lookup, config: services.config)
         let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
         let compare = CompareRoutes(lookup: lookup, config: services.config)
         let issues = IssueRoutes(lookup: lookup)
