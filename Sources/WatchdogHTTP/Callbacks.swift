@@ -24,6 +24,8 @@ enum Callbacks {
                 state.answeredEarly = true
                 return queue(context.configuration.renderError(.shuttingDown), on: connection, context: context)
             }
+            // Answered from the headers: a GET without Content-Length or Transfer-Encoding.
+            if state.prepared != nil { return .YES }
             if let framing = RequestFraming.error(in: state.headers) {
                 // Answered on the first call, before any body byte is read; closing the
                 // connection keeps the bytes after these headers from being read as a request.
