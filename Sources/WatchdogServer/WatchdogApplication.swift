@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import WatchdogHTTP
 import WatchdogStore
@@ -16,6 +17,8 @@ public final class WatchdogApplication: Sendable {
     let router: Router
     /// `GET /v1/config` from the headers alone, for the HTTP layer's `answerFromHeaders`.
     let configFastPath: ConfigFastPath
+    /// The releases and their per-release caches, shared by the stats routes and the alert rules.
+    let lookup: ReleaseLookup
     let queue: IngestQueue
     let authenticator: Authenticator
     let alerts: AlertService
@@ -23,7 +26,8 @@ public final class WatchdogApplication: Sendable {
 
     public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
         let metrics = ServerMetrics()
-        let alerts = AlertService(store: store, settings: settings, clock: clock, logger: logger)
+        let lookup = ReleaseLookup(store: store)
+        let alerts = AlertService(store: store, lookup: lookup, settings: settings, clock: clock, logger: logger)
         let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity) { items in
             metrics.commitItems.record(Double(items))
             // Only notes the time: rules are evaluated on the alert worker's thread.
@@ -44,14 +48,39 @@ public final class WatchdogApplication: Sendable {
                                                        metrics: metrics),
                                   metrics: metrics, trustedProxies: settings.trustedProxies)
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
-                                ingest: ingest, metrics: metrics, alerts: alerts, clock: clock)
+                                ingest: ingest, metrics: metrics, alerts: alerts, lookup: lookup, clock: clock)
         router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
                         trustedProxies: settings.trustedProxies, logger: logger)
         configFastPath = ConfigFastPath(authenticator: authenticator, config: config, metrics: metrics)
+        self.lookup = lookup
         self.queue = queue
         self.authenticator = authenticator
         self.store = store
         self.alerts = alerts
+    }
+
+    /// The views the dashboard opens an app with, answered once per app by `warmUp`.
+    static let warmViews = ["releases", "compare", "issues", "timeseries", "keyboard", "reports"]
+
+    /// Before the server listens: fills the per-release caches (install concentration, design
+    /// effect sums) of every release, then answers each app's dashboard views once, so the
+    /// first request after a start finds SQLite's pages and every cache as the next one would.
+    /// Stops after `nanoseconds`: what is left is computed by its first request, as before.
+    func warmUp(for nanoseconds: UInt64) -> ReleaseLookup.WarmUp {
+        let deadline = DispatchTime.now().uptimeNanoseconds + nanoseconds
+        var warmed = lookup.warm(until: deadline)
+        let started = DispatchTime.now().uptimeNanoseconds
+        for app in (try? store.apps()) ?? [] {
+            for view in Self.warmViews {
+                guard DispatchTime.now().uptimeNanoseconds < deadline else {
+                    warmed.complete = false
+                    break
+                }
+                router.warmUp(HTTPRequest(method: "GET", path: "/v1/apps/\(app.app)/\(view)"))
+            }
+        }
+        warmed.milliseconds += Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+        return warmed
     }
 
     /// The answer to a request; errors are already rendered as responses.

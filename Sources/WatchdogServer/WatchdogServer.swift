@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import WatchdogHTTP
@@ -24,6 +25,10 @@ public final class WatchdogServer: Sendable {
 
     public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
         let application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock)
+        // Before listening: the first dashboard view after a restart is as fast as the next one.
+        // Bounded, so a large install still starts taking reports within a few seconds.
+        let warmed = application.warmUp(for: Self.warmUpNanoseconds)
+        logger.info("warmed up: \(warmed)")
         var configuration = HTTPServerConfiguration(address: settings.listen) { APIError.from($0).response }
         configuration.threads = settings.httpThreads
         configuration.connectionLimit = settings.connectionLimit
@@ -72,6 +77,9 @@ public final class WatchdogServer: Sendable {
             do { try sqlite.checkpoint() } catch { logger.warning("final WAL checkpoint failed: \(error)") }
         }
     }
+
+    /// How long a start may spend filling the release caches before it listens.
+    static let warmUpNanoseconds: UInt64 = 2_000_000_000
 
     /// Milliseconds since the epoch, from the system clock.
     public static let systemClock: @Sendable () -> Int64 = {

@@ -34,11 +34,12 @@ final class AlertService: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let background: Bool
 
-    init(store: any TelemetryStore, settings: ServerSettings, clock: @escaping @Sendable () -> Int64, logger: Logger) {
+    /// `lookup`: the stats routes' own, so rules and views share the per-release caches.
+    init(store: any TelemetryStore, lookup: ReleaseLookup, settings: ServerSettings, clock: @escaping @Sendable () -> Int64, logger: Logger) {
         self.store = store
         self.clock = clock
         self.logger = logger
-        evaluator = AlertEvaluator(lookup: ReleaseLookup(store: store))
+        evaluator = AlertEvaluator(lookup: lookup)
         transport = WebhookTransport(timeoutSeconds: settings.alertTimeoutSeconds)
         var policy = AlertRetryPolicy()
         policy.baseSeconds = settings.alertRetryBaseSeconds

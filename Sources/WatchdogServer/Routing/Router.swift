@@ -62,6 +62,15 @@ struct Router: Sendable {
         return principal
     }
 
+    /// Runs the handler of a read-only view as a viewer's request would, for the warm-up before
+    /// the server listens (`WatchdogApplication.warmUp`): no caller is checked and the answer
+    /// is dropped. Only ever given paths the server builds itself.
+    func warmUp(_ request: HTTPRequest) {
+        guard request.method == "GET", let (route, parameters) = try? routes.route(method: "GET", path: request.path),
+              route.access == .viewer else { return }
+        _ = try? route.handler(request, RequestContext(parameters: parameters, caller: nil))
+    }
+
     /// Decides on a request that announces a body from its headers alone, before any of the
     /// body is buffered: an unknown path or a wrong method is answered at once, and so is a
     /// request without valid credentials on a route that needs them. Accepted bodies are

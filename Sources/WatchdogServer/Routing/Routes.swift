@@ -10,7 +10,7 @@ import WatchdogWire
 enum Routes {
     static func table(_ services: Services) -> [Route] {
         let store = services.store
-        let lookup = ReleaseLookup(store: store)
+        let lookup = services.lookup
         let auth = AuthRoutes(authenticator: services.authenticator, store: store, cookieSecure: services.settings.cookieSecure)
         let reads = ReadRoutes(store: store, lookup: lookup, config: services.config)
         let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
@@ -134,5 +134,6 @@ struct Services: Sendable {
     let ingest: IngestRoutes
     let metrics: ServerMetrics
     let alerts: AlertService
+    let lookup: ReleaseLookup
     let clock: @Sendable () -> Int64
 }
