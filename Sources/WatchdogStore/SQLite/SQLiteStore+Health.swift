@@ -94,7 +94,7 @@ extension SQLiteStore {
             }
             sql += " AND hour BETWEEN ? AND ? GROUP BY hour, kind ORDER BY hour"
             arguments += [fromHour, toHour]
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)).map { row in
                 HourlyRow(hour: row[0], kind: row[1], reports: row[2], suspectReports: row[3], floodedReports: row[4])
             }
         }
