@@ -29,24 +29,27 @@ struct IssueRoutes: Sendable {
         let rows = try storeCall { try store.issues(app: app, release: current.release) }
             .sorted { ($0.affectedSessions, $0.reports, $1.fingerprint) > ($1.affectedSessions, $1.reports, $0.fingerprint) }
             .prefix(limit)
-        let history = try storeCall { try store.issueHistory(app: app, fingerprints: rows.map(\.fingerprint)) }
-        let byFingerprint = Dictionary(grouping: history, by: \.fingerprint)
-        // Releases ranked once, oldest first, instead of comparing version strings per row.
-        let rank = Dictionary(uniqueKeysWithValues: releases.enumerated().map { ($1.release, $0) })
+        let fingerprints = rows.map(\.fingerprint)
         let index = releases.firstIndex { $0.release == current.release } ?? releases.count - 1
         let previous = releases[..<index].last { $0.sessions > 0 }
+        // A fingerprint's first release is the earliest with headline reports (suspect- or
+        // flood-only rows do not make it "seen"), or this one: only older releases are asked.
+        let firstReleases = try storeCall { try store.firstReleases(app: app, fingerprints: fingerprints, among: releases[..<index].map(\.release)) }
+        let previousRows = try previous.map { previous throws(APIError) in
+            try storeCall { try store.issues(app: app, release: previous.release, fingerprints: fingerprints) }
+                .filter { $0.reports > 0 }
+        } ?? []
+        let previousByFingerprint = Dictionary(previousRows.map { ($0.fingerprint, $0) }, uniquingKeysWith: { first, _ in first })
         // Issues have no per-install counts: each side takes its release's overall design effect.
         let currentEffect = try lookup.designEffect(current, of: app)
         let previousEffect = try previous.map { release throws(APIError) in try lookup.designEffect(release, of: app) } ?? 1
         let issues = rows.map { row -> IssueView in
-            // Suspect- or flood-only rows do not make a fingerprint "seen".
-            let seen = (byFingerprint[row.fingerprint] ?? [row]).filter { $0.reports > 0 || $0.release == row.release }
-            let first = seen.min { (rank[$0.release] ?? .max) < (rank[$1.release] ?? .max) }?.release ?? row.release
+            let first = firstReleases[row.fingerprint] ?? row.release
             let isNew = first == current.release
             var before: IssueRow?
             var trend: SessionComparison?
             if let previous {
-                before = seen.first { $0.release == previous.release }
+                before = previousByFingerprint[row.fingerprint]
                 trend = SessionComparison(
                     base: SessionComparison.Side(sessions: previous.sessions, affectedSessions: before?.affectedSessions ?? 0,
                                                  reports: before?.reports ?? 0, floodedReports: before?.floodedReports ?? 0, designEffect: previousEffect),
