@@ -21,8 +21,12 @@ public protocol TelemetryStore: Sendable {
     func releaseDetail(app: String, release: ReleaseID) throws -> ReleaseDetail?
     /// The issues (fingerprints) of one release.
     func issues(app: String, release: ReleaseID) throws -> [IssueRow]
-    /// Every release's row of the given fingerprints (for first release and trends).
-    func issueHistory(app: String, fingerprints: [String]) throws -> [IssueRow]
+    /// The rows of one release for the given fingerprints (those it has none for are left out).
+    func issues(app: String, release: ReleaseID, fingerprints: [String]) throws -> [IssueRow]
+    /// For each fingerprint, the earliest of `releases` (oldest first) in which it has headline
+    /// reports; fingerprints with none in any of them are left out. Releases not in the list
+    /// are not looked at.
+    func firstReleases(app: String, fingerprints: [String], among releases: [ReleaseID]) throws -> [String: ReleaseID]
     /// Hourly counts, per kind, between two hours (inclusive); all releases when `release` is nil.
     func hourly(app: String, release: ReleaseID?, kind: String?, fromHour: Int64, toHour: Int64) throws -> [HourlyRow]
     /// The keyboard-height histogram; all releases when `release` is nil.

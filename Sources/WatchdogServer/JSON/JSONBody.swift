@@ -21,6 +21,15 @@ enum JSONBody {
         }
     }
 
+    /// A view written by `JSONWriter` instead of `JSONEncoder`: the same bytes, for the large
+    /// stats views. A NaN or infinity is an internal error, as `JSONEncoder` makes it.
+    static func response(status: Int = 200, writing body: some JSONWritable, extraHeaders: [(name: String, value: String)] = []) -> HTTPResponse {
+        var json = JSONWriter()
+        body.write(to: &json)
+        guard !json.wroteNonFiniteNumber else { return APIError.internalError.response }
+        return response(status: status, bytes: json.bytes, extraHeaders: extraHeaders)
+    }
+
     static func encode<Body: Encodable>(_ body: Body) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -26,7 +26,7 @@ struct ReadRoutes: Sendable {
         var filled: [ReleaseStats] = []
         for release in releases { filled.append(try lookup.withConcentration(release, of: app)) }
         let sorted = ReleaseOrder.sorted(filled, newestFirst: true, by: \.release)
-        return JSONBody.response(ReleasesView(app: app, releases: sorted.map(ReleaseStatsView.init)))
+        return JSONBody.response(writing: ReleasesView(app: app, releases: sorted.map(ReleaseStatsView.init)))
     }
 
     /// `GET /v1/config?app=&version=&build=&channel=&idiom=&install_id=[&explain=true]`.

@@ -102,6 +102,16 @@ struct ConcentrationView: Encodable {
     }
 }
 
+extension ConcentrationView: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("installs", installs)
+            json.member("top_installs", topInstalls)
+            json.member("top_installs_report_share", topInstallsReportShare)
+        }
+    }
+}
+
 /// One value of a breakdown with its comparison, flattened: `{"value": ..., "base": ..., ...}`.
 struct Breakdown: Encodable {
     var value: String

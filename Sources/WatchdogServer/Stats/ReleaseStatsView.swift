@@ -89,11 +89,51 @@ struct ReleaseStatsView: Encodable {
     }
 }
 
+extension ReleaseStatsView: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("affected_session_rate", affectedSessionRate)
+            json.member("affected_sessions", affectedSessions)
+            json.member("auto_fixed", autoFixed)
+            json.member("build", build)
+            json.member("client_evicted", clientEvicted)
+            json.member("client_quarantined", clientQuarantined)
+            json.member("concentration", concentration)
+            json.member("first_seen", firstSeen)
+            json.member("flooded_reports", floodedReports)
+            json.member("flooded_reports_by_kind", floodedReportsByKind)
+            json.member("glitch_free_session_rate", glitchFreeSessionRate)
+            json.member("id", id)
+            json.member("last_seen", lastSeen)
+            json.member("rates_unavailable_reason", ratesUnavailableReason)
+            json.member("release", release)
+            json.member("reports", reports)
+            json.member("reports_by_kind", reportsByKind)
+            json.member("reports_per_1k_sessions", reportsPer1kSessions)
+            json.member("reports_per_1k_sessions_by_kind", reportsPer1kSessionsByKind)
+            json.member("sessions", sessions)
+            json.member("suspect_reports", suspectReports)
+            json.member("suspect_reports_by_kind", suspectReportsByKind)
+            json.member("test_crashes", testCrashes)
+            json.member("version", version)
+        }
+    }
+}
+
 /// `GET /v1/apps/{app}/releases`.
 struct ReleasesView: Encodable {
     var app: String
     /// Newest release first.
     var releases: [ReleaseStatsView]
+}
+
+extension ReleasesView: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("app", app)
+            json.member("releases", releases)
+        }
+    }
 }
 
 /// `GET /v1/apps`.

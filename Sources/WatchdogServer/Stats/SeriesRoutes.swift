@@ -57,7 +57,7 @@ struct SeriesRoutes: Sendable {
             let start = (firstBucket + Int64(index)) * bucketMilliseconds
             return start <= now && now < start + bucketMilliseconds
         }
-        return JSONBody.response(TimeseriesView(app: app, release: release?.release.text, bucket: bucketName, buckets: buckets, series: series,
+        return JSONBody.response(writing: TimeseriesView(app: app, release: release?.release.text, bucket: bucketName, buckets: buckets, series: series,
                                                 suspectSeries: suspect, floodedSeries: flooded, sessions: sessions, rates: rates,
                                                 partialBuckets: partial, truncated: truncated))
     }
@@ -194,6 +194,24 @@ struct TimeseriesView: Encodable {
         case suspectSeries = "suspect_series"
         case floodedSeries = "flooded_series"
         case partialBuckets = "partial_buckets"
+    }
+}
+
+extension TimeseriesView: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("app", app)
+            json.member("bucket", bucket)
+            json.member("buckets", buckets)
+            json.member("flooded_series", floodedSeries)
+            json.member("partial_buckets", partialBuckets)
+            json.member("rates", rates)
+            json.member("release", release)
+            json.member("series", series)
+            json.member("sessions", sessions)
+            json.member("suspect_series", suspectSeries)
+            json.member("truncated", truncated)
+        }
     }
 }
 

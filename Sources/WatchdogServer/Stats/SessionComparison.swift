@@ -148,3 +148,41 @@ struct SessionComparison: Encodable, Equatable {
         case reportRateRatio = "report_rate_ratio"
     }
 }
+
+extension SessionComparison: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("base", base)
+            json.member("interval", interval)
+            json.member("ratio", ratio)
+            json.member("reason", reason)
+            json.member("report_rate_ratio", reportRateRatio)
+            json.member("target", target)
+            json.member("verdict", verdict)
+        }
+    }
+}
+
+extension SessionComparison.Side: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("affected_session_rate", affectedSessionRate)
+            json.member("affected_sessions", affectedSessions)
+            json.member("design_effect", designEffect)
+            json.member("flooded_reports", floodedReports)
+            json.member("reports", reports)
+            json.member("reports_per_1k_sessions", reportsPer1kSessions)
+            json.member("sessions", sessions)
+        }
+    }
+}
+
+extension SessionComparison.Interval: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("lower", lower)
+            json.member("upper", upper)
+        }
+    }
+}
+

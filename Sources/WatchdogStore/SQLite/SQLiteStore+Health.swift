@@ -50,21 +50,61 @@ extension SQLiteStore {
         }
     }
 
-    public func issueHistory(app: String, fingerprints: [String]) throws -> [IssueRow] {
+    public func issues(app: String, release: ReleaseID, fingerprints: [String]) throws -> [IssueRow] {
         guard !fingerprints.isEmpty else { return [] }
         return try pool.read { db in
             var rows: [IssueRow] = []
-            // Chunks stay under SQLite's bound-parameter limit.
-            for start in stride(from: 0, to: fingerprints.count, by: 500) {
-                let chunk = Array(fingerprints[start..<min(start + 500, fingerprints.count)])
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                try db.makeStatement(sql: "SELECT \(Self.issueColumns) FROM issue_releases INDEXED BY issue_releases_by_fingerprint WHERE app = ? AND fingerprint IN (\(marks))")
-                    .forEachRow(db, bind: { bind in
-                        bind.text(app)
-                        for fingerprint in chunk { bind.text(fingerprint) }
-                    }) { rows.append(Self.issueRow($0)) }
+            // One primary-key probe per fingerprint.
+            let statement = try db.cachedStatement(sql: "SELECT \(Self.issueColumns) FROM issue_releases WHERE app = ? AND version = ? AND build = ? AND fingerprint = ?")
+            for fingerprint in fingerprints {
+                try statement.forEachRow(db, bind: { bind in
+                    bind.text(app)
+                    bind.text(release.version)
+                    bind.text(release.build)
+                    bind.text(fingerprint)
+                }) { rows.append(Self.issueRow($0)) }
             }
             return rows
+        }
+    }
+
+    public func firstReleases(app: String, fingerprints: [String], among releases: [ReleaseID]) throws -> [String: ReleaseID] {
+        guard !fingerprints.isEmpty, !releases.isEmpty else { return [:] }
+        let rank = Dictionary(releases.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        return try pool.read { db in
+            // The releases a fingerprint has a row in come from its index alone (it holds the
+            // primary key's version and build); only the earliest candidates are then probed
+            // for headline reports, one primary-key lookup each, instead of reading every
+            // release's row of every fingerprint.
+            let candidates = try db.cachedStatement(sql: """
+                SELECT version, build FROM issue_releases INDEXED BY issue_releases_by_fingerprint WHERE app = ? AND fingerprint = ?
+                """)
+            let reports = try db.cachedStatement(sql: "SELECT reports FROM issue_releases WHERE app = ? AND version = ? AND build = ? AND fingerprint = ?")
+            var first: [String: ReleaseID] = [:]
+            for fingerprint in fingerprints where first[fingerprint] == nil {
+                var ranked: [(rank: Int, release: ReleaseID)] = []
+                try candidates.forEachRow(db, bind: { bind in
+                    bind.text(app)
+                    bind.text(fingerprint)
+                }) { row in
+                    let release = ReleaseID(version: row.text(0), build: row.text(1))
+                    if let position = rank[release] { ranked.append((position, release)) }
+                }
+                ranked.sort { $0.rank < $1.rank }
+                for candidate in ranked {
+                    let headline = try reports.step(db) { bind in
+                        bind.text(app)
+                        bind.text(candidate.release.version)
+                        bind.text(candidate.release.build)
+                        bind.text(fingerprint)
+                    }
+                    if let headline, headline > 0 {
+                        first[fingerprint] = candidate.release
+                        break
+                    }
+                }
+            }
+            return first
         }
     }
 
@@ -94,7 +134,7 @@ extension SQLiteStore {
             }
             sql += " AND hour BETWEEN ? AND ? GROUP BY hour, kind ORDER BY hour"
             arguments += [fromHour, toHour]
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)).map { row in
                 HourlyRow(hour: row[0], kind: row[1], reports: row[2], suspectReports: row[3], floodedReports: row[4])
             }
         }

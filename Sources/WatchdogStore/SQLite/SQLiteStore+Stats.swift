@@ -21,35 +21,39 @@ extension SQLiteStore {
     public func releases(app: String) throws -> [ReleaseStats]? {
         try pool.read { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [app]) != nil else { return nil }
-            var stats: [ReleaseID: ReleaseStats] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM releases WHERE app = ?", arguments: [app]) {
-                let id = ReleaseID(version: row["version"], build: row["build"])
-                stats[id] = ReleaseStats(
-                    release: id, sessions: row["sessions"], reportsByKind: [:], suspectReportsByKind: [:],
-                    affectedSessions: row["affected_sessions"], autoFixed: row["auto_fixed"],
-                    testCrashes: row["test_crashes"], firstSeen: row["first_seen"], lastSeen: row["last_seen"],
-                    partialHistory: row["partial_history"]
-                )
+            // Read by position through SQLite's C API, like the issue rows: every stats route
+            // starts here, and GRDB's lookup by column name was a third of `/timeseries`.
+            var releases: [ReleaseStats] = []
+            var positions: [ReleaseID: Int] = [:]
+            try db.cachedStatement(sql: """
+                SELECT version, build, sessions, affected_sessions, auto_fixed, test_crashes, first_seen, last_seen, partial_history
+                FROM releases WHERE app = ?
+                """).forEachRow(db, bind: { $0.text(app) }) { row in
+                let id = ReleaseID(version: row.text(0), build: row.text(1))
+                positions[id] = releases.count
+                releases.append(ReleaseStats(
+                    release: id, sessions: Int(row.integer(2)), reportsByKind: [:], suspectReportsByKind: [:],
+                    affectedSessions: Int(row.integer(3)), autoFixed: Int(row.integer(4)), testCrashes: Int(row.integer(5)),
+                    firstSeen: row.integer(6), lastSeen: row.integer(7), partialHistory: row.integer(8) != 0
+                ))
             }
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM release_kinds WHERE app = ?", arguments: [app]) {
-                let id = ReleaseID(version: row["version"], build: row["build"])
-                let kind: String = row["kind"]
-                let reports: Int = row["reports"]
-                let suspect: Int = row["suspect_reports"]
-                let flooded: Int = row["flooded_reports"]
-                if reports > 0 { stats[id]?.reportsByKind[kind] = reports }
-                if suspect > 0 { stats[id]?.suspectReportsByKind[kind] = suspect }
-                if flooded > 0 { stats[id]?.floodedReportsByKind[kind] = flooded }
+            try db.cachedStatement(sql: "SELECT version, build, kind, reports, suspect_reports, flooded_reports FROM release_kinds WHERE app = ?")
+                .forEachRow(db, bind: { $0.text(app) }) { row in
+                    guard let position = positions[ReleaseID(version: row.text(0), build: row.text(1))] else { return }
+                    let kind = row.text(2)
+                    let reports = Int(row.integer(3)), suspect = Int(row.integer(4)), flooded = Int(row.integer(5))
+                    if reports > 0 { releases[position].reportsByKind[kind] = reports }
+                    if suspect > 0 { releases[position].suspectReportsByKind[kind] = suspect }
+                    if flooded > 0 { releases[position].floodedReportsByKind[kind] = flooded }
+                }
+            try db.cachedStatement(sql: """
+                SELECT version, build, sum(evicted), sum(quarantined) FROM client_drops WHERE app = ? GROUP BY version, build
+                """).forEachRow(db, bind: { $0.text(app) }) { row in
+                guard let position = positions[ReleaseID(version: row.text(0), build: row.text(1))] else { return }
+                releases[position].clientEvicted = Int(row.integer(2))
+                releases[position].clientQuarantined = Int(row.integer(3))
             }
-            for row in try Row.fetchAll(db, sql: """
-                SELECT version, build, sum(evicted) AS evicted, sum(quarantined) AS quarantined FROM client_drops
-                WHERE app = ? GROUP BY version, build
-                """, arguments: [app]) {
-                let id = ReleaseID(version: row["version"], build: row["build"])
-                stats[id]?.clientEvicted = row["evicted"]
-                stats[id]?.clientQuarantined = row["quarantined"]
-            }
-            return Array(stats.values)
+            return releases
         }
     }
 
@@ -135,7 +139,7 @@ extension SQLiteStore {
             }
             sql += " AND hour BETWEEN ? AND ? GROUP BY hour ORDER BY hour"
             arguments += [fromHour, toHour]
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { HourlySessionsRow(hour: $0[0], sessions: $0[1]) }
+            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)).map { HourlySessionsRow(hour: $0[0], sessions: $0[1]) }
         }
     }
 
