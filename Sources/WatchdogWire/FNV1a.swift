@@ -9,6 +9,10 @@ public struct FNV1a64: Sendable {
         for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
     }
 
+    public mutating func add(byte: UInt8) {
+        value = (value ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+
     public mutating func add(_ text: String) {
         add(text.utf8)
     }

@@ -15,8 +15,10 @@ struct ConfigQuery {
             throw .badRequest("missing_parameter", "app is required: /v1/config?app=<bundle id>&version=&build=&channel=&idiom=&install_id=")
         }
         for index in Self.argumentNames.indices {
-            // Characters, as the OpenAPI maxLength counts them.
-            if let value = arguments[index], value.unicodeScalars.count > (index == 0 ? Limits.appLength : Limits.idLength) {
+            // Characters, as the OpenAPI maxLength counts them (never more than the UTF-8 bytes,
+            // which are counted without walking the string).
+            let limit = index == 0 ? Limits.appLength : Limits.idLength
+            if let value = arguments[index], value.utf8.count > limit, value.unicodeScalars.count > limit {
                 throw .badRequest("invalid_parameter", "\(Self.argumentNames[index]) is longer than allowed")
             }
         }

@@ -72,7 +72,7 @@ extension ConfigRule {
     static func bucket(ruleID: String, installID: String) -> Int {
         var fnv = FNV1a64()
         fnv.add(ruleID)
-        fnv.add(CollectionOfOne(0x1F))
+        fnv.add(byte: 0x1F)
         fnv.add(installID)
         var hash = fnv.value
         hash ^= hash >> 33

@@ -333,6 +333,8 @@ final class ConfigService: Sendable {
 
     /// `If-Match` / `If-None-Match` list matching (RFC 9110 §13.1), weak comparison.
     static func matches(_ header: String, etag: String) -> Bool {
+        // The usual case, on every poll of a fleet: the client sends back the ETag it was given.
+        if header == etag { return true }
         let wanted = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
         for candidate in header.split(separator: ",") {
             var tag = candidate.trimmingCharacters(in: " \t")

@@ -7,7 +7,7 @@ enum Fingerprint {
     static func of(kind: String, screen: String?, viewName: String?, keyboardMode: String?) -> String {
         var hash = FNV1a64()
         for (index, part) in [kind, screen ?? "", viewName ?? "", keyboardMode ?? ""].enumerated() {
-            if index > 0 { hash.add([0x1F]) }
+            if index > 0 { hash.add(byte: 0x1F) }
             hash.add(part)
         }
         return "fp_" + hash.hex
