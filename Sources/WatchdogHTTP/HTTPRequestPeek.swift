@@ -26,6 +26,16 @@ public struct HTTPRequestPeek {
         MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
     }
 
+    /// Whether the first value of the header `name` is exactly `value`, compared in place
+    /// (nothing is copied); `false` when the header is absent.
+    public func header(_ name: String, is value: String) -> Bool {
+        guard let found = MHD_lookup_connection_value(connection, .HEADER_KIND, name) else { return false }
+        var value = value
+        return value.withUTF8 { bytes in
+            strlen(found) == bytes.count && (bytes.isEmpty || memcmp(found, bytes.baseAddress!, bytes.count) == 0)
+        }
+    }
+
     /// The query arguments named in `names`, in that order, with the values
     /// `HTTPRequest.query` would hold: names compared exactly, the last value kept when a name
     /// repeats, `""` for an argument without a value. `others` counts the arguments with any

@@ -35,7 +35,9 @@ struct ConfigFastPath: Sendable {
         guard values[ConfigQuery.argumentNames.count] == nil,
               let query = try? ConfigQuery(arguments: values, principal: principal),
               let effective = config.ready(app: query.app, client: query.client), let prepared = effective.prepared else { return nil }
-        let isNotModified = request.header("If-None-Match").map { ConfigService.matches($0, etag: effective.etag) } ?? false
+        // The usual If-None-Match is the ETag itself, compared without copying it.
+        let isNotModified = request.header("If-None-Match", is: effective.etag)
+            || request.header("If-None-Match").map { ConfigService.matches($0, etag: effective.etag) } ?? false
         (isNotModified ? notModified : ok).record(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started))
         return isNotModified ? prepared.notModified : prepared.ok
     }
