@@ -139,6 +139,81 @@ import Testing
         #expect(refusedAfter != nil)
     }
 
+    /// Four pollers on keep-alive connections while an admin changes the config ten times:
+    /// every answer is a whole version — its ETag, X-Config-Version and body belong together,
+    /// as the router gives them — and versions never go backwards on a connection.
+    @Test func pollersDuringChangesGetWholeVersionsInOrder() throws {
+        let daemon = try Daemon()
+        let (ingest, admin) = try Self.configured(daemon)
+        let path = "/v1/config?app=\(Self.app)&version=14.2.0&channel=beta&idiom=phone&install_id=I-42"
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(ingest)\r\n\r\n".utf8)
+        let stop = Locked(false)
+        let answers = Locked<[[Response]]>(Array(repeating: [], count: 4))
+        let failures = Locked<[String]>([])
+        let running = Locked(0)
+        let finished = DispatchGroup()
+        let port = daemon.port
+        // Threads of their own: the test runner's and Dispatch's threads are busy with other tests.
+        for poller in 0..<4 {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                do {
+                    let connection = try KeepAliveConnection(port: port)
+                    var seen: [Response] = []
+                    // The last request is written after the stop is seen: after the last change.
+                    var last = false
+                    while !last {
+                        last = stop.value
+                        try connection.write(request)
+                        guard let answer = try connection.readResponse() else { throw HTTPClientError(description: "connection closed") }
+                        if seen.isEmpty { running.update { $0 += 1 } }
+                        seen.append(answer)
+                    }
+                    answers.update { $0[poller] = seen }
+                } catch {
+                    failures.update { $0.append("poller \(poller): \(error)") }
+                }
+            }.start()
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while running.value < 4, failures.value.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        // Each version as the router answers it (explain=false never takes the fast path).
+        var versions: [String: (etag: String, body: [UInt8])] = [:]
+        func recordRouterAnswer() throws {
+            let answer = try daemon.client.request("GET", path + "&explain=false", token: ingest)
+            versions[answer.headers["x-config-version"] ?? "?"] = (answer.headers["etag"] ?? "", answer.body)
+        }
+        try recordRouterAnswer()
+        for change in 0..<10 {
+            Thread.sleep(forTimeInterval: 0.05)
+            let patched = try daemon.client.request("PATCH", "/v1/admin/apps/\(Self.app)/config", token: admin,
+                                                    headers: ["Content-Type": "application/json"], body: Array(#"{"lock_threshold_s": \#(11 + change)}"#.utf8))
+            #expect(patched.status == 200)
+            try recordRouterAnswer()
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+        stop.update { $0 = true }
+        finished.wait()
+        #expect(failures.value.isEmpty, "\(failures.value)")
+        var total = 0
+        for seen in answers.value {
+            var last = 0
+            for answer in seen {
+                let version = answer.headers["x-config-version"] ?? "?"
+                let known = try #require(versions[version], "version \(version) was never the router's")
+                #expect(answer.status == 200)
+                #expect(answer.headers["etag"] == known.etag && answer.body == known.body, "version \(version)")
+                let number = Int(version) ?? 0
+                #expect(number >= last, "a poller went back from version \(last) to \(number)")
+                last = number
+            }
+            total += seen.count
+            #expect(seen.last?.headers["x-config-version"] == "\(versions.keys.compactMap { Int($0) }.max() ?? 0)", "the last change reached every poller")
+        }
+        print("config fast path: \(total) answers to 4 pollers across \(versions.count) versions")
+    }
+
     @Test func keepAliveConnectionsGetTheSameAnswerManyTimesAndEveryRequestIsCounted() throws {
         let daemon = try Daemon()
         let (ingest, _) = try Self.configured(daemon)
