@@ -40,10 +40,12 @@ public final class SQLiteStore: TelemetryStore {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
-            // 32 MiB of page cache for the writer, so the interior pages of the id and session
-            // indexes stay in memory at millions of rows; readers keep SQLite's 2 MiB, so
-            // memory stays flat however much an export reads.
-            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -32768") }
+            // 16 MiB of page cache for the writer, so the interior pages of the id and session
+            // indexes stay in memory at millions of rows (measured at 10 M stored reports:
+            // ingest as fast as with 32 MiB, time-ordered or random ids, and 20 MiB less at
+            // the peak); readers keep SQLite's 2 MiB, so memory stays flat however much an
+            // export reads.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -16384") }
             // Checkpoint every ~32 MiB of WAL instead of ~4 MiB: a page dirtied by many
             // commits is copied into the database once (measured: fewer bytes written per report).
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
