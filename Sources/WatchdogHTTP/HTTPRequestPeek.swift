@@ -38,20 +38,18 @@ public struct HTTPRequestPeek {
 
     /// The query arguments named in `names`, in that order, with the values
     /// `HTTPRequest.query` would hold: names compared exactly, the last value kept when a name
-    /// repeats, `""` for an argument without a value. `others` counts the arguments with any
-    /// other name.
-    public func arguments(_ names: [StaticString]) -> (values: [String?], others: Int) {
+    /// repeats, `""` for an argument without a value. Other arguments are skipped.
+    public func arguments(_ names: [StaticString]) -> [String?] {
         var scan = ArgumentScan(names: names)
         withUnsafeMutablePointer(to: &scan) { pointer in
             _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, Self.collect, pointer)
         }
-        return (scan.values, scan.others)
+        return scan.values
     }
 
     private struct ArgumentScan {
         let names: [StaticString]
         var values: [String?]
-        var others = 0
 
         init(names: [StaticString]) {
             self.names = names
@@ -68,7 +66,6 @@ public struct HTTPRequestPeek {
             scan.pointee.values[index] = value.map { String(cString: $0) } ?? ""
             return .YES
         }
-        scan.pointee.others += 1
         return .YES
     }
 }

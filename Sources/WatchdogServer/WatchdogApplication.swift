@@ -62,25 +62,42 @@ public final class WatchdogApplication: Sendable {
     /// The views the dashboard opens an app with, answered once per app by `warmUp`.
     static let warmViews = ["releases", "compare", "issues", "timeseries", "keyboard", "reports"]
 
-    /// Before the server listens: fills the per-release caches (install concentration, design
-    /// effect sums) of every release, then answers each app's dashboard views once, so the
-    /// first request after a start finds SQLite's pages and every cache as the next one would.
-    /// Stops after `nanoseconds`: what is left is computed by its first request, as before.
-    func warmUp(for nanoseconds: UInt64) -> ReleaseLookup.WarmUp {
-        let deadline = DispatchTime.now().uptimeNanoseconds + nanoseconds
-        var warmed = lookup.warm(until: deadline)
+    /// What `warmUp` did.
+    struct WarmUp: Sendable, CustomStringConvertible {
+        var apps = 0
+        var releases = 0
+        /// Every release and view of every app is warm; otherwise the time limit came first.
+        var complete = true
+        var milliseconds = 0.0
+
+        var description: String {
+            "\(releases) releases of \(apps) apps and their dashboard views in \(Int(milliseconds.rounded())) ms\(complete ? "" : ", stopped at the time limit: the rest are filled by their first request")"
+        }
+    }
+
+    /// Before the server listens, app by app: fills the per-release caches (install
+    /// concentration, design-effect sums) of every release, then answers the app's dashboard
+    /// views once, so the first request after a start finds SQLite's pages and every cache as
+    /// the next one would. Stops after `nanoseconds`: what is left is computed by its first
+    /// request, as before.
+    func warmUp(for nanoseconds: UInt64) -> WarmUp {
         let started = DispatchTime.now().uptimeNanoseconds
-        for app in (try? store.apps()) ?? [] {
+        let deadline = started + nanoseconds
+        var done = WarmUp()
+        apps: for app in (try? store.apps()) ?? [] {
+            let releases = lookup.warm(app: app.app, until: deadline)
+            done.apps += 1
+            done.releases += releases.releases
             for view in Self.warmViews {
-                guard DispatchTime.now().uptimeNanoseconds < deadline else {
-                    warmed.complete = false
-                    break
+                guard releases.complete, DispatchTime.now().uptimeNanoseconds < deadline else {
+                    done.complete = false
+                    break apps
                 }
                 router.warmUp(HTTPRequest(method: "GET", path: "/v1/apps/\(app.app)/\(view)"))
             }
         }
-        warmed.milliseconds += Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
-        return warmed
+        done.milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6
+        return done
     }
 
     /// The answer to a request; errors are already rendered as responses.
