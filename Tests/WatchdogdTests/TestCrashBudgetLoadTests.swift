@@ -41,11 +41,14 @@ import Testing
         let attackerPosts = Locked<[Double]>([])
         let attackerStatuses = Locked<[Int]>([])
         let port = daemon.port
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
+        let attackerDone = DispatchSemaphore(value: 0)
+        // A thread of its own: on a busy 2-core runner the shared pool may not start a block
+        // before the other app's 4 s are over, and the attack must overlap them. It posts at
+        // least five times whatever the other loop does.
+        let attackerThread = Thread {
             let client = HTTPClient(port: port)
             var index = 0
-            while !stop.value, index < 40 {
+            while index < 5 || (!stop.value && index < 40) {
                 let reports = (0..<50).compactMap { try? Self.crash(install: "attacker-\(index)-\($0)") }
                 let started = Date()
                 let status = (try? client.postJSON("/v1/reports", token: attackerKey, json: ["reports": reports]))?.status
@@ -53,22 +56,26 @@ import Testing
                 attackerStatuses.update { $0.append(status ?? 0) }
                 index += 1
             }
+            attackerDone.signal()
         }
+        attackerThread.start()
         var other: [Double] = []
         let began = Date()
-        while Date().timeIntervalSince(began) < 4 {
+        // At least 4 s, and until the attacker has posted five times (at most 60 s).
+        while Date().timeIntervalSince(began) < 4
+                || (attackerPosts.value.count < 5 && Date().timeIntervalSince(began) < 60) {
             let started = Date()
             let answer = try daemon.client.postJSON("/v1/reports", token: otherKey, json: ["reports": [try Fixtures.freshReport(app: "com.example.notes")]])
             other.append(Date().timeIntervalSince(started))
             #expect(answer.status == 202)
         }
         stop.update { $0 = true }
-        group.wait()
+        attackerDone.wait()
         let sorted = other.sorted()
         let attacker = attackerPosts.value.sorted()
         print("""
             test-crash budget: 300,000 installs with a test crash today; attacker \(attacker.count) posts of 50 test crashes, \
-            p50 \(Int((attacker.isEmpty ? 0 : attacker[attacker.count / 2]) * 1000)) ms; other app \(other.count) posts in 4 s, \
+            p50 \(Int((attacker.isEmpty ? 0 : attacker[attacker.count / 2]) * 1000)) ms; other app \(other.count) posts in \(Int(Date().timeIntervalSince(began))) s, \
             p50 \(Int(sorted[sorted.count / 2] * 1000)) ms, worst \(Int((sorted.last ?? 0) * 1000)) ms
             """)
         #expect(Set(attackerStatuses.value) == [202], "attacker's posts: \(attackerStatuses.value)")
