@@ -28,7 +28,14 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(name: "Gzip", dependencies: ["CZlib"]),
+        // libpq behind a small synchronous API (the store's protocol is synchronous).
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "Locking"]),
         .target(name: "WatchdogWire"),
         // The client library apps link: plain Swift on the wire model, Foundation and the
         // system zlib (gzip uploads); UIKit glue behind `#if canImport(UIKit)`.
@@ -46,7 +53,7 @@ let package = Package(
         .target(
             name: "WatchdogStore",
             dependencies: [
-                "WatchdogWire", "Gzip", "Locking",
+                "WatchdogWire", "Gzip", "Locking", "PostgresClient",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),

@@ -33,6 +33,14 @@ enum StoredBody {
         }
     }
 
+    /// A stored body read as bytes (the PostgreSQL store keeps every body compressed).
+    static func text(fromCompressed bytes: [UInt8]) throws -> String {
+        let inflated = try bytes.withUnsafeBytes { raw in
+            try codec { codec throws(PresetDictionaryCodec.Failure) in try codec.decompress(raw, limit: maximumBytes) }
+        }
+        return String(decoding: inflated, as: UTF8.self)
+    }
+
     /// Larger than any body ingest accepts (the request body limit), so a damaged row cannot
     /// inflate without bound.
     static let maximumBytes = 16 << 20

@@ -1,0 +1,301 @@
+import PostgresClient
+
+/// The PostgreSQL schema, as ordered, named migrations recorded in `watchdog_migrations` — the
+/// same discipline as the SQLite ones: a migration that has shipped is never edited.
+///
+/// Several daemons may start at once against one database: the migrations run in one
+/// transaction holding a transaction-level advisory lock, so one node migrates and the others
+/// wait for it and then find nothing to do.
+enum PostgresMigrations {
+    /// The advisory lock key of migrations ("wdmg").
+    static let lockKey: Int64 = 0x7764_6D67
+
+    static let all: [(identifier: String, sql: String)] = [
+        ("2026-11-23-core", core),
+        ("2026-11-23-alerts", alerts),
+    ]
+
+    static func migrate(_ connection: PostgresConnection) throws {
+        try connection.transaction {
+            try connection.query("SELECT pg_advisory_xact_lock($1)", [lockKey])
+            try connection.execute("CREATE TABLE IF NOT EXISTS watchdog_migrations (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+            let applied = Set(try connection.query("SELECT identifier FROM watchdog_migrations").map { $0.text(0) })
+            for migration in all where !applied.contains(migration.identifier) {
+                try connection.execute(migration.sql)
+                try connection.query("INSERT INTO watchdog_migrations (identifier) VALUES ($1)", [migration.identifier])
+            }
+        }
+    }
+
+    /// The migrations not applied to the database.
+    static func pending(_ connection: PostgresConnection) throws -> [String] {
+        let exists = try connection.query("SELECT to_regclass('watchdog_migrations') IS NOT NULL").first?.bool(0) ?? false
+        guard exists else { return all.map(\.identifier) }
+        let applied = Set(try connection.query("SELECT identifier FROM watchdog_migrations").map { $0.text(0) })
+        return all.map(\.identifier).filter { !applied.contains($0) }
+    }
+
+    // Times are milliseconds since the epoch (bigint), as in the SQLite store, so both stores
+    // hand the server the same numbers.
+    private static let core = """
+        CREATE TABLE apps (
+            id text PRIMARY KEY,
+            created_at bigint NOT NULL
+        );
+        CREATE TABLE credentials (
+            id text PRIMARY KEY,
+            role text NOT NULL CHECK (role IN ('ingest', 'viewer', 'admin')),
+            app text REFERENCES apps(id),
+            name text NOT NULL,
+            secret_hash bytea NOT NULL UNIQUE,
+            created_at bigint NOT NULL,
+            revoked_at bigint
+        );
+        -- Exactly once per (app, id) across every node and every partition of reports: a
+        -- partitioned table's unique index must include the partition key, so the guard is a
+        -- table of its own, inserted first in the same transaction.
+        CREATE TABLE report_keys (
+            app text NOT NULL,
+            id text NOT NULL,
+            received_at bigint NOT NULL,
+            PRIMARY KEY (app, id)
+        );
+        CREATE INDEX report_keys_by_received ON report_keys (received_at);
+        CREATE SEQUENCE report_sequence;
+        -- One partition per UTC day of received_at (created ahead by the store), and a
+        -- default one for anything outside them; retention drops whole days.
+        CREATE TABLE reports (
+            sequence bigint NOT NULL DEFAULT nextval('report_sequence'),
+            id text NOT NULL,
+            app text NOT NULL,
+            version text NOT NULL,
+            build text NOT NULL,
+            channel text,
+            kind text NOT NULL,
+            occurred_at bigint NOT NULL,
+            received_at bigint NOT NULL,
+            suspect boolean NOT NULL,
+            screen text,
+            fingerprint text NOT NULL,
+            body bytea NOT NULL,        -- zlib with the preset dictionary (StoredBody), as in SQLite
+            flooded boolean NOT NULL DEFAULT false
+        ) PARTITION BY RANGE (received_at);
+        CREATE TABLE reports_default PARTITION OF reports DEFAULT;
+        CREATE INDEX reports_by_app ON reports (app, sequence);
+        CREATE INDEX reports_by_release_kind ON reports (app, version, build, kind, sequence);
+        CREATE INDEX reports_by_fingerprint ON reports (app, fingerprint, sequence);
+        CREATE INDEX reports_by_id ON reports (app, id);
+        CREATE TABLE sessions (
+            id text PRIMARY KEY,
+            app text NOT NULL,
+            version text NOT NULL,
+            build text NOT NULL,
+            channel text,
+            install_id text,
+            idiom text,
+            started_at bigint NOT NULL,
+            received_at bigint NOT NULL,
+            body bytea NOT NULL
+        );
+        CREATE INDEX sessions_by_start ON sessions (app, started_at);
+        CREATE INDEX sessions_by_received ON sessions (received_at);
+        -- Per-session marks behind the affected-session counts and the flood cap.
+        CREATE TABLE session_issue_marks (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            fingerprint text NOT NULL,
+            session text NOT NULL,
+            reports bigint NOT NULL,
+            PRIMARY KEY (app, version, build, fingerprint, session)
+        );
+        CREATE TABLE session_affected_marks (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            session text NOT NULL,
+            PRIMARY KEY (app, version, build, session)
+        );
+        CREATE TABLE session_value_marks (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            dimension text NOT NULL, value text NOT NULL,
+            session text NOT NULL,
+            PRIMARY KEY (app, version, build, dimension, value, session)
+        );
+        -- Roll-ups, written in the same transaction as the rows they count, by upserts that add.
+        CREATE TABLE releases (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            sessions bigint NOT NULL DEFAULT 0,
+            affected_sessions bigint NOT NULL DEFAULT 0,
+            auto_fixed bigint NOT NULL DEFAULT 0,
+            test_crashes bigint NOT NULL DEFAULT 0,
+            first_seen bigint NOT NULL,
+            last_seen bigint NOT NULL,
+            partial_history boolean NOT NULL DEFAULT false,
+            PRIMARY KEY (app, version, build)
+        );
+        CREATE TABLE release_kinds (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            kind text NOT NULL,
+            reports bigint NOT NULL DEFAULT 0, suspect_reports bigint NOT NULL DEFAULT 0, flooded_reports bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (app, version, build, kind)
+        );
+        CREATE TABLE release_breakdown (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            dimension text NOT NULL, value text NOT NULL, kind text NOT NULL,
+            reports bigint NOT NULL DEFAULT 0, suspect_reports bigint NOT NULL DEFAULT 0, flooded_reports bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (app, version, build, dimension, value, kind)
+        );
+        CREATE TABLE release_hourly (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            kind text NOT NULL, hour bigint NOT NULL,
+            reports bigint NOT NULL DEFAULT 0, suspect_reports bigint NOT NULL DEFAULT 0, flooded_reports bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (app, version, build, kind, hour)
+        );
+        CREATE TABLE release_idiom_sessions (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            idiom text NOT NULL,
+            sessions bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (app, version, build, idiom)
+        );
+        CREATE TABLE release_affected (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            dimension text NOT NULL, value text NOT NULL,
+            affected_sessions bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (app, version, build, dimension, value)
+        );
+        CREATE TABLE release_installs (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            install_id text NOT NULL,
+            channel text, idiom text,
+            sessions bigint NOT NULL DEFAULT 0,
+            reports bigint NOT NULL DEFAULT 0,
+            affected_sessions bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (app, version, build, install_id)
+        );
+        CREATE TABLE release_install_kinds (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            install_id text NOT NULL, kind text NOT NULL,
+            reports bigint NOT NULL DEFAULT 0,
+            affected_sessions bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (app, version, build, install_id, kind)
+        );
+        CREATE TABLE release_hourly_sessions (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            hour bigint NOT NULL,
+            sessions bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (app, version, build, hour)
+        );
+        CREATE TABLE issue_releases (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            fingerprint text NOT NULL,
+            kind text NOT NULL, screen text, view_name text, keyboard_mode text,
+            reports bigint NOT NULL DEFAULT 0, suspect_reports bigint NOT NULL DEFAULT 0, flooded_reports bigint NOT NULL DEFAULT 0,
+            affected_sessions bigint NOT NULL DEFAULT 0,
+            first_seen bigint NOT NULL,
+            last_seen bigint NOT NULL,
+            PRIMARY KEY (app, version, build, fingerprint)
+        );
+        CREATE INDEX issue_releases_by_fingerprint ON issue_releases (app, fingerprint, version, build);
+        CREATE TABLE keyboard_heights (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            model text NOT NULL, mode text NOT NULL, input_mode text NOT NULL, height bigint NOT NULL,
+            reports bigint NOT NULL DEFAULT 0,
+            window_sized bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (app, version, build, model, mode, input_mode, height)
+        );
+        CREATE TABLE test_crash_daily (
+            app text NOT NULL, install_id text NOT NULL, day bigint NOT NULL,
+            crashes bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (app, day, install_id)
+        );
+        CREATE TABLE client_drops (
+            id text UNIQUE,
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            evicted bigint NOT NULL,
+            quarantined bigint NOT NULL,
+            received_at bigint NOT NULL
+        );
+        CREATE INDEX client_drops_by_release ON client_drops (app, version, build);
+        CREATE TABLE config_documents (
+            app text PRIMARY KEY REFERENCES apps(id),
+            version bigint NOT NULL,
+            document text NOT NULL,
+            updated_at bigint NOT NULL,
+            updated_by text NOT NULL
+        );
+        CREATE TABLE config_changes (
+            app text NOT NULL REFERENCES apps(id),
+            version bigint NOT NULL,
+            changed_at bigint NOT NULL,
+            changed_by text NOT NULL,
+            before text,
+            after text NOT NULL,
+            PRIMARY KEY (app, version)
+        );
+        CREATE TABLE dashboard_sessions (
+            id_hash bytea PRIMARY KEY,
+            credential_id text NOT NULL REFERENCES credentials(id),
+            csrf_token text NOT NULL,
+            created_at bigint NOT NULL,
+            expires_at bigint NOT NULL
+        );
+        CREATE TABLE login_links (
+            code_hash bytea PRIMARY KEY,
+            credential_id text NOT NULL REFERENCES credentials(id),
+            expires_at bigint NOT NULL
+        );
+        """
+
+    private static let alerts = """
+        CREATE TABLE alert_hooks (
+            id text PRIMARY KEY,
+            app text NOT NULL REFERENCES apps(id),
+            name text NOT NULL,
+            url text NOT NULL,
+            secret text NOT NULL,
+            created_at bigint NOT NULL,
+            created_by text NOT NULL
+        );
+        CREATE INDEX alert_hooks_by_app ON alert_hooks (app);
+        CREATE TABLE alert_rules (
+            id text PRIMARY KEY,
+            app text NOT NULL REFERENCES apps(id),
+            name text NOT NULL,
+            condition text NOT NULL,
+            kind text,
+            minimum_sessions bigint NOT NULL DEFAULT 0,
+            minimum_affected_sessions bigint NOT NULL DEFAULT 0,
+            threshold double precision,
+            hook_id text NOT NULL REFERENCES alert_hooks(id),
+            created_at bigint NOT NULL,
+            created_by text NOT NULL
+        );
+        CREATE INDEX alert_rules_by_app ON alert_rules (app);
+        CREATE TABLE alert_firings (
+            rule_id text NOT NULL REFERENCES alert_rules(id) ON DELETE CASCADE,
+            subject text NOT NULL,
+            release_version text NOT NULL,
+            release_build text NOT NULL,
+            alert_id text NOT NULL,
+            fired_at bigint NOT NULL,
+            PRIMARY KEY (rule_id, subject)
+        );
+        CREATE TABLE alert_deliveries (
+            id bigserial PRIMARY KEY,
+            alert_id text NOT NULL,
+            hook_id text NOT NULL REFERENCES alert_hooks(id) ON DELETE CASCADE,
+            app text NOT NULL,
+            rule_id text,
+            event text NOT NULL,
+            body text NOT NULL,
+            created_at bigint NOT NULL,
+            state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+            attempts bigint NOT NULL DEFAULT 0,
+            next_attempt_at bigint,
+            last_attempt_at bigint,
+            last_status bigint,
+            last_latency_ms bigint,
+            last_error text,
+            delivered_at bigint
+        );
+        CREATE INDEX alert_deliveries_due ON alert_deliveries (state, next_attempt_at);
+        CREATE INDEX alert_deliveries_by_hook ON alert_deliveries (hook_id, id);
+        """
+}
