@@ -25,21 +25,46 @@ extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
     public var postgresValue: PostgresValue { self?.postgresValue ?? .null }
 }
 
-/// A text array parameter (`$1::text[]`), in PostgreSQL's array literal syntax.
-public func postgresTextArray(_ values: [String?]) -> PostgresValue {
-    var literal = "{"
-    for (index, value) in values.enumerated() {
-        if index > 0 { literal += "," }
-        guard let value else {
-            literal += "NULL"
-            continue
-        }
-        literal += "\""
-        for character in value.unicodeScalars {
-            if character == "\"" || character == "\\" { literal += "\\" }
-            literal.unicodeScalars.append(character)
-        }
-        literal += "\""
+/// Array parameters (`$1::text[]`, `$2::bigint[]` …) in PostgreSQL's array literal syntax, for
+/// set-based statements over `unnest(...)`.
+public enum PostgresArray {
+    public static func text(_ values: [String?]) -> PostgresValue {
+        literal(values.map { value in value.map(quoted) })
     }
-    return .text(literal + "}")
+
+    public static func integer(_ values: [Int64?]) -> PostgresValue {
+        literal(values.map { $0.map { String($0) } })
+    }
+
+    public static func bool(_ values: [Bool]) -> PostgresValue {
+        literal(values.map { $0 ? "t" : "f" })
+    }
+
+    /// `bytea[]`, each element in hex format.
+    public static func bytes(_ values: [[UInt8]]) -> PostgresValue {
+        let digits = Array("0123456789abcdef".utf8)
+        return literal(values.map { bytes in
+            var element: [UInt8] = Array(#""\\x"#.utf8)
+            element.reserveCapacity(bytes.count * 2 + 6)
+            for byte in bytes {
+                element.append(digits[Int(byte >> 4)])
+                element.append(digits[Int(byte & 15)])
+            }
+            element.append(UInt8(ascii: "\""))
+            return String(decoding: element, as: UTF8.self)
+        })
+    }
+
+    private static func quoted(_ value: String) -> String {
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { quoted += "\\" }
+            quoted.unicodeScalars.append(scalar)
+        }
+        return quoted + "\""
+    }
+
+    private static func literal(_ elements: [String?]) -> PostgresValue {
+        .text("{" + elements.map { $0 ?? "NULL" }.joined(separator: ",") + "}")
+    }
 }

@@ -5,8 +5,9 @@ import WatchdogHTTP
 import WatchdogServer
 import WatchdogStore
 
-/// The whole watchdogd router over a real `SQLiteStore` in a temporary directory, called in
-/// memory: no process, no socket, no port (HummingbirdTesting's `.router` mode).
+/// The whole watchdogd router over a real `SQLiteStore` in a temporary directory (or a real
+/// PostgreSQL, see `TestStore`), called in memory: no process, no socket, no port
+/// (HummingbirdTesting's `.router` mode).
 ///
 /// ```swift
 /// let app = try TestApplication()
@@ -18,7 +19,14 @@ import WatchdogStore
 /// Time is `clock`, a `TestClock` the test moves forward; nothing here sleeps.
 public final class TestApplication {
     public let dataDirectory: URL
-    public private(set) var store: SQLiteStore
+    public private(set) var store: any TelemetryStore
+    /// The store as `SQLiteStore`, for tests of the SQLite file itself (they run only on SQLite).
+    public var sqlite: SQLiteStore {
+        get throws {
+            guard let sqlite = store as? SQLiteStore else { throw TestClientError(description: "this test needs the SQLite store") }
+            return sqlite
+        }
+    }
     public private(set) var application: WatchdogApplication
     public let clock: TestClock
     public let settings: ServerSettings
@@ -42,7 +50,7 @@ public final class TestApplication {
         var logger = Logger(label: "watchdog-testing")
         logger.logLevel = .warning
         self.logger = logger
-        store = try SQLiteStore(directory: dataDirectory.path, synchronous: settings.synchronous, floodCap: settings.floodCap)
+        store = try TestStore.open(directory: dataDirectory, synchronous: settings.synchronous, floodCap: settings.floodCap)
         application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock.milliseconds)
     }
 
@@ -59,7 +67,7 @@ public final class TestApplication {
     /// they run): what a restart keeps is what the files hold.
     public func restart() throws {
         try stop()
-        store = try SQLiteStore(directory: dataDirectory.path, synchronous: settings.synchronous, floodCap: settings.floodCap)
+        store = try TestStore.open(directory: dataDirectory, synchronous: settings.synchronous, floodCap: settings.floodCap)
         application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock.milliseconds)
         stopped = false
     }

@@ -23,7 +23,7 @@ struct Backup: ParsableCommand {
         if FileManager.default.fileExists(atPath: destination), !force {
             throw CLIError("\(destination) exists; pass --force to replace it")
         }
-        let store = try common.openStore()
+        let store = try common.openSQLiteStore()
         let started = Date()
         let terminal = isatty(STDERR_FILENO) == 1
         var lastShown = -1
@@ -63,7 +63,7 @@ struct Restore: ParsableCommand {
         guard lock.tryLock() else {
             throw CLIError("watchdogd serve is running on \(common.resolvedDataDir); stop it before restoring")
         }
-        let store = try common.openStore()
+        let store = try common.openSQLiteStore()
         if !force, try !store.apps().isEmpty {
             throw CLIError("\(store.path) already has data; pass --force to replace it with \(source)")
         }

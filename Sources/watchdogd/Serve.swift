@@ -27,8 +27,9 @@ struct Serve: ParsableCommand {
     func run() throws {
         let logger = common.makeLogger()
         let settings = try resolveSettings()
-        let lock = try ServeLock(dataDirectory: settings.dataDirectory)
-        guard lock.tryLock() else {
+        // One serve per SQLite data dir; PostgreSQL is shared by design.
+        let lock = common.postgresURL == nil ? try ServeLock(dataDirectory: settings.dataDirectory) : nil
+        if let lock, !lock.tryLock() {
             throw CLIError("another watchdogd serve is running on \(settings.dataDirectory)")
         }
         let store = try common.openStore(synchronous: settings.synchronous, floodCap: settings.floodCap)
@@ -57,7 +58,9 @@ struct Serve: ParsableCommand {
         }
         let host = settings.listen.isIPv6 ? "[\(settings.listen.host)]" : settings.listen.host
         let url = "http://\(host):\(server.port)"
-        logger.info("listening", metadata: ["url": "\(url)", "data_dir": "\(settings.dataDirectory)", "synchronous": "\(settings.synchronous.rawValue)"])
+                let where_: Logger.Metadata = common.postgresURL.map { ["store": "\(PostgresStore.redacted($0))"] }
+            ?? ["data_dir": "\(settings.dataDirectory)", "synchronous": "\(settings.synchronous.rawValue)"]
+        logger.info("listening", metadata: ["url": "\(url)"].merging(where_) { old, _ in old })
         emit("listening on \(url)")
         if settings.demo { try printDemoCredentials(store: store, server: server, url: url) }
 
@@ -105,7 +108,7 @@ struct Serve: ParsableCommand {
         return flags
     }
 
-    private func printDemoCredentials(store: SQLiteStore, server: WatchdogServer, url: String) throws {
+    private func printDemoCredentials(store: any TelemetryStore, server: WatchdogServer, url: String) throws {
         let now = WatchdogServer.systemClock()
         var tokens: [String: String] = [:]
         var adminID = ""

@@ -7,7 +7,7 @@ import WatchdogTesting
 
 /// Reports and sessions are stored compressed with compact ids (issue 14): the client's exact
 /// bytes come back, ids keep their identity, and an existing data dir is converted.
-@Suite struct CompactStorageTests {
+@Suite(.enabled(if: TestStore.isSQLite, "reads and migrates the SQLite file")) struct CompactStorageTests {
     /// One report as a client might spell it: odd spacing, escapes, non-ASCII, a long log.
     static func rawReport(id: String, session: String = "S-compact", screen: String = #"Compose\u00e9\"Screen\""#) -> String {
         #"{ "id" :"\#(id)","kind":"view_frame_mismatch" , "occurred_at": "2026-11-20T10:00:01.001Z", "app": "com.example.mail", "#
@@ -42,7 +42,7 @@ import WatchdogTesting
         let raw = Self.rawReport(id: id)
         #expect(try Self.post(app, key: key, [raw])["accepted"] as? Int == 1)
         #expect(try Self.storedBytes(app, viewer: viewer, id: id) == raw)
-        let (type, size) = try DatabaseQueue(path: app.store.path).read { db in
+        let (type, size) = try DatabaseQueue(path: try app.sqlite.path).read { db in
             try Row.fetchOne(db, sql: "SELECT typeof(body), length(body) FROM reports").map { ($0[0] as String, $0[1] as Int) } ?? ("", 0)
         }
         #expect(type == "blob")
@@ -113,7 +113,7 @@ import WatchdogTesting
         #expect(before[4] == Self.rawReport(id: ids[0], session: "S-0"))
         try app.stop()
 
-        let file = app.store.path
+        let file = try app.sqlite.path
         let queue = try DatabaseQueue(path: file)
         try queue.write { try OldSchema.undoCompactStorage($0) }
         try queue.writeWithoutTransaction { try $0.execute(sql: "VACUUM") }

@@ -48,14 +48,14 @@ import WatchdogTesting
     /// The writer stalls for real (another connection holds SQLite's write lock): batches wait
     /// up to the queue's bound, the next one gets 503 with Retry-After instead of more memory,
     /// and once the lock is released everything waiting is committed and acknowledged.
-    @Test func aStalledWriterFillsABoundedQueueThenAnswers503AndCatchesUp() throws {
+    @Test(.enabled(if: TestStore.isSQLite, "stalls the writer with a SQLite lock")) func aStalledWriterFillsABoundedQueueThenAnswers503AndCatchesUp() throws {
         let app = try TestApplication { $0.ingestQueueCapacity = 100 }
         let key = try app.addApp("com.example.mail")
         #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": [try Fixtures.freshReport()]]).status == 202)
 
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        let blocker = try DatabaseQueue(path: app.store.path, configuration: configuration)
+        let blocker = try DatabaseQueue(path: try app.sqlite.path, configuration: configuration)
         let locked = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let unlocked = DispatchSemaphore(value: 0)

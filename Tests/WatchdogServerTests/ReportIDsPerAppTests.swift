@@ -51,7 +51,7 @@ import WatchdogTesting
 
     /// A data dir from before the migration (ids a global primary key) keeps every report, its
     /// order and its answers, and then takes another app's id.
-    @Test func anExistingDataDirIsMigratedKeepingEveryReportAndItsOrder() throws {
+    @Test(.enabled(if: TestStore.isSQLite, "migrates a SQLite data dir")) func anExistingDataDirIsMigratedKeepingEveryReportAndItsOrder() throws {
         let app = try TestApplication()
         let mail = try app.addApp("com.example.mail")
         let notes = try app.addApp("com.example.notes")
@@ -69,7 +69,7 @@ import WatchdogTesting
         let before = try answers()
         try app.stop()
         // Back to the old schema: reports keyed by id alone, rowids kept, the migration unrecorded.
-        let queue = try DatabaseQueue(path: app.store.path)
+        let queue = try DatabaseQueue(path: try app.sqlite.path)
         try queue.write { db in
             try OldSchema.undoCompactStorage(db)
             let columns = "id, app, version, build, channel, kind, occurred_at, received_at, session_id, install_id, suspect, screen, fingerprint, body, flooded"
@@ -93,7 +93,7 @@ import WatchdogTesting
         #expect(try app.storedReportCount() == 30)
         #expect(try Self.post(app, key: notes, try Self.report(app: "com.example.notes", id: ids[1])) == (1, 0))
         #expect(try Self.post(app, key: mail, try Self.report(app: "com.example.mail", id: ids[1])) == (0, 1))
-        let indexes = try DatabaseQueue(path: app.store.path).read { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reports' AND name NOT LIKE 'sqlite_%' ORDER BY name") }
+        let indexes = try DatabaseQueue(path: try app.sqlite.path).read { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reports' AND name NOT LIKE 'sqlite_%' ORDER BY name") }
         #expect(indexes == ["reports_by_fingerprint", "reports_by_release_kind"])
     }
 }

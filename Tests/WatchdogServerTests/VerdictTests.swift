@@ -311,11 +311,11 @@ import WatchdogTesting
 }
 
 /// A data dir from before the affected-session roll-ups gets them from its raw rows.
-@Suite struct VerdictMigrationTests {
+@Suite(.enabled(if: TestStore.isSQLite, "migrates SQLite data dirs")) struct VerdictMigrationTests {
     /// Takes the data dir back to the schema before the migration.
     static func downgrade(_ app: TestApplication, pruning: String? = nil) throws {
         try app.stop()
-        let queue = try DatabaseQueue(path: app.store.path)
+        let queue = try DatabaseQueue(path: try app.sqlite.path)
         try queue.write { db in
             try OldSchema.undoCompactStorage(db)
             for table in ["affected_session_values", "release_affected", "release_installs", "release_install_kinds", "release_hourly_sessions"] {

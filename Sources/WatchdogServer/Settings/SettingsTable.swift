@@ -159,7 +159,7 @@ public enum SettingsTable {
 
     /// The variables a settings file may set: the table's and those of the options every verb
     /// shares (`CommonOptions` in watchdogd).
-    public static let fileVariables: [String] = serve.map(\.variable) + ["data-dir", "log-level", "log-format"].map(Setting.variable(for:))
+    public static let fileVariables: [String] = serve.map(\.variable) + ["data-dir", "store", "log-level", "log-format"].map(Setting.variable(for:))
 
     /// The `--help` text of the table: one entry a setting, with its variable and default.
     public static func help(_ settings: [Setting] = serve) -> String {

@@ -93,9 +93,23 @@ public final class PostgresStore: Sendable {
     }
 
     /// `postgres://user:secret@host/db` → `postgres://user:…@host/db`.
-    static func redacted(_ url: String) -> String {
+    public static func redacted(_ url: String) -> String {
         guard let at = url.firstIndex(of: "@"), let scheme = url.range(of: "://"), scheme.upperBound < at,
               let colon = url[scheme.upperBound..<at].firstIndex(of: ":") else { return url }
         return String(url[..<url.index(after: colon)]) + "…" + String(url[at...])
+    }
+}
+
+extension PostgresStore {
+    /// Creates `schema` in the database at `url` if it is missing, and returns a URL whose
+    /// connections use it (`search_path`): several independent stores in one database, e.g.
+    /// one per test.
+    public static func url(_ url: String, schema: String) throws -> String {
+        guard schema.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }), !schema.isEmpty else {
+            throw PostgresError(sqlState: "42602", message: "a schema name here is letters, digits and _ only: \(schema)")
+        }
+        let connection = try PostgresConnection(url: url)
+        try connection.execute("CREATE SCHEMA IF NOT EXISTS \(schema)")
+        return url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
     }
 }

@@ -58,7 +58,7 @@ struct Rollup {
     /// The releases this transaction touches, numbered in order of first appearance: every
     /// key below names its release by that number, so a report hashes app, version and build
     /// once (and not at all when it has the previous report's release).
-    private var releaseKeys: [ReleaseKey] = []
+    private(set) var releaseKeys: [ReleaseKey] = []
     private var releaseNumbers: [ReleaseKey: Int] = [:]
     private var lastRelease: (key: ReleaseKey, number: Int)?
 

@@ -1,0 +1,54 @@
+import PostgresClient
+
+extension PostgresStore {
+    /// The advisory lock key of retention ("wdrt"): one node prunes at a time.
+    static let retentionLockKey: Int64 = 0x7764_7274
+
+    /// Drops the oldest day partition of reports that ends before `cutoff` (with its rows'
+    /// exactly-once keys); when none is left, deletes up to `limit` older rows of the day the
+    /// cutoff falls in (and of the default partition) and of sessions — so what goes is exactly
+    /// what the SQLite store prunes, most of it by dropping whole days. Returns the reports and sessions that went; 0 when nothing is that old
+    /// or another node holds the retention lock (it is pruning the same rows).
+    public func prune(receivedBefore cutoff: Int64, limit: Int) throws -> Int {
+        try pool.transaction(attempts: 1) { connection in
+            guard try connection.query("SELECT pg_try_advisory_xact_lock($1)", [Self.retentionLockKey]).first?.bool(0) == true else { return 0 }
+            let lastWholeDay = Self.day(cutoff) - 1     // days ending at or before the cutoff's day start
+            let days = try connection.query("""
+                SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                WHERE i.inhparent = 'reports'::regclass AND c.relname LIKE 'reports\\_d%'
+                """).compactMap { Int64($0.text(0).dropFirst("reports_d".count)) }.filter { $0 <= lastWholeDay }.sorted()
+            if let day = days.first {
+                let name = Self.partitionName(day: day)
+                let rows = try connection.query("SELECT count(*) FROM \(name)").first?.int(0) ?? 0
+                try connection.query("DELETE FROM report_keys WHERE received_at >= $1 AND received_at < $2", [day * 86_400_000, (day + 1) * 86_400_000])
+                try connection.execute("ALTER TABLE reports DETACH PARTITION \(name); DROP TABLE \(name)")
+                partitionDays.withLock { _ = $0.remove(day) }
+                // Report the drop even for an empty day, so the caller asks again.
+                return max(rows, 1)
+            }
+            var deleted = 0
+            // The part of the cutoff's day before it, rows outside every day partition (clocks
+            // far off) and sessions, a batch at a time (partition pruning keeps the scan to the
+            // partitions that can hold such rows).
+            let old = try connection.query("""
+                WITH old AS (SELECT app, id FROM reports WHERE received_at < $1 LIMIT $2),
+                     keys AS (DELETE FROM report_keys k USING old WHERE k.app = old.app AND k.id = old.id)
+                DELETE FROM reports r USING old WHERE r.app = old.app AND r.id = old.id AND r.received_at < $1
+                """, [cutoff, limit])
+            deleted += old.affected
+            let sessions = try connection.query("""
+                DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE received_at < $1 ORDER BY received_at LIMIT $2)
+                """, [cutoff, limit])
+            deleted += sessions.affected
+            return deleted
+        }
+    }
+
+    /// PostgreSQL hands space back by itself (autovacuum; a dropped partition's files go at
+    /// once); the database's size in bytes.
+    public func reclaimSpace() throws -> Int64 {
+        try pool.withConnection { connection in
+            try connection.query("SELECT pg_database_size(current_database())").first?.integer(0) ?? 0
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import WatchdogStore
+
+/// Which store the tests run on: SQLite in a temp dir (the default), or PostgreSQL when
+/// `WATCHDOG_TEST_STORE=postgres` — then `WATCHDOG_TEST_POSTGRES_URL` names a database
+/// (`Tests/Postgres/start-postgres.sh` prints one) and each test gets a schema of its own.
+public enum TestStore {
+    case sqlite
+    case postgres(url: String)
+
+    public static let current: TestStore = {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["WATCHDOG_TEST_STORE"] == "postgres" else { return .sqlite }
+        return .postgres(url: environment["WATCHDOG_TEST_POSTGRES_URL"] ?? "postgres://postgres@127.0.0.1:55432/watchdog")
+    }()
+
+    /// Tests that open or damage the SQLite file itself run only on SQLite.
+    public static var isSQLite: Bool {
+        if case .sqlite = current { return true }
+        return false
+    }
+
+    /// Opens the store of a test's data dir: the SQLite file in it, or the PostgreSQL schema
+    /// named after it (so a restart opens the same data).
+    public static func open(directory: URL, synchronous: SQLiteStore.Synchronous, floodCap: Int) throws -> any TelemetryStore {
+        switch current {
+        case .sqlite:
+            return try SQLiteStore(directory: directory.path, synchronous: synchronous, floodCap: floodCap)
+        case .postgres(let url):
+            let schema = "t_" + directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+            return try PostgresStore(url: PostgresStore.url(url, schema: schema), connections: 4, floodCap: floodCap)
+        }
+    }
+}
