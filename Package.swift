@@ -95,7 +95,7 @@ let package = Package(
         // Routes, auth, validation, stats and config through `WatchdogTesting`: in memory, no process.
         .testTarget(
             name: "WatchdogServerTests",
-            dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogTesting", "WatchdogWire", "WatchdogKit", "Locking", "Gzip",
+            dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogTesting", "WatchdogWire", "WatchdogKit", "Locking", "Gzip", "PostgresClient",
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // Starts the real `watchdogd` binary (built by `swift test` with every product) on

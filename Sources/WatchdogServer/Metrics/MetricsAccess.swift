@@ -26,6 +26,8 @@ struct MetricsAccess: Sendable {
         if let sqlite = store as? SQLiteStore {
             let size = [sqlite.path, sqlite.path + "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int }.reduce(0, +)
             metrics.databaseBytes.set(to: Double(size))
+        } else if let postgres = store as? PostgresStore, let size = try? postgres.databaseSize() {
+            metrics.databaseBytes.set(to: Double(size))
         }
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Cache-Control", "no-store")],
                             body: metrics.registry.emitToBuffer())

@@ -47,6 +47,11 @@ extension PostgresStore {
     /// PostgreSQL hands space back by itself (autovacuum; a dropped partition's files go at
     /// once); the database's size in bytes.
     public func reclaimSpace() throws -> Int64 {
+        try databaseSize()
+    }
+
+    /// The database's size in bytes (`pg_database_size`).
+    public func databaseSize() throws -> Int64 {
         try pool.withConnection { connection in
             try connection.query("SELECT pg_database_size(current_database())").first?.integer(0) ?? 0
         }

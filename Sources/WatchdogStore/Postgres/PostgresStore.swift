@@ -113,3 +113,5 @@ extension PostgresStore {
         return url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)"
     }
 }
+
+extension PostgresStore: TelemetryStore {}
