@@ -77,8 +77,10 @@ extension PostgresStore {
     }
 
     /// Deletes a rule and its firings (`ON DELETE CASCADE`); `false` if the app had no such rule.
+    /// In `pool.transaction` so a deadlock with `recordAlerts` on another node (it may hold a
+    /// firing the cascade deletes) is retried.
     public func deleteAlertRule(app: String, id: String) throws -> Bool {
-        try pool.withConnection { connection in
+        try pool.transaction { connection in
             try connection.query("DELETE FROM alert_rules WHERE id = $1 AND app = $2", [id, app]).affected == 1
         }
     }
@@ -165,7 +167,8 @@ extension PostgresStore {
 
     /// Deletes finished deliveries past the newest `keepPerHook` of each hook.
     public func pruneAlertDeliveries(keepPerHook: Int) throws {
-        try pool.withConnection { connection in
+        // In `pool.transaction` so a deadlock with another node pruning at once is retried.
+        try pool.transaction { connection in
             // Finished rows past the newest `keepPerHook` of their hook; pending ones always stay.
             _ = try connection.query("""
                 DELETE FROM alert_deliveries WHERE state <> 'pending' AND id IN (
