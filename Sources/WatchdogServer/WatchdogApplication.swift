@@ -23,6 +23,10 @@ public final class WatchdogApplication: Sendable {
     let authenticator: Authenticator
     let alerts: AlertService
     public let store: any TelemetryStore
+    /// Watches a shared store for config changes made on other nodes.
+    private let configWatch: (any StoreWatch)?
+    /// The periodic re-read of every config behind the change notifications.
+    static let configReloadSeconds = 10.0
 
     public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
         let metrics = ServerMetrics()
@@ -52,6 +56,16 @@ public final class WatchdogApplication: Sendable {
         router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
                         trustedProxies: settings.trustedProxies, logger: logger)
         configFastPath = ConfigFastPath(authenticator: authenticator, config: config, metrics: metrics)
+        // Several nodes on one store: a config saved on another node is served here within
+        // about a second (its notification), or within `configReloadSeconds` if one was missed.
+        configWatch = (store as? any SharedTelemetryStore)?.watchConfigChanges(fallbackSeconds: Self.configReloadSeconds) { [config, logger] app in
+            do {
+                let changed = try config.reloadFromStore(app: app)
+                if !changed.isEmpty { logger.info("config changed on another node", metadata: ["apps": "\(changed.joined(separator: ","))"]) }
+            } catch {
+                logger.warning("config reload failed: \(error)")
+            }
+        }
         self.lookup = lookup
         self.queue = queue
         self.authenticator = authenticator
@@ -129,6 +143,7 @@ public final class WatchdogApplication: Sendable {
     /// Commits every queued batch and stops the ingest writer (later posts get 503), then the
     /// alert worker (a delivery in flight stays pending).
     public func stop() {
+        configWatch?.stop()
         queue.stop()
         alerts.stop()
     }

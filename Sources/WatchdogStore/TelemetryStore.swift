@@ -146,3 +146,17 @@ public enum StoreError: Error, Equatable, Sendable {
     /// The app does not exist.
     case unknownApp(String)
 }
+
+/// What a store shared by several `watchdogd` (PostgreSQL) adds: changes other nodes made.
+public protocol SharedTelemetryStore: TelemetryStore {
+    /// Calls `onChange` with the app whose config another node (or this one) saved, within
+    /// about a second — and with `nil` every `fallbackSeconds` and after a lost connection, when
+    /// a change may have been missed — until the returned watch is stopped.
+    func watchConfigChanges(fallbackSeconds: Double, _ onChange: @escaping @Sendable (String?) -> Void) -> any StoreWatch
+}
+
+/// A background watch of a shared store.
+public protocol StoreWatch: Sendable {
+    /// Stops it; returns once no callback runs any more.
+    func stop()
+}

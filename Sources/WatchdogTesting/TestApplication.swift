@@ -35,8 +35,10 @@ public final class TestApplication {
 
     /// Starts the application on a fresh data dir. Rate limits are off unless `configure` sets
     /// them (tests post from one address far faster than devices do), as for the live daemon.
-    public init(clock: TestClock = TestClock(), configure: (inout ServerSettings) throws -> Void = { _ in }) throws {
-        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("watchdog-testing-\(UUID().uuidString)")
+    /// - Parameter sharing: another application whose store this one opens too — on
+    ///   PostgreSQL, a second node of a cluster.
+    public init(clock: TestClock = TestClock(), sharing: TestApplication? = nil, configure: (inout ServerSettings) throws -> Void = { _ in }) throws {
+        dataDirectory = sharing?.dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("watchdog-testing-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         var settings = ServerSettings(listen: ListenAddress("127.0.0.1:0")!, dataDirectory: dataDirectory.path)
         settings.ingestRatePerKey = 0

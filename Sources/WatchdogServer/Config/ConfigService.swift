@@ -127,6 +127,26 @@ final class ConfigService: Sendable {
         }
     }
 
+    /// Takes the versions other nodes saved (a store shared by several `watchdogd`): every app
+    /// whose stored document is newer than the one in memory, or only `app` when given.
+    /// Returns the apps that changed.
+    @discardableResult
+    func reloadFromStore(app: String? = nil) throws -> [String] {
+        let records = try store.configDocuments().filter { app == nil || $0.app == app }
+        return changeLock.withLock { _ in
+            var changed: [String] = []
+            for record in records {
+                let known = documents.withLock { $0[record.app]?.version } ?? 0
+                guard record.version > known else { continue }
+                let document = ConfigDocument(record: record)
+                documents.withLock { $0[record.app] = document }
+                compiled.withLock { $0[record.app] = Compiled(document: document, now: clock()) }
+                changed.append(record.app)
+            }
+            return changed
+        }
+    }
+
     /// The admin document of `app`, or `nil` for an unknown app.
     func document(app: String) throws -> ConfigDocument? {
         if let known = documents.withLock({ $0[app] }) { return known }
@@ -282,6 +302,12 @@ final class ConfigService: Sendable {
                     expectedVersion: current.version, before: current.version == 0 ? nil : current.storedJSON
                 )
             } catch StoreError.conflict(let stored) {
+                // Another node saved first: take its version, so a retry starts from it.
+                if let record = try store.configDocuments().first(where: { $0.app == app }), record.version > current.version {
+                    let document = ConfigDocument(record: record)
+                    documents.withLock { $0[app] = document }
+                    compiled.withLock { $0[app] = Compiled(document: document, now: clock()) }
+                }
                 throw APIError(status: 409, code: "stale_config", message: "the config changed meanwhile (now version \(stored)); GET it and apply your change again")
             }
             let saved = next

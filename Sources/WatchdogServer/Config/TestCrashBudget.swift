@@ -10,7 +10,9 @@ import WatchdogStore
 /// hundreds of thousands of installs cannot stall the single writer. Memory is bounded: past
 /// `maximumInstalls` tracked installs, installs not in memory are read from the store (one
 /// primary-key lookup) when their config is asked for with `test_crash` on. The table is read
-/// once, at start (at most `maximumInstalls` rows); a new UTC day starts empty.
+/// once, at start (at most `maximumInstalls` rows); a new UTC day starts empty. On a store
+/// shared by several nodes (PostgreSQL) the count is read from the store every time, since the
+/// other nodes' commits are not handed over here.
 final class TestCrashBudget: Sendable {
     private struct Day {
         var day: Int64 = -1
@@ -45,6 +47,8 @@ final class TestCrashBudget: Sendable {
             if state.day < today { state = Day(day: today) }
             return (state.counts[key], state.overflowed)
         }
+        // Several nodes on one store: others count test crashes too, so the store decides.
+        if store is any SharedTelemetryStore { return (try? store.testCrashCount(app: app, installID: installID, day: today)) ?? known ?? 0 }
         if let known { return known }
         guard overflowed else { return 0 }
         return (try? store.testCrashCount(app: app, installID: installID, day: today)) ?? 0

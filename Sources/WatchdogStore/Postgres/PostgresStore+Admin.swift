@@ -166,6 +166,8 @@ extension PostgresStore {
             try connection.query("""
                 INSERT INTO config_changes (app, version, changed_at, changed_by, before, after) VALUES ($1, $2, $3, $4, $5, $6)
                 """, [record.app, record.version, record.updatedAt, record.updatedBy, before, record.document])
+            // Delivered to every node's listener when (and only if) this commits.
+            try connection.query("SELECT pg_notify($1, $2)", [PostgresChangeWatch.configChannel, record.app])
         }
     }
 
