@@ -4,7 +4,7 @@
 #   ./deploy/setup.sh --bench    # also what Tests/Benchmarks/*.sh need (wrk, sqlite3, curl, a C compiler)
 set -euo pipefail
 # libcurl4: Foundation's URLSession (alert webhooks) runs on it.
-packages=(pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libcurl4 libjs-chart.js chromium)
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libcurl4 libjs-chart.js chromium)
 [ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
