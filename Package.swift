@@ -103,7 +103,8 @@ let package = Package(
         // (transport and framing, signals, kill -9, the CLI, backup, the browser).
         .testTarget(
             name: "WatchdogdTests",
-            dependencies: ["Gzip", "Locking", "TestSupport", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", "WatchdogTesting", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Gzip", "Locking", "TestSupport", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", "WatchdogTesting", "PostgresClient",
+                           .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

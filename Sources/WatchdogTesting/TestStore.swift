@@ -3,7 +3,7 @@ import WatchdogStore
 
 /// Which store the tests run on: SQLite in a temp dir (the default), or PostgreSQL when
 /// `WATCHDOG_TEST_STORE=postgres` — then `WATCHDOG_TEST_POSTGRES_URL` names a database
-/// (`Tests/Postgres/start-postgres.sh` prints one) and each test gets a schema of its own.
+/// (`deploy/cluster/postgres-start.sh` prints one) and each test gets a schema of its own.
 public enum TestStore: Sendable {
     case sqlite
     case postgres(url: String)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stops a PostgreSQL started by start-postgres.sh and removes its directory.
-#   usage: Tests/Postgres/stop-postgres.sh DIR
+#   usage: deploy/cluster/postgres-stop.sh DIR
 set -euo pipefail
 dir=$1
 bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)

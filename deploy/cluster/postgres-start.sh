@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Starts a throwaway PostgreSQL 15 (Debian's) in a temp dir, owned by the `postgres` user, on a
 # loopback port, with a `watchdog` database; prints the URL to use. Stop it with
-# `Tests/Postgres/stop-postgres.sh DIR`.
-#   usage: Tests/Postgres/start-postgres.sh [DIR] [PORT]
+# `deploy/cluster/postgres-stop.sh DIR`.
+#   usage: deploy/cluster/postgres-start.sh [DIR] [PORT]
 set -euo pipefail
 dir=${1:-$(mktemp -d /tmp/watchdog-pg.XXXXXX)}
 port=${2:-55432}
@@ -21,7 +21,7 @@ max_connections = 200
 shared_buffers = 128MB
 CONF
 fi
-as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start > /dev/null
+as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start < /dev/null > /dev/null 2>> "$dir/pg_ctl.log"
 as_postgres "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -Atqc "SELECT 1 FROM pg_database WHERE datname = 'watchdog'" postgres | grep -q 1 \
   || as_postgres "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres watchdog
 echo "postgres://postgres@127.0.0.1:$port/watchdog"
