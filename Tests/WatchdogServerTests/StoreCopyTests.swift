@@ -1,6 +1,7 @@
 import Foundation
+import GRDB
 import Testing
-import WatchdogStore
+@testable import WatchdogStore
 import WatchdogTesting
 
 /// `watchdogd store copy`: an SQLite data dir copied into PostgreSQL answers every API question
@@ -42,19 +43,25 @@ struct StoreCopyTests {
             for index in 0..<23 {
                 let (version, build) = releases[(round + index) % releases.count]
                 var report = try Fixtures.freshReport(app: Self.app, version: version, build: build,
-                                                      kind: ["view_frame_mismatch", "input_covered_by_keyboard", "interaction_lock"][index % 3],
+                                                      kind: ["view_frame_mismatch", "input_covered_by_keyboard"][index % 2],
                                                       sessionID: "S-\(index % 5)", appState: index % 7 == 0 ? "background" : "active")
                 report["screen"] = "Screen\(index % 4)"
-                // An id that is not a canonical lowercase UUID is kept as text.
-                if index == 3 { report["id"] = "legacy-\(round)" }
                 ids.append(report["id"] as! String)
                 batch.append(report)
             }
             let drop: [String: Any] = ["id": UUID().uuidString.lowercased(), "release": ["version": "14.2.0", "build": "31245"], "evicted": round, "quarantined": 1]
             let posted = try app.client.postJSON("/v1/reports", token: key, json: ["reports": batch, "client_dropped": drop])
-            #expect(posted.status == 202, "\(posted.text)")
+            #expect(posted.status == 202 && posted.json["accepted"] as? Int == 23, "\(posted.text.prefix(500))")
             app.clock.advance(milliseconds: 3_600_000 * 7)
         }
+        // One session past the flood cap (10 reports of one fingerprint).
+        let flood = try (0..<14).map { _ in
+            var report = try Fixtures.freshReport(app: Self.app, sessionID: "S-flood")
+            report["screen"] = "Screen0"
+            return report
+        }
+        #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": flood]).json["accepted"] as? Int == 14)
+        ids += flood.map { $0["id"] as! String }
         for release in releases {
             let sessions = (0..<9).map { _ in Fixtures.session(app: Self.app, version: release.0, build: release.1) }
             #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": sessions]).status == 202)
@@ -71,6 +78,25 @@ struct StoreCopyTests {
         let rule = try app.client.postJSON("/v1/admin/apps/\(Self.app)/alerts/rules", token: admin,
                                            json: ["condition": "test_crashes", "hook": hook.json["id"] as? String ?? ""])
         #expect(rule.status == 201, "\(rule.text)")
+        // Rows as older data dirs have them: bodies as TEXT, an id that is not a canonical
+        // lowercase UUID as TEXT.
+        try app.stop()
+        let queue = try DatabaseQueue(path: try app.sqlite.path)
+        try queue.write { db in
+            for table in ["reports", "sessions"] {
+                for rowid in [2, 7, 19] as [Int64] {
+                    let body = try DatabaseValue.fetchOne(db, sql: "SELECT body FROM \(table) WHERE rowid = ?", arguments: [rowid]) ?? .null
+                    try db.execute(sql: "UPDATE \(table) SET body = ? WHERE rowid = ?", arguments: [try StoredBody.text(from: body), rowid])
+                }
+            }
+            try db.execute(sql: "UPDATE reports SET id = 'legacy-id-11' WHERE rowid = 11")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM reports WHERE typeof(body) = 'text'") == 3)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM reports WHERE flooded = 1") ?? 0 > 0, "some reports are past the flood cap")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM reports WHERE suspect = 1") ?? 0 > 0, "some reports are suspect")
+        }
+        try queue.close()
+        ids[10] = "legacy-id-11"
+        try app.restart()
         return Source(app: app, key: key, otherKey: otherKey, viewer: viewer, admin: admin, reportIDs: ids)
     }
 
@@ -87,7 +113,7 @@ struct StoreCopyTests {
             let base = "/v1/apps/\(name)"
             for path in ["/releases", "/issues", "/issues?release=14.2.0", "/issues?release=14.3.0%20(31301)", "/timeseries", "/keyboard",
                          "/cohorts", "/compare", "/overlay", "/rules", "/reports.ndjson", "/reports.ndjson?release=14.3.0%20(31300)",
-                         "/reports?kind=interaction_lock&limit=500"] {
+                         "/reports?kind=input_covered_by_keyboard&limit=500"] {
                 _ = try get(base + path, source.viewer)
             }
             var cursor: String?
@@ -139,7 +165,7 @@ struct StoreCopyTests {
     static func expectCounts(_ summary: SQLiteToPostgres.Summary) {
         #expect(summary.mismatches.isEmpty, "\(summary.mismatches.map { "\($0.name): \($0.source) vs \($0.destination)" })")
         let reports = summary.counts.first { $0.name == "reports" }
-        #expect(reports?.source == 142 && reports?.destination == 142)
+        #expect(reports?.source == 156 && reports?.destination == 156, "\(String(describing: reports))")
         for table in ["sessions", "report_keys", "credentials", "config_changes", "client_drops", "session_issue_marks", "session_value_marks", "release_installs"] {
             #expect((summary.counts.first { $0.name == table }?.source ?? 0) > 0, "\(table) has rows to copy")
         }
@@ -167,9 +193,11 @@ struct StoreCopyTests {
             return report
         }
         batch[0]["id"] = source.reportIDs[1]
-        batch[1]["id"] = "legacy-2"
+        batch[1]["id"] = source.reportIDs[130].uppercased()
+        // The same bytes to both (a dictionary serialized twice may order its keys differently).
+        let bytes = Array(try JSONSerialization.data(withJSONObject: ["reports": batch]))
         for app in [source.app, postgres] {
-            let posted = try app.client.postJSON("/v1/reports", token: source.key, json: ["reports": batch])
+            let posted = try app.client.request("POST", "/v1/reports", token: source.key, headers: ["Content-Type": "application/json"], body: bytes)
             #expect(posted.json["accepted"] as? Int == 13 && posted.json["duplicates"] as? Int == 2, "\(posted.text)")
         }
         var extended = source

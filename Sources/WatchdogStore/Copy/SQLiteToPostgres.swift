@@ -77,8 +77,9 @@ public final class SQLiteToPostgres {
     private var rowsThisRun = 0
     private var started = Date()
 
-    /// The advisory lock one copy into a database holds for its whole run ("wdcp").
-    static let lockKey: Int64 = 0x7764_6370
+    /// The advisory lock one copy into a store (a database's schema) holds for its whole run:
+    /// "wdcp" and the schema's hash.
+    static let lockSQL = "pg_try_advisory_lock(2003067760, hashtext(current_schema()))"
     static let finishedRow = "(finished)"
 
     /// - Parameters:
@@ -99,9 +100,9 @@ public final class SQLiteToPostgres {
         chunksThisRun = 0
         rowsThisRun = 0
         return try destination.pool.withConnection { connection in
-            let locked = try connection.query("SELECT pg_try_advisory_lock($1)", [Self.lockKey]).first?.bool(0) ?? false
+            let locked = try connection.query("SELECT \(Self.lockSQL)").first?.bool(0) ?? false
             guard locked else { throw Failure("another watchdogd store copy is writing into \(destination.displayURL)") }
-            defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [Self.lockKey]) }
+            defer { _ = try? connection.query("SELECT pg_advisory_unlock(2003067760, hashtext(current_schema()))") }
             try connection.execute("""
                 CREATE TABLE IF NOT EXISTS store_copy_progress (
                     source_table text PRIMARY KEY,
