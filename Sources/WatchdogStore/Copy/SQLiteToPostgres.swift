@@ -477,6 +477,11 @@ public final class SQLiteToPostgres {
             if table.name == "reports" {
                 let keys = try connection.query("SELECT count(*) FROM report_keys").first?.int(0) ?? -1
                 counts.append(Count(name: "report_keys", source: sourceCount, destination: keys))
+                // Each report's sequence is its rowid (the order of pages and exports): the sums
+                // differ when a row got another's.
+                let rowids = try source.pool.read { db in try Int.fetchOne(db, sql: "SELECT coalesce(sum(rowid), 0) FROM reports") } ?? 0
+                let sequences = try connection.query("SELECT coalesce(sum(sequence), 0) FROM reports").first?.int(0) ?? -1
+                counts.append(Count(name: "reports: sum of rowid / sequence", source: rowids, destination: sequences))
             }
         }
         struct Release: Hashable, Comparable {
