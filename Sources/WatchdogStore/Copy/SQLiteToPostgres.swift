@@ -32,12 +32,17 @@ public final class SQLiteToPostgres {
         public var rowsPerSecond: Double
     }
 
-    /// Rows of one table (or one release) on both sides, as the final check counted them.
+    /// Rows of one table (or one app, or one release) on both sides, as the final check counted them.
     public struct Count: Sendable {
-        /// A table name, or `reports of APP VERSION (BUILD)`, or `roll-up reports of …`.
+        /// A table name, `reports of APP`, `reports of APP VERSION (BUILD)`, or `roll-up reports
+        /// of APP VERSION (BUILD)`.
         public var name: String
+        /// The count in SQLite. For a roll-up row: the reports of the release copied (what its
+        /// roll-up must add up to), or the SQLite roll-up where retention had deleted raw rows.
         public var source: Int
+        /// The count in PostgreSQL (for a roll-up row: what its `release_kinds` add up to).
         public var destination: Int
+        /// Whether both sides agree.
         public var matches: Bool { source == destination }
     }
 
@@ -57,6 +62,7 @@ public final class SQLiteToPostgres {
 
     /// Why the copy will not start, or stopped.
     public struct Failure: Error, CustomStringConvertible, Sendable {
+        /// What is wrong, for the person at the terminal.
         public var description: String
         init(_ description: String) { self.description = description }
     }
@@ -504,6 +510,12 @@ public final class SQLiteToPostgres {
         let perRelease = "SELECT app, version, build, count(*) FROM reports GROUP BY app, version, build"
         let rolledUp = "SELECT app, version, build, sum(reports + suspect_reports + flooded_reports) FROM release_kinds GROUP BY app, version, build"
         let sourceReports = try sourceMap(perRelease), destinationReports = try destinationMap(perRelease)
+        var perApp: [String: (source: Int, destination: Int)] = [:]
+        for (release, count) in sourceReports { perApp[release.app, default: (0, 0)].source += count }
+        for (release, count) in destinationReports { perApp[release.app, default: (0, 0)].destination += count }
+        for (app, count) in perApp.sorted(by: { $0.key < $1.key }) {
+            counts.append(Count(name: "reports of \(app)", source: count.source, destination: count.destination))
+        }
         for release in Set(sourceReports.keys).union(destinationReports.keys).sorted() {
             counts.append(Count(name: "reports of \(release.text)", source: sourceReports[release] ?? 0, destination: destinationReports[release] ?? 0))
         }
