@@ -30,6 +30,8 @@ public final class TestApplication {
     public private(set) var application: WatchdogApplication
     public let clock: TestClock
     public let settings: ServerSettings
+    /// Which store this application runs on (`TestStore.current` unless given).
+    public let storeKind: TestStore
     private let logger: Logger
     private var stopped = false
 
@@ -37,7 +39,8 @@ public final class TestApplication {
     /// them (tests post from one address far faster than devices do), as for the live daemon.
     /// - Parameter sharing: another application whose store this one opens too — on
     ///   PostgreSQL, a second node of a cluster.
-    public init(clock: TestClock = TestClock(), sharing: TestApplication? = nil, configure: (inout ServerSettings) throws -> Void = { _ in }) throws {
+    /// - Parameter storeKind: the store to run on, whatever `WATCHDOG_TEST_STORE` says.
+    public init(clock: TestClock = TestClock(), sharing: TestApplication? = nil, storeKind: TestStore? = nil, configure: (inout ServerSettings) throws -> Void = { _ in }) throws {
         dataDirectory = sharing?.dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("watchdog-testing-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         var settings = ServerSettings(listen: ListenAddress("127.0.0.1:0")!, dataDirectory: dataDirectory.path)
@@ -49,10 +52,11 @@ public final class TestApplication {
         try configure(&settings)
         self.settings = settings
         self.clock = clock
+        self.storeKind = storeKind ?? sharing?.storeKind ?? .current
         var logger = Logger(label: "watchdog-testing")
         logger.logLevel = .warning
         self.logger = logger
-        store = try TestStore.open(directory: dataDirectory, synchronous: settings.synchronous, floodCap: settings.floodCap)
+        store = try self.storeKind.open(directory: dataDirectory, synchronous: settings.synchronous, floodCap: settings.floodCap)
         application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock.milliseconds)
     }
 
@@ -69,7 +73,7 @@ public final class TestApplication {
     /// they run): what a restart keeps is what the files hold.
     public func restart() throws {
         try stop()
-        store = try TestStore.open(directory: dataDirectory, synchronous: settings.synchronous, floodCap: settings.floodCap)
+        store = try storeKind.open(directory: dataDirectory, synchronous: settings.synchronous, floodCap: settings.floodCap)
         application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock.milliseconds)
         stopped = false
     }

@@ -23,7 +23,13 @@ public enum TestStore: Sendable {
     /// Opens the store of a test's data dir: the SQLite file in it, or the PostgreSQL schema
     /// named after it (so a restart opens the same data).
     public static func open(directory: URL, synchronous: SQLiteStore.Synchronous, floodCap: Int) throws -> any TelemetryStore {
-        switch current {
+        try current.open(directory: directory, synchronous: synchronous, floodCap: floodCap)
+    }
+
+    /// Opens the store of a test's data dir on this kind of store, whatever the environment
+    /// says (a test that copies SQLite into PostgreSQL needs both).
+    public func open(directory: URL, synchronous: SQLiteStore.Synchronous, floodCap: Int) throws -> any TelemetryStore {
+        switch self {
         case .sqlite:
             return try SQLiteStore(directory: directory.path, synchronous: synchronous, floodCap: floodCap)
         case .postgres:
@@ -33,7 +39,12 @@ public enum TestStore: Sendable {
 
     /// The URL of a test's PostgreSQL schema (created if missing); `nil` on SQLite.
     public static func postgresURL(directory: URL) throws -> String? {
-        guard case .postgres(let url) = current else { return nil }
+        try current.postgresURL(directory: directory)
+    }
+
+    /// The URL of a test's PostgreSQL schema on this kind of store (created if missing); `nil` on SQLite.
+    public func postgresURL(directory: URL) throws -> String? {
+        guard case .postgres(let url) = self else { return nil }
         let schema = "t_" + directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
         return try PostgresStore.url(url, schema: schema)
     }
