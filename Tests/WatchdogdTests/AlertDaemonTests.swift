@@ -25,9 +25,7 @@ import Testing
     }
 
     static func deliveries(_ daemon: Daemon) throws -> [(state: String, attempts: Int, alert: String)] {
-        try daemon.query { db in
-            try Row.fetchAll(db, sql: "SELECT state, attempts, alert_id FROM alert_deliveries ORDER BY id").map { ($0[0], $0[1], $0[2]) }
-        }
+        try daemon.sql("SELECT state, attempts, alert_id FROM alert_deliveries ORDER BY id").map { ($0[0] ?? "", Int($0[1] ?? "") ?? -1, $0[2] ?? "") }
     }
 
     /// Waits (bounded; a limit on failure, not a measure) for `condition`.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import WatchdogTesting
 
-@Suite struct BackupTests {
+@Suite(.enabled(if: TestStore.isSQLite, "backs up the SQLite file")) struct BackupTests {
     /// Two clients post batches one after another while `watchdogd backup` runs. Posts are
     /// acknowledged before, during and after the backup; the backup holds, for each client, a
     /// prefix of its batches — everything acknowledged before the backup began, nothing posted

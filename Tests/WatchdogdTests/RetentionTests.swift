@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import Testing
+import WatchdogTesting
 
-@Suite struct RetentionTests {
+@Suite(.enabled(if: TestStore.isSQLite, "reads SQLite pages; PostgreSQL retention is in PostgresRetentionTests")) struct RetentionTests {
     /// The demo's older release arrived about 8 days ago: with 7 days of retention its raw
     /// reports go, its stats stay, and the file gives the pages back.
     @Test func rawReportsPastRetentionArePrunedWhileReleaseStatsStay() throws {

@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
+import PostgresClient
 import Testing
+import WatchdogTesting
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -71,7 +73,7 @@ final class Daemon {
         // test sets them.
         let limits = extraArguments.contains { $0.hasPrefix("--rate-per") } ? [] : ["--rate-per-address", "0", "--rate-per-key", "0"]
         process.arguments = ["serve", "--listen", "127.0.0.1:\(port)", "--data-dir", dataDir.path, "--log-level", "warning"]
-            + (demo ? ["--demo"] : []) + limits + extraArguments
+            + (demo ? ["--demo"] : []) + limits + (try storeArguments()) + extraArguments
         process.standardOutput = output.pipe
         process.standardError = FileHandle.standardError
         try process.run()
@@ -147,7 +149,7 @@ final class Daemon {
     /// Runs another `watchdogd` verb on this data dir; returns (status, stdout). Throws
     /// `ProcessTimedOut` when it runs longer than `commandSeconds`.
     func runCommand(_ arguments: [String]) throws -> (status: Int32, stdout: String) {
-        let result = try ChildProcess.run(Self.binary, arguments + ["--data-dir", dataDir.path], seconds: Self.commandSeconds)
+        let result = try ChildProcess.run(Self.binary, arguments + ["--data-dir", dataDir.path] + (try storeArguments()), seconds: Self.commandSeconds)
         return (result.status, result.stdout)
     }
 
@@ -164,6 +166,27 @@ final class Daemon {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// `--store` for the store the tests run on (`WATCHDOG_TEST_STORE`): nothing for SQLite, the
+    /// data dir's own PostgreSQL schema otherwise (so a restart finds the same data).
+    func storeArguments() throws -> [String] {
+        try TestStore.postgresURL(directory: dataDir).map { ["--store", $0] } ?? []
+    }
+
+    /// Runs SQL that means the same on both stores, against the daemon's store; the rows as text.
+    func sql(_ query: String) throws -> [[String?]] {
+        if let url = try TestStore.postgresURL(directory: dataDir) {
+            return try PostgresConnection(url: url).query(query).rows
+        }
+        return try self.query { db in
+            try Row.fetchAll(db, sql: query).map { row in row.databaseValues.map { value in value.isNull ? nil : String(describing: value.storage.value ?? "") } }
+        }
+    }
+
+    /// The ids of the stored reports, once per stored row.
+    func storedReportIDs() throws -> [String] {
+        try sql(TestStore.isSQLite ? "SELECT id FROM report_ids" : "SELECT id FROM reports").map { $0[0] ?? "" }
+    }
+
     /// Reads the SQLite file directly (WAL lets a reader in while the daemon writes).
     func query<T>(_ body: (Database) throws -> T) throws -> T {
         var configuration = Configuration()
@@ -173,6 +196,6 @@ final class Daemon {
     }
 
     func storedReportCount() throws -> Int {
-        try query { try Int.fetchOne($0, sql: "SELECT count(*) FROM reports") ?? -1 }
+        Int(try sql("SELECT count(*) FROM reports").first?.first??.description ?? "") ?? -1
     }
 }
