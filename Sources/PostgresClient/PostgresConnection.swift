@@ -12,12 +12,14 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Connects with a libpq connection string or `postgres://` URI.
     public init(url: String) throws {
         guard let connection = PQconnectdb(url) else { throw PostgresError(sqlState: "", message: "libpq could not allocate a connection") }
-        self.connection = connection
+        // Checked before `self.connection` is set: once every property is, a throw runs
+        // `deinit`, and a second PQfinish of the same connection is a double free.
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.message(PQerrorMessage(connection))
             PQfinish(connection)
             throw PostgresError(sqlState: "", message: message)
         }
+        self.connection = connection
         // Notices (e.g. "relation already exists, skipping") are not errors; libpq would print them.
         _ = try execute("SET client_min_messages = warning")
     }

@@ -60,6 +60,12 @@ public final class TestApplication {
         application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock.milliseconds)
     }
 
+    /// A test that ends without `stop()` stops here: its threads and (on PostgreSQL) its
+    /// connections do not outlive it.
+    deinit {
+        try? stop()
+    }
+
     /// Stops the application (committing queued batches) and closes the store, as a daemon
     /// that exits; `restart` opens both again.
     public func stop() throws {

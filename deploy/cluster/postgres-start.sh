@@ -17,7 +17,7 @@ if [ ! -f "$dir/data/PG_VERSION" ]; then
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$dir'
-max_connections = 200
+max_connections = 500
 shared_buffers = 128MB
 CONF
 fi
