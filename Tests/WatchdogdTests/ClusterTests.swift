@@ -170,6 +170,24 @@ struct ClusterTests {
         #expect(acknowledged.isSubset(of: Set(stored)), "\(acknowledged.subtracting(stored).count) acknowledged reports lost")
         #expect(stored.count == produced.totalReports)
 
+        // A batch whose answer was lost, posted again to another node, and one posted to two
+        // nodes at the same moment: each report stored once.
+        let notes = try cluster.command(["apps", "add", "com.example.notes"])
+        let batch = { try (0..<50).map { _ in try Fixtures.freshReport(app: "com.example.notes") } }
+        let lost = try batch()
+        #expect(try cluster.node(0).postJSON("/v1/reports", token: notes, json: ["reports": lost]).json["accepted"] as? Int == 50)
+        #expect(try cluster.client.postJSON("/v1/reports", token: notes, json: ["reports": lost]).json["duplicates"] as? Int == 50)
+        let twice = Array(try JSONSerialization.data(withJSONObject: ["reports": try batch()]))
+        let accepted = Locked(0)
+        let nodes = [cluster.node(0), cluster.node(2)]
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let answer = try? nodes[index].request("POST", "/v1/reports", token: notes, headers: ["Content-Type": "application/json"], body: twice)
+            accepted.update { $0 += answer?.json["accepted"] as? Int ?? -1000 }
+        }
+        #expect(accepted.value == 50, "a batch posted to two nodes at once was accepted \(accepted.value) times in all")
+        let notesStored = try cluster.client.request("GET", "/v1/apps/com.example.notes/reports.ndjson", token: viewer)
+        #expect(notesStored.dechunked.split(separator: UInt8(ascii: "\n")).count == 100)
+
         // The release counts equal a count(*) over the raw rows, and what the fleet produced.
         let connection = try PostgresConnection(url: cluster.store)
         var raw: [String: Int] = [:]
