@@ -20,14 +20,8 @@ public enum TestStore: Sendable {
         return false
     }
 
-    /// Opens the store of a test's data dir: the SQLite file in it, or the PostgreSQL schema
-    /// named after it (so a restart opens the same data).
-    public static func open(directory: URL, synchronous: SQLiteStore.Synchronous, floodCap: Int) throws -> any TelemetryStore {
-        try current.open(directory: directory, synchronous: synchronous, floodCap: floodCap)
-    }
-
-    /// Opens the store of a test's data dir on this kind of store, whatever the environment
-    /// says (a test that copies SQLite into PostgreSQL needs both).
+    /// Opens the store of a test's data dir on this kind of store: the SQLite file in it, or the
+    /// PostgreSQL schema named after it (so a restart opens the same data).
     public func open(directory: URL, synchronous: SQLiteStore.Synchronous, floodCap: Int) throws -> any TelemetryStore {
         switch self {
         case .sqlite:

@@ -135,16 +135,20 @@ final class ConfigService: Sendable {
         let records = try store.configDocuments().filter { app == nil || $0.app == app }
         return changeLock.withLock { _ in
             var changed: [String] = []
-            for record in records {
-                let known = documents.withLock { $0[record.app]?.version } ?? 0
-                guard record.version > known else { continue }
-                let document = ConfigDocument(record: record)
-                documents.withLock { $0[record.app] = document }
-                compiled.withLock { $0[record.app] = Compiled(document: document, now: clock()) }
-                changed.append(record.app)
-            }
+            for record in records where adopt(record) { changed.append(record.app) }
             return changed
         }
+    }
+
+    /// Takes a stored document when it is newer than the one in memory; whether it was.
+    /// Callers hold `changeLock`.
+    private func adopt(_ record: ConfigRecord) -> Bool {
+        let known = documents.withLock { $0[record.app]?.version } ?? 0
+        guard record.version > known else { return false }
+        let document = ConfigDocument(record: record)
+        documents.withLock { $0[record.app] = document }
+        compiled.withLock { $0[record.app] = Compiled(document: document, now: clock()) }
+        return true
     }
 
     /// The admin document of `app`, or `nil` for an unknown app.
@@ -303,11 +307,7 @@ final class ConfigService: Sendable {
                 )
             } catch StoreError.conflict(let stored) {
                 // Another node saved first: take its version, so a retry starts from it.
-                if let record = try store.configDocuments().first(where: { $0.app == app }), record.version > current.version {
-                    let document = ConfigDocument(record: record)
-                    documents.withLock { $0[app] = document }
-                    compiled.withLock { $0[app] = Compiled(document: document, now: clock()) }
-                }
+                if let record = try store.configDocuments().first(where: { $0.app == app }) { _ = adopt(record) }
                 throw APIError(status: 409, code: "stale_config", message: "the config changed meanwhile (now version \(stored)); GET it and apply your change again")
             }
             let saved = next

@@ -120,9 +120,9 @@ extension PostgresStore {
             perMark[MarkKey(app: report.app, version: report.version, build: report.build, fingerprint: report.fingerprint, session: session), default: []].append(index)
         }
         var before: [Int: Int64] = [:]     // report index → reports of its mark before it
+        let cap = Int64(floodCap > 0 ? floodCap : Int.max - 1)
         if !perMark.isEmpty {
             let marks = perMark.keys.sorted()
-            let cap = Int64(floodCap > 0 ? floodCap : Int.max - 1)
             // Counting stops past the cap (no row is rewritten for ever): no row back means flooded.
             let totals = try connection.query("""
                 INSERT INTO session_issue_marks AS m (app, version, build, fingerprint, session, reports)
@@ -140,7 +140,6 @@ extension PostgresStore {
                 for (offset, index) in indices.enumerated() { before[index] = prior + Int64(offset) }
             }
         }
-        let cap = Int64(floodCap > 0 ? floodCap : Int.max - 1)
         var records: [Int: ReportRecord] = [:]
         var newIssueSession: Set<Int> = []
         for index in new {
@@ -208,10 +207,8 @@ extension PostgresStore {
         var testCrashes: [Int: [[String]: Int]] = [:]
         for index in new {
             let record = records[index]!
-            let value = newlyAffectedValues[index] ?? []
-            // The idiom entry is the session's; the others are per fingerprint dimension.
             rollup.add(record, newlyAffectedSession: newlyAffected.contains(index), newIssueSession: newIssueSession.contains(index),
-                       newlyAffectedValues: value.filter { $0.dimension == "idiom" } + value.filter { $0.dimension != "idiom" })
+                       newlyAffectedValues: newlyAffectedValues[index] ?? [])
             if record.testCrash, let install = record.installID {
                 let receivedAt = reports[index].receivedAt
                 rollup.testCrashes[Rollup.TestCrashKey(app: record.app, install: install, day: Self.day(receivedAt)), default: 0] += 1

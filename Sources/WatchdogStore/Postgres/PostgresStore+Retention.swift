@@ -13,10 +13,7 @@ extension PostgresStore {
         try pool.transaction(attempts: 1) { connection in
             guard try connection.query("SELECT pg_try_advisory_xact_lock($1)", [Self.retentionLockKey]).first?.bool(0) == true else { return 0 }
             let lastWholeDay = Self.day(cutoff) - 1     // days ending at or before the cutoff's day start
-            let days = try connection.query("""
-                SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                WHERE i.inhparent = 'reports'::regclass AND c.relname LIKE 'reports\\_d%'
-                """).compactMap { Int64($0.text(0).dropFirst("reports_d".count)) }.filter { $0 <= lastWholeDay }.sorted()
+            let days = try Self.partitionDays(connection).filter { $0 <= lastWholeDay }
             if let day = days.first {
                 let name = Self.partitionName(day: day)
                 let rows = try connection.query("SELECT count(*) FROM \(name)").first?.int(0) ?? 0

@@ -73,12 +73,15 @@ public final class PostgresStore: Sendable {
 
     /// The reports partitions by day, oldest first.
     public func partitions() throws -> [Int64] {
-        try pool.withConnection { connection in
-            try connection.query("""
-                SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-                WHERE i.inhparent = 'reports'::regclass AND c.relname LIKE 'reports\\_d%'
-                """).compactMap { Int64($0.text(0).dropFirst("reports_d".count)) }.sorted()
-        }
+        try pool.withConnection(Self.partitionDays)
+    }
+
+    /// The days of the reports partitions, oldest first, read on `connection`.
+    static func partitionDays(_ connection: PostgresConnection) throws -> [Int64] {
+        try connection.query("""
+            SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'reports'::regclass AND c.relname LIKE 'reports\\_d%'
+            """).compactMap { Int64($0.text(0).dropFirst("reports_d".count)) }.sorted()
     }
 
     public func checkWritable() throws {

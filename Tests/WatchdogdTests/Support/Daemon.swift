@@ -18,6 +18,7 @@ final class Daemon {
     private(set) var signInLink: String?
     private var output = PipeReader()
     private let ownsDataDir: Bool
+    private var schemaURL: String?
 
     var client: HTTPClient { HTTPClient(port: port) }
 
@@ -169,12 +170,19 @@ final class Daemon {
     /// `--store` for the store the tests run on (`WATCHDOG_TEST_STORE`): nothing for SQLite, the
     /// data dir's own PostgreSQL schema otherwise (so a restart finds the same data).
     func storeArguments() throws -> [String] {
-        try TestStore.postgresURL(directory: dataDir).map { ["--store", $0] } ?? []
+        try postgresURL().map { ["--store", $0] } ?? []
+    }
+
+    /// The data dir's PostgreSQL schema URL (the schema created once), `nil` on SQLite.
+    private func postgresURL() throws -> String? {
+        if let known = schemaURL { return known }
+        schemaURL = try TestStore.postgresURL(directory: dataDir)
+        return schemaURL
     }
 
     /// Runs SQL that means the same on both stores, against the daemon's store; the rows as text.
     func sql(_ query: String) throws -> [[String?]] {
-        if let url = try TestStore.postgresURL(directory: dataDir) {
+        if let url = try postgresURL() {
             return try PostgresConnection(url: url).query(query).rows
         }
         return try self.query { db in
