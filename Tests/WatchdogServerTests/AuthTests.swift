@@ -49,12 +49,21 @@ import WatchdogTesting
         let admin = try app.addToken(role: "admin")
         let secrets = [key, String(key.suffix(64)), admin, String(admin.suffix(64))]
         if let url = try TestStore.postgresURL(directory: app.dataDirectory) {
-            // PostgreSQL: no row of any table, as text, holds a secret.
+            // PostgreSQL: no row of any table, as text, holds a secret — nor any bytea column
+            // read as its bytes (a row's text shows those as hex).
             let connection = try PostgresConnection(url: url)
             let tables = try connection.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()").map { $0.text(0) }
             #expect(tables.contains("credentials"))
+            let binary = try connection.query("""
+                SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() AND data_type = 'bytea'
+                """).map { ($0.text(0), $0.text(1)) }
+            #expect(binary.contains { $0 == ("credentials", "secret_hash") })
             for table in tables {
-                let rows = try connection.query("SELECT t::text FROM \(table) t").map { $0.text(0) }.joined(separator: "\n")
+                var text = try connection.query("SELECT t::text FROM \(table) t").map { $0.text(0) }
+                for (_, column) in binary.filter({ $0.0 == table }) {
+                    text += try connection.query("SELECT encode(\(column), 'escape') FROM \(table)").map { $0.text(0) }
+                }
+                let rows = text.joined(separator: "\n")
                 for secret in secrets { #expect(!rows.contains(secret), "\(table) holds a secret") }
             }
         } else {
