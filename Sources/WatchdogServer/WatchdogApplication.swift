@@ -31,6 +31,7 @@ public final class WatchdogApplication: Sendable {
     public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
         let metrics = ServerMetrics()
         let lookup = ReleaseLookup(store: store)
+        let admission = AdmissionService(store: store)
         let alerts = AlertService(store: store, lookup: lookup, settings: settings, clock: clock, logger: logger)
         let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity) { items in
             metrics.commitItems.record(Double(items))
@@ -50,9 +51,9 @@ public final class WatchdogApplication: Sendable {
                                   limits: IngestLimits(perKey: RateLimiter(rate: settings.ingestRatePerKey, burst: settings.ingestBurstPerKey),
                                                        perAddress: RateLimiter(rate: settings.ingestRatePerAddress, burst: settings.ingestBurstPerAddress),
                                                        metrics: metrics),
-                                  metrics: metrics, trustedProxies: settings.trustedProxies)
+                                  metrics: metrics, trustedProxies: settings.trustedProxies, admission: admission)
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
-                                ingest: ingest, metrics: metrics, alerts: alerts, lookup: lookup, clock: clock)
+                                ingest: ingest, metrics: metrics, alerts: alerts, lookup: lookup, admission: admission, clock: clock)
         router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
                         trustedProxies: settings.trustedProxies, logger: logger)
         configFastPath = ConfigFastPath(authenticator: authenticator, config: config, metrics: metrics)

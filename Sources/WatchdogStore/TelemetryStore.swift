@@ -13,9 +13,10 @@ public protocol TelemetryStore: Sendable {
 
     // MARK: Release health
 
-    /// Apps with their releases, newest release first.
+    /// Apps with their listed releases.
     func apps() throws -> [AppSummary]
-    /// Every release of an app with its roll-up, or `nil` when the app does not exist.
+    /// Every listed release of an app (declared or admitted, `release_admissions`) with its
+    /// roll-up, or `nil` when the app does not exist. Unlisted releases: `unlistedReleases`.
     func releases(app: String) throws -> [ReleaseStats]?
     /// One release with its breakdowns, or `nil` when it has no data.
     func releaseDetail(app: String, release: ReleaseID) throws -> ReleaseDetail?
@@ -48,6 +49,33 @@ public protocol TelemetryStore: Sendable {
     /// The reports with this id: ids are unique per app, so at most one when `app` is given,
     /// and one per app that used the id otherwise (ordered by app).
     func reports(id: String, app: String?) throws -> [StoredReport]
+
+    // MARK: Release admission
+
+    /// The app's listed releases (declared or admitted), oldest listing first.
+    func releaseAdmissions(app: String) throws -> [ReleaseAdmission]
+    /// Lists a release (a declaration replaces an admission, not the other way round); `false`
+    /// when it was already listed in that state or better. - Throws: `StoreError.unknownApp`.
+    func admitRelease(_ admission: ReleaseAdmission) throws -> Bool
+    /// Takes a release off the list (its data stays); `false` when it was not listed.
+    func unlistRelease(app: String, release: ReleaseID) throws -> Bool
+    /// How many releases of the app were admitted by `by` (e.g. `auto`) since a time.
+    func admissions(app: String, by: String, since: Int64) throws -> Int
+    /// Distinct installs and networks with counted session starts, for each of `releases`
+    /// that has any stored data and is not listed.
+    func admissionEvidence(app: String, releases: [ReleaseID]) throws -> [ReleaseID: AdmissionEvidence]
+    /// The app's releases that have data but are not listed: their count and totals, and one
+    /// page (most session starts first), after `offset` of them.
+    func unlistedReleases(app: String, offset: Int, limit: Int) throws -> UnlistedReleases
+    /// Deletes a release, listed or not, with every row of it (raw rows, roll-ups, marks,
+    /// its listing); how many rows went. 0 when it had none.
+    func deleteRelease(app: String, release: ReleaseID) throws -> Int
+    /// The app's admission settings as stored (JSON), `nil` for the defaults.
+    func admissionSettings(app: String) throws -> String?
+    /// Saves the app's admission settings. - Throws: `StoreError.unknownApp`.
+    func saveAdmissionSettings(app: String, json: String) throws
+    /// How concentrated a release's counted session starts are (installs, networks, hours).
+    func sessionConcentration(app: String, release: ReleaseID) throws -> SessionConcentration
 
     // MARK: Apps and credentials
 

@@ -37,4 +37,20 @@ public enum Fixtures {
             "device": ["model": "iPhone15,2", "os": "iOS", "os_version": "18.1", "idiom": "phone"],
         ]
     }
+
+    /// A start for each session the reports name (once each, with the report's release and
+    /// install): a report counts toward affected sessions only when its session was started.
+    public static func sessionStarts(for reports: [[String: Any]]) -> [[String: Any]] {
+        var seen: Set<String> = []
+        var starts: [[String: Any]] = []
+        for report in reports {
+            guard let id = report["session_id"] as? String, seen.insert(id).inserted else { continue }
+            let release = report["release"] as? [String: Any] ?? [:]
+            var start = session(app: report["app"] as? String ?? "com.example.mail", version: release["version"] as? String ?? "14.2.0",
+                                build: release["build"] as? String ?? "31245", id: id)
+            if let install = report["install_id"] { start["install_id"] = install }
+            starts.append(start)
+        }
+        return starts
+    }
 }

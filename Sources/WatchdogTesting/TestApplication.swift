@@ -95,10 +95,14 @@ public final class TestApplication {
     /// A client on loopback.
     public var client: TestClient { client(from: "127.0.0.1") }
 
-    /// Creates an app and returns its ingest key, as `watchdogd apps add` does.
+    /// Creates an app and returns its ingest key, as `watchdogd apps add --admission …` does.
+    /// `admission`: the app's settings; `open` (every release listed on sight, no session
+    /// limits, no concentration marks) unless a test is about them — tests post whole fleets
+    /// from one address in one hour.
     @discardableResult
-    public func addApp(_ app: String) throws -> String {
+    public func addApp(_ app: String, admission: AdmissionSettings? = .open) throws -> String {
         _ = try store.createApp(app, createdAtMilliseconds: clock.now)
+        if let admission { try store.saveAdmissionSettings(app: app, json: admission.json) }
         let (record, token) = CredentialIssuer.issue(role: .ingest, app: app, name: "\(app) ingest key", nowMilliseconds: clock.now)
         try store.addCredential(record)
         return token

@@ -3,7 +3,7 @@ import WatchdogServer
 import WatchdogStore
 
 struct Apps: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Manage apps.", subcommands: [Add.self])
+    static let configuration = CommandConfiguration(abstract: "Manage apps.", subcommands: [Add.self, Admission.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -19,14 +19,19 @@ struct Apps: ParsableCommand {
         @Flag(help: "If the app exists, issue another ingest key for it instead of failing.")
         var anotherKey = false
 
+        @Option(help: "How its releases are listed: auto (the default: once enough installs on enough networks), strict (declared only) or open (every check off: testers on one network).")
+        var admission: String?
+
         func run() throws {
             do { try AppName.validate(app) } catch { throw ValidationError(error.message) }
             let store = try common.openStore()
             let now = WatchdogServer.systemClock()
+            let settings = try admission.map(Admission.named)
             let created = try store.createApp(app, createdAtMilliseconds: now)
             if !created && !anotherKey {
                 throw CLIError("app \(app) already exists; pass --another-key to issue an additional ingest key")
             }
+            if let settings { try store.saveAdmissionSettings(app: app, json: settings.json) }
             let (record, token) = CredentialIssuer.issue(role: .ingest, app: app, name: "\(app) ingest key", nowMilliseconds: now)
             try store.addCredential(record)
             try store.close()

@@ -10,6 +10,8 @@ import WatchdogTesting
         let key = try app.addApp("com.example.mail")
         let viewer = try app.addToken(role: "viewer")
         let batch = try Fixtures.json("reports/valid-batch.json")
+        let reports = (batch as? [String: Any])?["reports"] as? [[String: Any]] ?? []
+        #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": Fixtures.sessionStarts(for: reports)]).status == 202)
 
         let first = try app.client.postJSON("/v1/reports", token: key, json: batch)
         #expect(first.status == 202)

@@ -8,6 +8,7 @@ enum OldSchema {
     /// Undoes `2026-11-23-compact-storage`: text ids and bodies, `session_id` and `install_id`
     /// on reports (from the body), and the three session tables keyed by app, version and build.
     static func undoCompactStorage(_ db: Database) throws {
+        try undoAdmission(db)
         db.add(function: DatabaseFunction("test_inflate", argumentCount: 1, pure: true) { values in
             try StoredBody.text(from: values[0])
         })
@@ -64,6 +65,24 @@ enum OldSchema {
             DROP TABLE session_value_marks;
             DROP TABLE release_refs;
             DELETE FROM grdb_migrations WHERE identifier = '2026-11-23-compact-storage';
+            """)
+    }
+
+    /// Undoes `2026-11-26-admission` (every schema of before it lacks it): its tables, its
+    /// columns, its record. Listed releases are listed again by the migration ("upgrade").
+    static func undoAdmission(_ db: Database) throws {
+        try db.execute(sql: """
+            DROP TABLE install_origins;
+            DROP TABLE ingest_hourly_counts;
+            DROP TABLE release_networks;
+            DROP TABLE release_admissions;
+            DROP TABLE app_admission;
+            ALTER TABLE sessions DROP COLUMN network;
+            ALTER TABLE sessions DROP COLUMN implausible;
+            ALTER TABLE reports DROP COLUMN unknown_session;
+            ALTER TABLE releases DROP COLUMN implausible_sessions;
+            ALTER TABLE releases DROP COLUMN unknown_session_reports;
+            DELETE FROM grdb_migrations WHERE identifier = '2026-11-26-admission';
             """)
     }
 }

@@ -101,7 +101,7 @@ struct ClusterTests {
     @Test func aFleetThroughNginxLosesNothingWhenANodeIsKilledAndConfigReachesEveryNodeWithinASecond() async throws {
         let cluster = try Cluster()
         #expect(cluster.nodePorts.count == 3)
-        let key = try cluster.command(["apps", "add", "com.example.mail"])
+        let key = try cluster.command(["apps", "add", "com.example.mail", "--admission", "open"])
         let viewer = try cluster.command(["tokens", "add", "--role", "viewer", "fleet-check"])
         let admin = try cluster.command(["tokens", "add", "--role", "admin", "ops"])
 
@@ -172,7 +172,7 @@ struct ClusterTests {
 
         // A batch whose answer was lost, posted again to another node, and one posted to two
         // nodes at the same moment: each report stored once.
-        let notes = try cluster.command(["apps", "add", "com.example.notes"])
+        let notes = try cluster.command(["apps", "add", "com.example.notes", "--admission", "open"])
         let batch = { try (0..<50).map { _ in try Fixtures.freshReport(app: "com.example.notes") } }
         let lost = try batch()
         #expect(try cluster.node(0).postJSON("/v1/reports", token: notes, json: ["reports": lost]).json["accepted"] as? Int == 50)

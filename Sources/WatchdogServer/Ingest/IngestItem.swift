@@ -18,14 +18,25 @@ protocol IngestRecord: Sendable {
     var app: String { get }
     /// A report of a deliberate test crash (counts against the install's daily budget).
     var isTestCrash: Bool { get }
+    /// Adds what the server knows and the client cannot say: the app's admission policy and,
+    /// for a session start, the network it came from and whether its time is believable.
+    mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, now: Int64)
 }
 
 extension ReportRecord: IngestRecord {
     var isTestCrash: Bool { testCrash && installID != nil }
+
+    mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, now: Int64) {
+        policy = settings.policy
+    }
 }
 
 extension SessionRecord: IngestRecord {
     var isTestCrash: Bool { false }
+
+    mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, now: Int64) {
+        admission.prepare(&self, network: network, settings: settings, now: now)
+    }
 }
 
 extension Report: IngestItem {

@@ -14,12 +14,14 @@ struct IngestRoutes: Sendable {
     let limits: IngestLimits
     let metrics: ServerMetrics
     let trustedProxies: Set<String>
+    let admission: AdmissionService
 
     func post<Item: IngestItem>(_ type: Item.Type, _ request: HTTPRequest, principal: Principal, responder: PendingResponse) throws(APIError) {
         guard let app = principal.app else {
             throw .forbidden("posting \(Item.batchKey) needs an app's ingest key, not a \(principal.role.rawValue) token")
         }
-        try limits.check(key: principal.credentialID, address: Self.client(of: request, trusting: trustedProxies), now: clock())
+        let client = Self.client(of: request, trusting: trustedProxies)
+        try limits.check(key: principal.credentialID, address: client, now: clock())
         try requireJSON(request)
         let batch: DecodedBatch<Item>
         do { batch = try BatchDecoder.decode(Item.self, key: Item.batchKey, from: request.body) } catch { throw .from(error) }
@@ -29,6 +31,8 @@ struct IngestRoutes: Sendable {
         }
         let now = clock()
         let validator = ReportValidator(nowMilliseconds: now)
+        let settings = admission.settings(app: app)
+        let network = ClientNetwork.of(client)
         var records: [Item.Record] = []
         var rejected: [RejectedItem] = []
         var wrongApp = 0
@@ -38,12 +42,13 @@ struct IngestRoutes: Sendable {
                 rejected.append(RejectedItem(index: index, id: id, error: error))
             case .decoded(let value, let json):
                 do throws(ErrorDetail) {
-                    let record = try value.record(validator: validator, json: json)
+                    var record = try value.record(validator: validator, json: json)
                     guard record.app == app else {
                         wrongApp += 1
                         rejected.append(RejectedItem(index: index, id: record.id, error: Self.wrongAppError(record.app, keyApp: app)))
                         continue
                     }
+                    record.prepare(admission, settings: settings, network: network, now: now)
                     records.append(record)
                 } catch {
                     rejected.append(RejectedItem(index: index, id: String(value.id.prefix(Limits.idLength)), error: error))

@@ -135,5 +135,6 @@ struct Services: Sendable {
     let metrics: ServerMetrics
     let alerts: AlertService
     let lookup: ReleaseLookup
+    let admission: AdmissionService
     let clock: @Sendable () -> Int64
 }

@@ -135,6 +135,7 @@ public final class SQLiteToPostgres {
         "releases", "release_kinds", "release_breakdown", "release_hourly", "release_idiom_sessions", "release_affected",
         "release_installs", "release_install_kinds", "release_hourly_sessions", "issue_releases", "keyboard_heights",
         "session_issue_marks", "session_affected_marks", "session_value_marks",
+        "install_origins", "ingest_hourly_counts", "release_networks", "release_admissions", "app_admission",
     ]
 
     /// `true` when continuing an unfinished copy; throws when the destination has anything else.
@@ -253,11 +254,15 @@ public final class SQLiteToPostgres {
     /// Copied in chunks by rowid; the source SELECT's first column is the rowid.
     static let chunkedTables: [Table] = [
         Table(name: "reports", columns: columns("""
-            sequence:i, id:id, app, version, build, channel, kind, occurred_at:i, received_at:i, suspect:b, screen, fingerprint, body:body, flooded:b
-            """), select: "SELECT rowid, rowid, id, app, version, build, channel, kind, occurred_at, received_at, suspect, screen, fingerprint, body, flooded FROM reports"),
+            sequence:i, id:id, app, version, build, channel, kind, occurred_at:i, received_at:i, suspect:b, screen, fingerprint, body:body, flooded:b,
+            unknown_session:b
+            """), select: """
+            SELECT rowid, rowid, id, app, version, build, channel, kind, occurred_at, received_at, suspect, screen, fingerprint, body, flooded,
+                   unknown_session FROM reports
+            """),
         Table(name: "sessions", columns: columns("""
-            id:id, app, version, build, channel, install_id, idiom, started_at:i, received_at:i, body:body
-            """), select: "SELECT rowid, id, app, version, build, channel, install_id, idiom, started_at, received_at, body FROM sessions"),
+            id:id, app, version, build, channel, install_id, idiom, started_at:i, received_at:i, body:body, network, implausible:i
+            """), select: "SELECT rowid, id, app, version, build, channel, install_id, idiom, started_at, received_at, body, network, implausible FROM sessions"),
     ]
 
     /// Copied in the final transaction, in this order (deleted in the reverse one: foreign keys).
@@ -280,8 +285,14 @@ public final class SQLiteToPostgres {
             """)),
         Table(name: "client_drops", columns: columns("id, app, version, build, evicted:i, quarantined:i, received_at:i")),
         Table(name: "releases", columns: columns("""
-            app, version, build, sessions:i, affected_sessions:i, auto_fixed:i, test_crashes:i, first_seen:i, last_seen:i, partial_history:b
+            app, version, build, sessions:i, affected_sessions:i, auto_fixed:i, test_crashes:i, first_seen:i, last_seen:i, partial_history:b,
+            implausible_sessions:i, unknown_session_reports:i
             """)),
+        Table(name: "install_origins", columns: columns("app, install_id, network, first_received_at:i, implausible:b")),
+        Table(name: "ingest_hourly_counts", columns: columns("app, scope:i, key, hour:i, count:i")),
+        Table(name: "release_networks", columns: columns("app, version, build, network, sessions:i")),
+        Table(name: "release_admissions", columns: columns("app, version, build, state, admitted_by, admitted_at:i, reason")),
+        Table(name: "app_admission", columns: columns("app, settings")),
         Table(name: "release_kinds", columns: columns("app, version, build, kind, reports:i, suspect_reports:i, flooded_reports:i")),
         Table(name: "release_breakdown", columns: columns("app, version, build, dimension, value, kind, reports:i, suspect_reports:i, flooded_reports:i")),
         Table(name: "release_hourly", columns: columns("app, version, build, kind, hour:i, reports:i, suspect_reports:i, flooded_reports:i")),

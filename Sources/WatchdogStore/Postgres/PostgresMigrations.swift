@@ -13,6 +13,7 @@ enum PostgresMigrations {
     static let all: [(identifier: String, sql: String)] = [
         ("2026-11-23-core", core),
         ("2026-11-23-alerts", alerts),
+        ("2026-11-26-admission", admission),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {
@@ -297,5 +298,53 @@ enum PostgresMigrations {
         );
         CREATE INDEX alert_deliveries_due ON alert_deliveries (state, next_attempt_at);
         CREATE INDEX alert_deliveries_by_hook ON alert_deliveries (hook_id, id);
+        """
+
+    /// As the SQLite migration `2026-11-26-admission` (Migrations+Admission.swift).
+    private static let admission = """
+        ALTER TABLE sessions ADD COLUMN network text;
+        ALTER TABLE sessions ADD COLUMN implausible bigint NOT NULL DEFAULT 0;
+        ALTER TABLE reports ADD COLUMN unknown_session boolean NOT NULL DEFAULT false;
+        ALTER TABLE releases ADD COLUMN implausible_sessions bigint NOT NULL DEFAULT 0;
+        ALTER TABLE releases ADD COLUMN unknown_session_reports bigint NOT NULL DEFAULT 0;
+        CREATE TABLE install_origins (
+            app text NOT NULL,
+            install_id text NOT NULL,
+            network text,
+            first_received_at bigint NOT NULL,
+            implausible boolean NOT NULL DEFAULT false,
+            PRIMARY KEY (app, install_id)
+        );
+        CREATE TABLE ingest_hourly_counts (
+            app text NOT NULL,
+            scope bigint NOT NULL,
+            key text NOT NULL,
+            hour bigint NOT NULL,
+            count bigint NOT NULL,
+            PRIMARY KEY (app, scope, key, hour)
+        );
+        CREATE INDEX ingest_hourly_counts_by_hour ON ingest_hourly_counts (hour);
+        CREATE TABLE release_networks (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            network text NOT NULL,
+            sessions bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (app, version, build, network)
+        );
+        CREATE TABLE release_admissions (
+            app text NOT NULL, version text NOT NULL, build text NOT NULL,
+            state text NOT NULL CHECK (state IN ('declared', 'admitted')),
+            admitted_by text NOT NULL,
+            admitted_at bigint NOT NULL,
+            reason text NOT NULL,
+            PRIMARY KEY (app, version, build)
+        );
+        CREATE INDEX release_admissions_by_time ON release_admissions (app, admitted_by, admitted_at);
+        CREATE TABLE app_admission (
+            app text PRIMARY KEY REFERENCES apps(id),
+            settings text NOT NULL
+        );
+        INSERT INTO release_admissions (app, version, build, state, admitted_by, admitted_at, reason)
+            SELECT app, version, build, 'admitted', 'upgrade', (extract(epoch FROM now()) * 1000)::bigint, 'listed before admission existed'
+            FROM releases;
         """
 }

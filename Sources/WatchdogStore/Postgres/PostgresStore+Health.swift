@@ -9,7 +9,7 @@ extension PostgresStore {
                 order.append(row.text(0))
                 summaries[row.text(0)] = AppSummary(app: row.text(0), createdAt: row.integer(1), releases: [])
             }
-            for row in try connection.query("SELECT app, version, build FROM releases") {
+            for row in try connection.query("SELECT a.app, a.version, a.build FROM release_admissions a JOIN releases r USING (app, version, build)") {
                 summaries[row.text(0)]?.releases.append(ReleaseID(version: row.text(1), build: row.text(2)))
             }
             return order.compactMap { summaries[$0] }
@@ -22,17 +22,17 @@ extension PostgresStore {
             var releases: [ReleaseStats] = []
             var positions: [ReleaseID: Int] = [:]
             for row in try connection.query("""
-                SELECT version, build, sessions, affected_sessions, auto_fixed, test_crashes, first_seen, last_seen, partial_history
-                FROM releases WHERE app = $1
+                SELECT \(Self.releaseColumns) FROM release_admissions a JOIN releases r USING (app, version, build) WHERE a.app = $1
                 """, [app]) {
-                let id = ReleaseID(version: row.text(0), build: row.text(1))
-                positions[id] = releases.count
-                releases.append(ReleaseStats(
-                    release: id, sessions: row.int(2), reportsByKind: [:], suspectReportsByKind: [:], affectedSessions: row.int(3),
-                    autoFixed: row.int(4), testCrashes: row.int(5), firstSeen: row.integer(6), lastSeen: row.integer(7), partialHistory: row.bool(8)
-                ))
+                let stats = Self.releaseStats(row)
+                positions[stats.release] = releases.count
+                releases.append(stats)
             }
-            for row in try connection.query("SELECT version, build, kind, reports, suspect_reports, flooded_reports FROM release_kinds WHERE app = $1", [app]) {
+            // Only the listed releases' rows are read.
+            for row in try connection.query("""
+                SELECT k.version, k.build, k.kind, k.reports, k.suspect_reports, k.flooded_reports
+                FROM release_admissions a JOIN release_kinds k USING (app, version, build) WHERE a.app = $1
+                """, [app]) {
                 guard let position = positions[ReleaseID(version: row.text(0), build: row.text(1))] else { continue }
                 let kind = row.text(2)
                 if row.int(3) > 0 { releases[position].reportsByKind[kind] = row.int(3) }
@@ -40,7 +40,8 @@ extension PostgresStore {
                 if row.int(5) > 0 { releases[position].floodedReportsByKind[kind] = row.int(5) }
             }
             for row in try connection.query("""
-                SELECT version, build, sum(evicted), sum(quarantined) FROM client_drops WHERE app = $1 GROUP BY version, build
+                SELECT d.version, d.build, sum(d.evicted), sum(d.quarantined)
+                FROM release_admissions a JOIN client_drops d USING (app, version, build) WHERE a.app = $1 GROUP BY d.version, d.build
                 """, [app]) {
                 guard let position = positions[ReleaseID(version: row.text(0), build: row.text(1))] else { continue }
                 releases[position].clientEvicted = row.int(2)
@@ -54,11 +55,9 @@ extension PostgresStore {
         try pool.withConnection { connection in
             let key: [any PostgresEncodable] = [app, release.version, release.build]
             guard let row = try connection.query("""
-                SELECT sessions, affected_sessions, auto_fixed, test_crashes, first_seen, last_seen, partial_history
-                FROM releases WHERE app = $1 AND version = $2 AND build = $3
+                SELECT \(Self.releaseColumns) FROM releases r WHERE app = $1 AND version = $2 AND build = $3
                 """, key).first else { return nil }
-            var stats = ReleaseStats(release: release, sessions: row.int(0), reportsByKind: [:], suspectReportsByKind: [:], affectedSessions: row.int(1),
-                                     autoFixed: row.int(2), testCrashes: row.int(3), firstSeen: row.integer(4), lastSeen: row.integer(5), partialHistory: row.bool(6))
+            var stats = Self.releaseStats(row)
             for kind in try connection.query("SELECT kind, reports, suspect_reports, flooded_reports FROM release_kinds WHERE app = $1 AND version = $2 AND build = $3", key) {
                 if kind.int(1) > 0 { stats.reportsByKind[kind.text(0)] = kind.int(1) }
                 if kind.int(2) > 0 { stats.suspectReportsByKind[kind.text(0)] = kind.int(2) }

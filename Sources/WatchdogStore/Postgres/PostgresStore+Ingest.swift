@@ -28,6 +28,7 @@ extension PostgresStore {
             try insertReports(reports, counts: &counts, rollup: &rollup, connection)
             try insertDrops(drops, connection)
             try rollup.write(connection)
+            try Self.admit(rollup.admissionCandidates, now: batches.map(\.receivedAt).max() ?? 0, connection)
             return counts
         }
     }
@@ -41,8 +42,9 @@ extension PostgresStore {
         let order = firstIndex.sorted { $0.key < $1.key }.map(\.value)
         let rows = order.map { sessions[$0] }
         let inserted = try connection.query("""
-            INSERT INTO sessions (id, app, version, build, channel, install_id, idiom, started_at, received_at, body)
-            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::bytea[])
+            INSERT INTO sessions (id, app, version, build, channel, install_id, idiom, started_at, received_at, body, network)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::bytea[],
+                                 $11::text[])
             ON CONFLICT (id) DO NOTHING RETURNING id
             """, [
                 PostgresArray.text(rows.map(\.record.id)), PostgresArray.text(rows.map(\.record.app)),
@@ -50,15 +52,21 @@ extension PostgresStore {
                 PostgresArray.text(rows.map(\.record.channel)), PostgresArray.text(rows.map(\.record.installID)),
                 PostgresArray.text(rows.map(\.record.idiom)), PostgresArray.integer(rows.map(\.record.startedAt)),
                 PostgresArray.integer(rows.map(\.receivedAt)), PostgresArray.bytes(rows.map(\.record.storedBody)),
+                PostgresArray.text(rows.map(\.record.network)),
             ])
         let new = Set(inserted.map { $0.text(0) })
+        var accepted: [Int] = []
         for (index, session) in sessions.enumerated() {
             if new.contains(session.record.id), firstIndex[session.record.id] == index {
                 counts[session.batch].accepted += 1
-                rollup.add(session.record)
+                accepted.append(index)
             } else {
                 counts[session.batch].duplicates += 1
             }
+        }
+        let marks = try PostgresSessionLimiter().marks(of: accepted.map { .init(session: sessions[$0].record, receivedAt: sessions[$0].receivedAt) }, connection)
+        for (index, marks) in zip(accepted, marks) {
+            rollup.add(sessions[index].record, marks: marks, receivedAt: sessions[index].receivedAt)
         }
     }
 
@@ -110,13 +118,28 @@ extension PostgresStore {
         }
         guard !new.isEmpty else { return }
 
-        // 2. Per-session marks of the new active reports with a session: how many reports of
+        // 2. Reports whose session has no counted start make no session affected.
+        var records: [Int: ReportRecord] = [:]
+        for index in new { records[index] = reports[index].record }
+        let asked = Set(new.compactMap { records[$0]!.isSuspect ? nil : records[$0]!.sessionID }).sorted()
+        if !asked.isEmpty {
+            var counted: Set<[String]> = []
+            for row in try connection.query("SELECT id, app FROM sessions WHERE id = ANY($1::text[]) AND implausible = 0", [PostgresArray.text(asked)]) {
+                counted.insert([row.text(1), row.text(0)])
+            }
+            for index in new {
+                guard let record = records[index], !record.isSuspect, let session = record.sessionID else { continue }
+                records[index]!.hasUnknownSession = !counted.contains([record.app, session])
+            }
+        }
+
+        // 3. Per-session marks of the new active reports with a session: how many reports of
         // its fingerprint the session had before this transaction decides which are flooded
         // and which sessions are newly affected.
         var perMark: [MarkKey: [Int]] = [:]
         for index in new {
-            let report = reports[index].record
-            guard !report.isSuspect, let session = report.sessionID else { continue }
+            let report = records[index]!
+            guard !report.isSuspect, !report.hasUnknownSession, let session = report.sessionID else { continue }
             perMark[MarkKey(app: report.app, version: report.version, build: report.build, fingerprint: report.fingerprint, session: session), default: []].append(index)
         }
         var before: [Int: Int64] = [:]     // report index → reports of its mark before it
@@ -140,10 +163,9 @@ extension PostgresStore {
                 for (offset, index) in indices.enumerated() { before[index] = prior + Int64(offset) }
             }
         }
-        var records: [Int: ReportRecord] = [:]
         var newIssueSession: Set<Int> = []
         for index in new {
-            var record = reports[index].record
+            var record = records[index]!
             if let prior = before[index] {
                 if prior == 0 { newIssueSession.insert(index) }
                 if prior + 1 > cap { record.isFlooded = true }
@@ -151,7 +173,7 @@ extension PostgresStore {
             records[index] = record
         }
 
-        // 3. Sessions newly affected (in this release), and per dimension value.
+        // 4. Sessions newly affected (in this release), and per dimension value.
         var affectedFirst: [SessionKey: Int] = [:]
         var valueFirst: [ValueMarkKey: Int] = [:]
         for index in new where newIssueSession.contains(index) {
@@ -189,12 +211,12 @@ extension PostgresStore {
             }
         }
 
-        // 4. The rows themselves, and their counts in request order.
+        // 5. The rows themselves, and their counts in request order.
         let rows = new.map { (record: records[$0]!, receivedAt: reports[$0].receivedAt) }
         try connection.query("""
-            INSERT INTO reports (id, app, version, build, channel, kind, occurred_at, received_at, suspect, screen, fingerprint, body, flooded)
+            INSERT INTO reports (id, app, version, build, channel, kind, occurred_at, received_at, suspect, screen, fingerprint, body, flooded, unknown_session)
             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[],
-                                 $9::boolean[], $10::text[], $11::text[], $12::bytea[], $13::boolean[])
+                                 $9::boolean[], $10::text[], $11::text[], $12::bytea[], $13::boolean[], $14::boolean[])
             """, [
                 PostgresArray.text(rows.map(\.record.id)), PostgresArray.text(rows.map(\.record.app)),
                 PostgresArray.text(rows.map(\.record.version)), PostgresArray.text(rows.map(\.record.build)),
@@ -202,7 +224,7 @@ extension PostgresStore {
                 PostgresArray.integer(rows.map(\.record.occurredAt)), PostgresArray.integer(rows.map(\.receivedAt)),
                 PostgresArray.bool(rows.map(\.record.isSuspect)), PostgresArray.text(rows.map(\.record.screen)),
                 PostgresArray.text(rows.map(\.record.fingerprint)), PostgresArray.bytes(rows.map(\.record.storedBody)),
-                PostgresArray.bool(rows.map(\.record.isFlooded)),
+                PostgresArray.bool(rows.map(\.record.isFlooded)), PostgresArray.bool(rows.map(\.record.hasUnknownSession)),
             ])
         var testCrashes: [Int: [[String]: Int]] = [:]
         for index in new {
@@ -217,6 +239,33 @@ extension PostgresStore {
         }
         for (batch, crashes) in testCrashes {
             counts[batch].testCrashes = crashes.map { TestCrashCount(app: $0.key[0], installID: $0.key[1], crashes: $0.value) }
+        }
+    }
+
+    /// As `SQLiteStore.admit`: lists the releases of a transaction that its apps' policies admit.
+    static func admit(_ candidates: [(key: Rollup.ReleaseKey, policy: AdmissionPolicy)], now: Int64, _ connection: PostgresConnection) throws {
+        for (key, policy) in candidates {
+            let release: [any PostgresEncodable] = [key.app, key.version, key.build]
+            guard try connection.query("SELECT 1 FROM release_admissions WHERE app = $1 AND version = $2 AND build = $3", release).isEmpty else { continue }
+            var reason = "listed on sight (admission open)"
+            if policy.mode == .auto {
+                guard let row = try connection.query("""
+                    SELECT r.sessions,
+                           (SELECT count(*) FROM release_installs i WHERE i.app = r.app AND i.version = r.version AND i.build = r.build AND i.sessions > 0),
+                           (SELECT count(*) FROM release_networks n WHERE n.app = r.app AND n.version = r.version AND n.build = r.build AND n.sessions > 0)
+                    FROM releases r WHERE r.app = $1 AND r.version = $2 AND r.build = $3
+                    """, release).first else { continue }
+                let evidence = AdmissionEvidence(sessions: row.int(0), installs: row.int(1), networks: row.int(2))
+                guard policy.isMet(by: evidence) else { continue }
+                let today = try connection.query("SELECT count(*) FROM release_admissions WHERE app = $1 AND admitted_by = 'auto' AND admitted_at > $2",
+                                                 [key.app, now - 86_400_000]).first?.int(0) ?? 0
+                guard today < policy.releasesPerDay else { continue }
+                reason = AdmissionPolicy.reason(evidence)
+            }
+            try connection.query("""
+                INSERT INTO release_admissions (app, version, build, state, admitted_by, admitted_at, reason) VALUES ($1, $2, $3, 'admitted', $4, $5, $6)
+                ON CONFLICT DO NOTHING
+                """, release + [policy.mode.rawValue, now, reason])
         }
     }
 

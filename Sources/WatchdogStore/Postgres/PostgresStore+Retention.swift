@@ -37,6 +37,8 @@ extension PostgresStore {
                 DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE received_at < $1 ORDER BY received_at LIMIT $2)
                 """, [cutoff, limit])
             deleted += sessions.affected
+            // The session limits' counts are needed for the current hour only.
+            try connection.query("DELETE FROM ingest_hourly_counts WHERE hour < (SELECT max(hour) FROM ingest_hourly_counts) - 48")
             return deleted
         }
     }

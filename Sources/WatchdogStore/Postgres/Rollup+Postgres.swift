@@ -10,14 +10,17 @@ extension Rollup {
 
         try upsert(connection, table: "releases", keys: ["app", "version", "build"],
                    columns: [("sessions", "bigint"), ("affected_sessions", "bigint"), ("auto_fixed", "bigint"), ("test_crashes", "bigint"),
-                             ("first_seen", "bigint"), ("last_seen", "bigint")],
-                   update: adds(["sessions", "affected_sessions", "auto_fixed", "test_crashes"])
+                             ("first_seen", "bigint"), ("last_seen", "bigint"), ("implausible_sessions", "bigint"), ("unknown_session_reports", "bigint")],
+                   update: adds(["sessions", "affected_sessions", "auto_fixed", "test_crashes", "implausible_sessions", "unknown_session_reports"])
                        + ", first_seen = least(t.first_seen, excluded.first_seen), last_seen = greatest(t.last_seen, excluded.last_seen)",
                    rows: releaseKeys.indices.map { number in
                        let delta = releases[number]
                        return release(number) + [.integer(Int64(delta.sessions)), .integer(Int64(delta.affectedSessions)), .integer(Int64(delta.autoFixed)),
-                                                 .integer(Int64(delta.testCrashes)), .integer(delta.firstSeen), .integer(delta.lastSeen)]
+                                                 .integer(Int64(delta.testCrashes)), .integer(delta.firstSeen), .integer(delta.lastSeen),
+                                                 .integer(Int64(delta.implausibleSessions)), .integer(Int64(delta.unknownSessionReports))]
                    })
+        try upsert(connection, table: "release_networks", keys: ["app", "version", "build", "network"], columns: [("sessions", "bigint")], update: adds(["sessions"]),
+                   rows: networkSessions.map { (key, sessions) in release(key.release) + [.text(key.value), .integer(Int64(sessions))] })
         try upsert(connection, table: "release_kinds", keys: ["app", "version", "build", "kind"], columns: Self.countColumns, update: counts,
                    rows: kinds.map { (key, count) in release(key.release) + [.text(key.kind)] + Self.values(count) })
         try upsert(connection, table: "release_breakdown", keys: ["app", "version", "build", "dimension", "value", "kind"], columns: Self.countColumns, update: counts,

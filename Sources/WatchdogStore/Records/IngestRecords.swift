@@ -28,6 +28,11 @@ public struct ReportRecord: Sendable {
     let storedBody: [UInt8]
     /// Past the per-session, per-fingerprint cap: stored, but counted apart. Set by the store.
     public var isFlooded = false
+    /// Its session has no counted start (never started, or its start was marked implausible):
+    /// stored and counted as a report, but it makes no session affected. Set by the store.
+    public var hasUnknownSession = false
+    /// The app's admission, applied by the store in the transaction (`.open` when not set).
+    public var policy = IngestPolicy.open
 
     public init(id: String, app: String, version: String, build: String, channel: String?, kind: String, occurredAt: Int64, sessionID: String?, installID: String?, isSuspect: Bool, screen: String?, autoFixed: Bool, testCrash: Bool,
                 fingerprint: String, viewName: String? = nil, keyboardMode: String? = nil, keyboardHeight: Double? = nil, inputMode: String? = nil,
@@ -67,10 +72,17 @@ public struct SessionRecord: Sendable {
     public var installID: String?
     public var startedAt: Int64
     public var idiom: String?
+    /// The network it arrived from (`ClientNetwork`: an IPv4 /24 or IPv6 /48), `nil` when unknown.
+    public var network: String?
+    /// Marks the server set before the store saw it (`farFromArrival`); the store adds the others.
+    public var marks: SessionMarks
+    /// The app's limits on session starts and its admission, applied by the store in the transaction.
+    public var policy: IngestPolicy
     /// The session's JSON as the store keeps it (`StoredBody`), compressed on the caller's thread.
     let storedBody: [UInt8]
 
-    public init(id: String, app: String, version: String, build: String, channel: String?, installID: String?, startedAt: Int64, idiom: String? = nil, body: String) {
+    public init(id: String, app: String, version: String, build: String, channel: String?, installID: String?, startedAt: Int64, idiom: String? = nil,
+                network: String? = nil, marks: SessionMarks = [], policy: IngestPolicy = .open, body: String) {
         self.id = id
         self.app = app
         self.version = version
@@ -79,6 +91,9 @@ public struct SessionRecord: Sendable {
         self.installID = installID
         self.startedAt = startedAt
         self.idiom = idiom
+        self.network = network
+        self.marks = marks
+        self.policy = policy
         storedBody = StoredBody.compress(body)
     }
 }

@@ -41,6 +41,10 @@ public struct ReleaseStats: Sendable, Equatable {
     /// Items clients evicted from a full outbox / quarantined, as they reported (`client_dropped`).
     public var clientEvicted = 0
     public var clientQuarantined = 0
+    /// Session starts stored but held apart from every denominator (`SessionMarks`).
+    public var implausibleSessions = 0
+    /// Reports whose session has no counted start: counted as reports, never as affected sessions.
+    public var unknownSessionReports = 0
 }
 
 /// How concentrated a release's active reports (flooded included) are among its installs.

@@ -374,6 +374,7 @@ enum Migrations {
         }
         registerCompactStorage(&migrator)
         registerAlerts(&migrator)
+        registerAdmission(&migrator)
         return migrator
     }
 }

@@ -15,6 +15,9 @@ struct Rollup {
         var affectedSessions = 0
         var autoFixed = 0
         var testCrashes = 0
+        /// Session starts held apart (`SessionMarks`), and reports of sessions without a counted start.
+        var implausibleSessions = 0
+        var unknownSessionReports = 0
         var firstSeen = Int64.max
         var lastSeen = Int64.min
 
@@ -85,6 +88,9 @@ struct Rollup {
     var installs: [InstallKey: InstallDelta] = [:]
     var installKinds: [InstallKindKey: (reports: Int, affected: Int)] = [:]
     var hourlySessions: [ReleaseHourKey: Int] = [:]
+    var networkSessions: [ValueKey: Int] = [:]       // dimension "network"
+    /// Each release's app policy, as its records carried it (for the admission after the write).
+    var policies: [Int: IngestPolicy] = [:]
 
     /// The number of a release in this transaction.
     mutating func release(app: String, version: String, build: String) -> Int {
@@ -109,6 +115,8 @@ struct Rollup {
     mutating func add(_ report: ReportRecord, newlyAffectedSession: Bool, newIssueSession: Bool, newlyAffectedValues: [(dimension: String, value: String)]) {
         let release = self.release(app: report.app, version: report.version, build: report.build)
         releases[release].seen(report.occurredAt)
+        if report.hasUnknownSession { releases[release].unknownSessionReports += 1 }
+        policies[release] = report.policy
         if newlyAffectedSession { releases[release].affectedSessions += 1 }
         if report.autoFixed { releases[release].autoFixed += 1 }
         if report.testCrash { releases[release].testCrashes += 1 }
@@ -152,8 +160,21 @@ struct Rollup {
         }
     }
 
-    mutating func add(_ session: SessionRecord) {
+    /// Adds one new session start; one with `marks` is only counted as held apart: it is in no
+    /// denominator, no install's sessions and no hour, and does not move the release's first day.
+    mutating func add(_ session: SessionRecord, marks: SessionMarks, receivedAt: Int64) {
         let release = self.release(app: session.app, version: session.version, build: session.build)
+        guard marks.isEmpty else {
+            policies[release] = session.policy
+            releases[release].implausibleSessions += 1
+            // A start far from its arrival is not believed: the release was seen when it arrived.
+            releases[release].seen(marks.contains(.farFromArrival) ? receivedAt : session.startedAt)
+            return
+        }
+        policies[release] = session.policy
+        if let network = session.network {
+            networkSessions[ValueKey(release: release, dimension: "network", value: network), default: 0] += 1
+        }
         releases[release].sessions += 1
         releases[release].seen(session.startedAt)
         idiomSessions[ValueKey(release: release, dimension: "idiom", value: session.idiom ?? ""), default: 0] += 1
@@ -175,10 +196,13 @@ struct Rollup {
 
     func write(_ db: Database) throws {
         let release = try db.cachedStatement(sql: """
-            INSERT INTO releases (app, version, build, sessions, affected_sessions, auto_fixed, test_crashes, first_seen, last_seen)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO releases (app, version, build, sessions, affected_sessions, auto_fixed, test_crashes, first_seen, last_seen,
+                                  implausible_sessions, unknown_session_reports)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app, version, build) DO UPDATE SET
                 sessions = sessions + excluded.sessions,
+                implausible_sessions = implausible_sessions + excluded.implausible_sessions,
+                unknown_session_reports = unknown_session_reports + excluded.unknown_session_reports,
                 affected_sessions = affected_sessions + excluded.affected_sessions,
                 auto_fixed = auto_fixed + excluded.auto_fixed,
                 test_crashes = test_crashes + excluded.test_crashes,
@@ -194,6 +218,8 @@ struct Rollup {
                 bind.integer(delta.testCrashes)
                 bind.integer(delta.firstSeen)
                 bind.integer(delta.lastSeen)
+                bind.integer(delta.implausibleSessions)
+                bind.integer(delta.unknownSessionReports)
             }
         }
         let counts = "reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports, flooded_reports = flooded_reports + excluded.flooded_reports"
@@ -373,6 +399,19 @@ struct Rollup {
                 }
             }
         }
+        if !networkSessions.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO release_networks (app, version, build, network, sessions) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions
+                """)
+            for (key, count) in networkSessions {
+                try statement.step(db) { bind in
+                    self.bind(key.release, &bind)
+                    bind.text(key.value)
+                    bind.integer(count)
+                }
+            }
+        }
         if !hourlySessions.isEmpty {
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO release_hourly_sessions (app, version, build, hour, sessions) VALUES (?, ?, ?, ?, ?)
@@ -400,5 +439,13 @@ struct Rollup {
         bind.integer(count.reports)
         bind.integer(count.suspect)
         bind.integer(count.flooded)
+    }
+
+    /// The releases of this transaction that may be listed without a declaration, with their
+    /// policy (`strict` ones never are).
+    var admissionCandidates: [(key: ReleaseKey, policy: AdmissionPolicy)] {
+        policies.compactMap { number, policy in
+            policy.admission.mode == .strict ? nil : (releaseKeys[number], policy.admission)
+        }.sorted { ($0.key.app, $0.key.version, $0.key.build) < ($1.key.app, $1.key.version, $1.key.build) }
     }
 }

@@ -191,6 +191,8 @@ extension SQLiteStore {
             }
             let day = cutoff / 86_400_000
             try db.execute(sql: "DELETE FROM test_crash_daily WHERE day < ?", arguments: [day - 2])
+            // The session limits' counts are needed for the current hour only.
+            try db.execute(sql: "DELETE FROM ingest_hourly_counts WHERE hour < (SELECT max(hour) FROM ingest_hourly_counts) - 48")
             return deleted
         }
     }

@@ -8,6 +8,8 @@ extension SQLiteStore {
             var stats = ReleaseStats(release: release, sessions: row["sessions"], reportsByKind: [:], suspectReportsByKind: [:],
                                      affectedSessions: row["affected_sessions"], autoFixed: row["auto_fixed"], testCrashes: row["test_crashes"],
                                      firstSeen: row["first_seen"], lastSeen: row["last_seen"], partialHistory: row["partial_history"])
+            stats.implausibleSessions = row["implausible_sessions"]
+            stats.unknownSessionReports = row["unknown_session_reports"]
             for kind in try Row.fetchAll(db, sql: "SELECT kind, reports, suspect_reports, flooded_reports FROM release_kinds WHERE app = ? AND version = ? AND build = ?",
                                          arguments: [app, release.version, release.build]) {
                 let name: String = kind[0]

@@ -23,6 +23,7 @@ extension SQLiteStore {
                     }
                 }
                 try rollup.write(db)
+                try Self.admit(rollup.admissionCandidates, now: batches.map(\.receivedAt).max() ?? 0, db)
                 added = refs.added
                 return .commit
             }
@@ -41,6 +42,9 @@ extension SQLiteStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app, id) DO NOTHING
             """)
+        // 0 for a counted start; no row (nil) for a session never started in this app.
+        let sessionMarks = try db.cachedStatement(sql: "SELECT implausible FROM sessions WHERE id = ? AND app = ?")
+        let markUnknownSession = try db.cachedStatement(sql: "UPDATE reports SET unknown_session = 1 WHERE rowid = ?")
         let affected = try db.cachedStatement(sql: "INSERT INTO session_affected_marks (release, session) VALUES (?, ?) ON CONFLICT DO NOTHING")
         let issueSession = try db.cachedStatement(sql: """
             INSERT INTO session_issue_marks (release, fingerprint, session, reports) VALUES (?, ?, ?, 1)
@@ -78,6 +82,16 @@ extension SQLiteStore {
             var newIssueSession = false
             var newlyAffectedValues: [(dimension: String, value: String)] = []
             if !report.isSuspect, let sessionID = report.sessionID {
+                let marks = try sessionMarks.step(db) { bind in
+                    bind.compactID(sessionID)
+                    bind.text(report.app)
+                }
+                report.hasUnknownSession = marks != 0
+            }
+            if report.hasUnknownSession {
+                try markUnknownSession.step(db) { $0.integer(rowID) }
+            }
+            if !report.isSuspect, !report.hasUnknownSession, let sessionID = report.sessionID {
                 let release = try refs.ref(app: report.app, version: report.version, build: report.build, db)
                 // Counting stops past the cap (no row is rewritten for ever): no row back means flooded.
                 let cap = Int64(floodCap > 0 ? floodCap : Int.max - 1)
@@ -128,10 +142,12 @@ extension SQLiteStore {
 
     private func insert(_ sessions: [SessionRecord], receivedAt: Int64, into rollup: inout Rollup, _ db: Database) throws -> IngestCounts {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO sessions (id, app, version, build, channel, install_id, idiom, started_at, received_at, body)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sessions (id, app, version, build, channel, install_id, idiom, started_at, received_at, body, network)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """)
+        let setMarks = try db.cachedStatement(sql: "UPDATE sessions SET implausible = ? WHERE rowid = ?")
+        let limiter = SQLiteSessionLimiter()
         var counts = IngestCounts(accepted: 0, duplicates: 0)
         for session in sessions {
             try statement.step(db) { bind in
@@ -145,10 +161,17 @@ extension SQLiteStore {
                 bind.integer(session.startedAt)
                 bind.integer(receivedAt)
                 bind.blob(session.storedBody)
+                bind.text(session.network)
             }
             if db.changesCount == 1 {
+                let rowID = db.lastInsertedRowID
                 counts.accepted += 1
-                rollup.add(session)
+                let marks = try limiter.marks(of: session, receivedAt: receivedAt, db)
+                if !marks.isEmpty { try setMarks.step(db) { bind in
+                    bind.integer(marks.rawValue)
+                    bind.integer(rowID)
+                } }
+                rollup.add(session, marks: marks, receivedAt: receivedAt)
             } else {
                 counts.duplicates += 1
             }
@@ -162,5 +185,50 @@ extension SQLiteStore {
             INSERT INTO client_drops (id, app, version, build, evicted, quarantined, received_at) VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """, arguments: [drops.id, drops.app, drops.version, drops.build, drops.evicted, drops.quarantined, receivedAt])
+    }
+
+    /// Lists the releases of a transaction that its apps' policies admit: `open` on sight,
+    /// `auto` once their counted starts come from enough installs and networks, while the app's
+    /// automatic admissions of the last 24 hours are under its daily budget. Reads a listed
+    /// release's row only (a primary-key probe) and an unlisted one's installs and networks.
+    static func admit(_ candidates: [(key: Rollup.ReleaseKey, policy: AdmissionPolicy)], now: Int64, _ db: Database) throws {
+        guard !candidates.isEmpty else { return }
+        let listed = try db.cachedStatement(sql: "SELECT 1 FROM release_admissions WHERE app = ? AND version = ? AND build = ?")
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO release_admissions (app, version, build, state, admitted_by, admitted_at, reason) VALUES (?, ?, ?, 'admitted', ?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """)
+        for (key, policy) in candidates {
+            func bind(_ bind: inout StatementBinder) {
+                bind.text(key.app)
+                bind.text(key.version)
+                bind.text(key.build)
+            }
+            guard try listed.step(db, bind: bind) == nil else { continue }
+            var reason = "listed on sight (admission open)"
+            if policy.mode == .auto {
+                let evidence = AdmissionEvidence(
+                    sessions: Int(try db.cachedStatement(sql: "SELECT sessions FROM releases WHERE app = ? AND version = ? AND build = ?").step(db, bind: bind) ?? 0),
+                    installs: Int(try db.cachedStatement(sql: """
+                        SELECT count(*) FROM release_installs WHERE app = ? AND version = ? AND build = ? AND sessions > 0
+                        """).step(db, bind: bind) ?? 0),
+                    networks: Int(try db.cachedStatement(sql: """
+                        SELECT count(*) FROM release_networks WHERE app = ? AND version = ? AND build = ? AND sessions > 0
+                        """).step(db, bind: bind) ?? 0))
+                guard policy.isMet(by: evidence) else { continue }
+                let today = try Int.fetchOne(db, sql: "SELECT count(*) FROM release_admissions WHERE app = ? AND admitted_by = 'auto' AND admitted_at > ?",
+                                             arguments: [key.app, now - 86_400_000]) ?? 0
+                guard today < policy.releasesPerDay else { continue }
+                reason = AdmissionPolicy.reason(evidence)
+            }
+            try insert.step(db) { bind in
+                bind.text(key.app)
+                bind.text(key.version)
+                bind.text(key.build)
+                bind.text(policy.mode.rawValue)
+                bind.integer(now)
+                bind.text(reason)
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ extension SQLiteStore {
                 order.append(id)
                 summaries[id] = AppSummary(app: id, createdAt: row["created_at"], releases: [])
             }
-            for row in try Row.fetchAll(db, sql: "SELECT app, version, build FROM releases") {
+            for row in try Row.fetchAll(db, sql: "SELECT a.app, a.version, a.build FROM release_admissions a JOIN releases r USING (app, version, build)") {
                 let app: String = row["app"]
                 summaries[app]?.releases.append(ReleaseID(version: row["version"], build: row["build"]))
             }
@@ -26,18 +26,18 @@ extension SQLiteStore {
             var releases: [ReleaseStats] = []
             var positions: [ReleaseID: Int] = [:]
             try db.cachedStatement(sql: """
-                SELECT version, build, sessions, affected_sessions, auto_fixed, test_crashes, first_seen, last_seen, partial_history
-                FROM releases WHERE app = ?
+                SELECT \(Self.releaseColumns) FROM release_admissions a JOIN releases r USING (app, version, build) WHERE a.app = ?
                 """).forEachRow(db, bind: { $0.text(app) }) { row in
-                let id = ReleaseID(version: row.text(0), build: row.text(1))
-                positions[id] = releases.count
-                releases.append(ReleaseStats(
-                    release: id, sessions: Int(row.integer(2)), reportsByKind: [:], suspectReportsByKind: [:],
-                    affectedSessions: Int(row.integer(3)), autoFixed: Int(row.integer(4)), testCrashes: Int(row.integer(5)),
-                    firstSeen: row.integer(6), lastSeen: row.integer(7), partialHistory: row.integer(8) != 0
-                ))
+                let stats = Self.releaseStats(row)
+                positions[stats.release] = releases.count
+                releases.append(stats)
             }
-            try db.cachedStatement(sql: "SELECT version, build, kind, reports, suspect_reports, flooded_reports FROM release_kinds WHERE app = ?")
+            // Only the listed releases' rows are read: an app with 100,000 unlisted releases
+            // costs nothing here.
+            try db.cachedStatement(sql: """
+                SELECT k.version, k.build, k.kind, k.reports, k.suspect_reports, k.flooded_reports
+                FROM release_admissions a JOIN release_kinds k USING (app, version, build) WHERE a.app = ?
+                """)
                 .forEachRow(db, bind: { $0.text(app) }) { row in
                     guard let position = positions[ReleaseID(version: row.text(0), build: row.text(1))] else { return }
                     let kind = row.text(2)
@@ -47,7 +47,8 @@ extension SQLiteStore {
                     if flooded > 0 { releases[position].floodedReportsByKind[kind] = flooded }
                 }
             try db.cachedStatement(sql: """
-                SELECT version, build, sum(evicted), sum(quarantined) FROM client_drops WHERE app = ? GROUP BY version, build
+                SELECT d.version, d.build, sum(d.evicted), sum(d.quarantined)
+                FROM release_admissions a JOIN client_drops d USING (app, version, build) WHERE a.app = ? GROUP BY d.version, d.build
                 """).forEachRow(db, bind: { $0.text(app) }) { row in
                 guard let position = positions[ReleaseID(version: row.text(0), build: row.text(1))] else { return }
                 releases[position].clientEvicted = Int(row.integer(2))
@@ -55,6 +56,24 @@ extension SQLiteStore {
             }
             return releases
         }
+    }
+
+    /// The columns `releaseStats` reads, of `releases r`.
+    static let releaseColumns = """
+        r.version, r.build, r.sessions, r.affected_sessions, r.auto_fixed, r.test_crashes, r.first_seen, r.last_seen, r.partial_history,
+        r.implausible_sessions, r.unknown_session_reports
+        """
+
+    /// A release's own roll-up row (kinds and drops are read apart), by position.
+    static func releaseStats(_ row: StatementColumns) -> ReleaseStats {
+        var stats = ReleaseStats(
+            release: ReleaseID(version: row.text(0), build: row.text(1)), sessions: Int(row.integer(2)), reportsByKind: [:], suspectReportsByKind: [:],
+            affectedSessions: Int(row.integer(3)), autoFixed: Int(row.integer(4)), testCrashes: Int(row.integer(5)),
+            firstSeen: row.integer(6), lastSeen: row.integer(7), partialHistory: row.integer(8) != 0
+        )
+        stats.implausibleSessions = Int(row.integer(9))
+        stats.unknownSessionReports = Int(row.integer(10))
+        return stats
     }
 
     public func concentration(app: String, release: ReleaseID) throws -> InstallConcentration {

@@ -154,9 +154,10 @@ final class Daemon {
         return (result.status, result.stdout)
     }
 
-    /// Creates an app and returns its ingest key.
-    func addApp(_ app: String) throws -> String {
-        let result = try runCommand(["apps", "add", app])
+    /// Creates an app and returns its ingest key. `admission`: `open` unless a test is about
+    /// admission (tests post whole fleets from 127.0.0.1 in one hour); `nil`: the defaults.
+    func addApp(_ app: String, admission: String? = "open") throws -> String {
+        let result = try runCommand(["apps", "add", app] + (admission.map { ["--admission", $0] } ?? []))
         guard result.status == 0 else { throw HTTPClientError(description: "apps add failed") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -1,0 +1,60 @@
+import Dispatch
+import Foundation
+import Locking
+import WatchdogStore
+
+/// Each app's `AdmissionSettings`, read from the store once and kept in memory for the ingest
+/// path; an entry older than `maximumAgeSeconds` is read again, so a change saved on another
+/// node (PostgreSQL) applies here within that time.
+final class AdmissionService: Sendable {
+    private struct Entry {
+        var settings: AdmissionSettings
+        var readAt: UInt64
+    }
+
+    let store: any TelemetryStore
+    private let entries = Locked<[String: Entry]>([:])
+    static let maximumAgeSeconds: UInt64 = 10
+
+    init(store: any TelemetryStore) {
+        self.store = store
+    }
+
+    /// The app's settings (the defaults when none are stored, or the store cannot be read).
+    func settings(app: String) -> AdmissionSettings {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let entry = entries.withLock({ $0[app] }), now - entry.readAt < Self.maximumAgeSeconds * 1_000_000_000 { return entry.settings }
+        let settings = (try? store.admissionSettings(app: app)).flatMap { $0 }.flatMap(AdmissionSettings.decoded) ?? AdmissionSettings()
+        entries.withLock { entries in
+            // Apps are made by admins: a handful. A bound all the same.
+            if entries.count > 10_000 { entries.removeAll() }
+            entries[app] = Entry(settings: settings, readAt: now)
+        }
+        return settings
+    }
+
+    /// Checks and saves an app's settings; they apply to the next request.
+    func save(app: String, _ settings: AdmissionSettings) throws(APIError) {
+        try settings.validate()
+        do {
+            try store.saveAdmissionSettings(app: app, json: settings.json)
+        } catch StoreError.unknownApp {
+            throw .notFound("app \(app) does not exist")
+        } catch {
+            throw .unavailable("the store could not save the settings; retry later")
+        }
+        entries.withLock { $0[app] = Entry(settings: settings, readAt: DispatchTime.now().uptimeNanoseconds) }
+    }
+
+    /// What the server adds to a session start before the store sees it: the network it came
+    /// from, the app's policy, and the `far_from_arrival` mark.
+    func prepare(_ session: inout SessionRecord, network: String?, settings: AdmissionSettings, now: Int64) {
+        session.network = network
+        session.policy = settings.policy
+        let tooOld = settings.maximumSessionAgeHours > 0 && session.startedAt < now - Int64(settings.maximumSessionAgeHours) * 3_600_000
+        let ahead = settings.maximumSessionAgeHours > 0 && session.startedAt > now + AdmissionSettings.sessionStartMaximumAheadMilliseconds
+        if tooOld || ahead {
+            session.marks.insert(.farFromArrival)
+        }
+    }
+}
