@@ -30,8 +30,8 @@ public final class WatchdogApplication: Sendable {
 
     public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
         let metrics = ServerMetrics()
-        let lookup = ReleaseLookup(store: store)
         let admission = AdmissionService(store: store)
+        let lookup = ReleaseLookup(store: store, admission: admission)
         let alerts = AlertService(store: store, lookup: lookup, settings: settings, clock: clock, logger: logger)
         let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity) { items in
             metrics.commitItems.record(Double(items))

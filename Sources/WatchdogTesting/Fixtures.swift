@@ -38,6 +38,21 @@ public enum Fixtures {
         ]
     }
 
+    /// The reports with each session id replaced by a fresh UUID (the same for the same id), and
+    /// a start for each: session starts need UUIDs, reports may name any text.
+    public static func withStartedSessions(_ reports: [[String: Any]]) -> (reports: [[String: Any]], starts: [[String: Any]]) {
+        var ids: [String: String] = [:]
+        let rewritten = reports.map { report -> [String: Any] in
+            var report = report
+            if let id = report["session_id"] as? String {
+                if ids[id] == nil { ids[id] = UUID().uuidString.lowercased() }
+                report["session_id"] = ids[id]
+            }
+            return report
+        }
+        return (rewritten, sessionStarts(for: rewritten))
+    }
+
     /// A start for each session the reports name (once each, with the report's release and
     /// install): a report counts toward affected sessions only when its session was started.
     public static func sessionStarts(for reports: [[String: Any]]) -> [[String: Any]] {

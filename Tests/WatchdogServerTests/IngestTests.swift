@@ -9,9 +9,10 @@ import WatchdogTesting
         let app = try TestApplication()
         let key = try app.addApp("com.example.mail")
         let viewer = try app.addToken(role: "viewer")
-        let batch = try Fixtures.json("reports/valid-batch.json")
-        let reports = (batch as? [String: Any])?["reports"] as? [[String: Any]] ?? []
-        #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": Fixtures.sessionStarts(for: reports)]).status == 202)
+        // The fixture's sessions (S-0 …), started: only a started session can be affected.
+        let (reports, starts) = Fixtures.withStartedSessions(try Fixtures.validReports())
+        let batch: [String: Any] = ["reports": reports]
+        #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": starts]).json["accepted"] as? Int == 5)
 
         let first = try app.client.postJSON("/v1/reports", token: key, json: batch)
         #expect(first.status == 202)

@@ -126,8 +126,9 @@ import WatchdogTesting
         let key = try app.addApp("com.example.mail")
         let viewer = try app.addToken(role: "viewer")
         let hostile = "Compose\"Toolbar\\/\u{2028}😀 <é>"
-        #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": [Fixtures.session()]]).status == 202)
-        var report = try Fixtures.freshReport(kind: "x-custom.glitch")
+        let session = Fixtures.session()
+        #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": [session]]).status == 202)
+        var report = try Fixtures.freshReport(kind: "x-custom.glitch", sessionID: session["id"] as? String)
         report["screen"] = hostile
         #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": [report]]).status == 202)
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WatchdogServer
 import WatchdogTesting
 import WatchdogKit
 import WatchdogWire
@@ -29,6 +30,8 @@ import WatchdogWire
         let admin = try app.addToken(role: "admin")
         let viewer = try app.addToken(role: "viewer")
         let created = try app.client.postJSON("/v1/admin/apps", token: admin, json: ["app": "com.example.mail"])
+        // One simulated device on one network: every release listed on sight (admission is not this test's subject).
+        try app.store.saveAdmissionSettings(app: "com.example.mail", json: AdmissionSettings.open.json)
         let oldKey = try #require(created.json["ingest_key"] as? String)
         let oldKeyID = try #require(created.json["key_id"] as? String)
 
@@ -93,6 +96,8 @@ import WatchdogWire
         let app = try TestApplication()
         let admin = try app.addToken(role: "admin")
         let created = try app.client.postJSON("/v1/admin/apps", token: admin, json: ["app": "com.example.mail"])
+        // One simulated device on one network: every release listed on sight (admission is not this test's subject).
+        try app.store.saveAdmissionSettings(app: "com.example.mail", json: AdmissionSettings.open.json)
         let oldKeyID = try #require(created.json["key_id"] as? String)
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: storage) }

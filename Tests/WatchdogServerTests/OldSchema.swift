@@ -68,21 +68,11 @@ enum OldSchema {
             """)
     }
 
-    /// Undoes `2026-11-26-admission` (every schema of before it lacks it): its tables, its
-    /// columns, its record. Listed releases are listed again by the migration ("upgrade").
+    /// Unrecords `2026-11-26-admission` (every schema of before it lacks it), so it runs again
+    /// after the older migration being tested; it adds only what that one's rebuilds dropped
+    /// (the new columns of reports and sessions) and keeps the rest — listings, settings,
+    /// networks — as they were.
     static func undoAdmission(_ db: Database) throws {
-        try db.execute(sql: """
-            DROP TABLE install_origins;
-            DROP TABLE ingest_hourly_counts;
-            DROP TABLE release_networks;
-            DROP TABLE release_admissions;
-            DROP TABLE app_admission;
-            ALTER TABLE sessions DROP COLUMN network;
-            ALTER TABLE sessions DROP COLUMN implausible;
-            ALTER TABLE reports DROP COLUMN unknown_session;
-            ALTER TABLE releases DROP COLUMN implausible_sessions;
-            ALTER TABLE releases DROP COLUMN unknown_session_reports;
-            DELETE FROM grdb_migrations WHERE identifier = '2026-11-26-admission';
-            """)
+        try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = '2026-11-26-admission'")
     }
 }

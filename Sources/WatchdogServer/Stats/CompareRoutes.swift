@@ -64,6 +64,9 @@ struct CompareRoutes: Sendable {
             byIdiom: breakdown("idiom") { detail, idiom in detail.sessionsByIdiom[idiom] ?? 0 }
         )
         if base.stats.partialHistory || target.stats.partialHistory { view.withholdBreakdowns() }
+        view.assessReliability(base: try storeCall { try store.sessionConcentration(app: app, release: baseID) },
+                               target: try storeCall { try store.sessionConcentration(app: app, release: targetID) },
+                               settings: lookup.admission.settings(app: app))
         return view
     }
 
@@ -150,6 +153,9 @@ struct CompareRoutes: Sendable {
             view.overall = view.overall.withheld(SessionComparison.partialHistoryReason)
             view.withholdBreakdowns()
         }
+        // Both cohorts are installs of one release: its sessions' concentration is theirs.
+        let concentration = try storeCall { try lookup.store.sessionConcentration(app: app, release: release.release) }
+        view.assessReliability(base: concentration, target: concentration, settings: lookup.admission.settings(app: app))
         return JSONBody.response(view)
     }
 }

@@ -16,9 +16,14 @@ struct CompareView: Encodable {
     var byIdiom: [Breakdown]
     /// Set for a config-rule cohort comparison (`release=&rule=`).
     @NullWhenAbsent var cohort: CohortView? = nil
+    /// Who sent each side's session starts (a cohort's sides: its release's).
+    var sessionConcentration: [String: SessionConcentrationView] = [:]
+    /// Whether the verdicts can be acted on; when not, they read `unreliable`.
+    var reliability = VerdictReliability(reasons: [])
 
     enum CodingKeys: String, CodingKey {
-        case app, method, base, target, overall, cohort
+        case app, method, base, target, overall, cohort, reliability
+        case sessionConcentration = "session_concentration"
         case byKind = "by_kind"
         case byScreen = "by_screen"
         case byKeyboardMode = "by_keyboard_mode"
@@ -27,6 +32,18 @@ struct CompareView: Encodable {
 }
 
 extension CompareView {
+    /// Marks the view with the sessions' concentration; its verdicts become `unreliable` when
+    /// the app's settings say the sessions are too concentrated to act on.
+    mutating func assessReliability(base: SessionConcentration, target: SessionConcentration, settings: AdmissionSettings) {
+        let baseView = SessionConcentrationView(base), targetView = SessionConcentrationView(target)
+        sessionConcentration = ["base": baseView, "target": targetView]
+        reliability = VerdictReliability.assess(base: baseView, target: targetView, settings: settings)
+        overall = reliability.apply(overall)
+        for keyPath in [\CompareView.byKind, \.byScreen, \.byKeyboardMode, \.byIdiom] {
+            self[keyPath: keyPath] = self[keyPath: keyPath].map { Breakdown(value: $0.value, comparison: reliability.apply($0.comparison)) }
+        }
+    }
+
     /// Breakdowns of a release rebuilt from partly pruned raw rows: figures, no verdicts.
     mutating func withholdBreakdowns() {
         for keyPath in [\CompareView.byKind, \.byScreen, \.byKeyboardMode, \.byIdiom] {

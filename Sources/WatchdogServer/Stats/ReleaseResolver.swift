@@ -54,6 +54,8 @@ extension ReleaseID {
 /// The releases of an app and the store, shared by the stats routes.
 struct ReleaseLookup: Sendable {
     let store: any TelemetryStore
+    /// Each app's admission settings (the shares behind `unreliable`).
+    let admission: AdmissionService
     private let concentrations = ReleaseStateCache<InstallConcentration>()
     private let clusterSums = ReleaseStateCache<InstallClusterSums>()
 

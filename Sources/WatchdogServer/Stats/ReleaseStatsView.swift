@@ -35,6 +35,11 @@ struct ReleaseStatsView: Encodable {
     /// Items clients dropped without sending them (`client_dropped`).
     var clientEvicted: Int
     var clientQuarantined: Int
+    /// Session starts stored but held apart from every rate (`SessionMarks`: past the app's
+    /// session limits, or far from when they arrived).
+    var implausibleSessions: Int
+    /// Reports whose session had no counted start: counted as reports, in no affected session.
+    var unknownSessionReports: Int
 
     enum CodingKeys: String, CodingKey {
         case release, id, version, build, sessions, reports, concentration
@@ -55,6 +60,8 @@ struct ReleaseStatsView: Encodable {
         case lastSeen = "last_seen"
         case clientEvicted = "client_evicted"
         case clientQuarantined = "client_quarantined"
+        case implausibleSessions = "implausible_sessions"
+        case unknownSessionReports = "unknown_session_reports"
     }
 
     init(_ stats: ReleaseStats) {
@@ -77,6 +84,8 @@ struct ReleaseStatsView: Encodable {
         lastSeen = Timestamp.format(milliseconds: stats.lastSeen)
         clientEvicted = stats.clientEvicted
         clientQuarantined = stats.clientQuarantined
+        implausibleSessions = stats.implausibleSessions
+        unknownSessionReports = stats.unknownSessionReports
         if stats.sessions > 0 {
             let sessions = Double(stats.sessions)
             glitchFreeSessionRate = stats.glitchFreeSessionRate
@@ -104,6 +113,7 @@ extension ReleaseStatsView: JSONWritable {
             json.member("flooded_reports_by_kind", floodedReportsByKind)
             json.member("glitch_free_session_rate", glitchFreeSessionRate)
             json.member("id", id)
+            json.member("implausible_sessions", implausibleSessions)
             json.member("last_seen", lastSeen)
             json.member("rates_unavailable_reason", ratesUnavailableReason)
             json.member("release", release)
@@ -115,6 +125,7 @@ extension ReleaseStatsView: JSONWritable {
             json.member("suspect_reports", suspectReports)
             json.member("suspect_reports_by_kind", suspectReportsByKind)
             json.member("test_crashes", testCrashes)
+            json.member("unknown_session_reports", unknownSessionReports)
             json.member("version", version)
         }
     }

@@ -7,18 +7,23 @@ extension Migrations {
     /// listed, and each app's admission settings.
     static func registerAdmission(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("2026-11-26-admission") { db in
+            // Columns and tables are added only where missing: a test that takes a data dir
+            // back through an older migration (which rebuilds reports and sessions) runs this
+            // one again over the tables it left.
+            for (table, column, definition) in [
+                // The network a start arrived from (IPv4 /24, IPv6 /48) and its SessionMarks (0: counted).
+                ("sessions", "network", "TEXT"), ("sessions", "implausible", "INTEGER NOT NULL DEFAULT 0"),
+                // 1: the report's session had no counted start when it arrived.
+                ("reports", "unknown_session", "INTEGER NOT NULL DEFAULT 0"),
+                ("releases", "implausible_sessions", "INTEGER NOT NULL DEFAULT 0"), ("releases", "unknown_session_reports", "INTEGER NOT NULL DEFAULT 0"),
+            ] where try !db.columns(in: table).contains(where: { $0.name == column }) {
+                try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(definition)")
+            }
             try db.execute(sql: """
-                -- The network a start arrived from (IPv4 /24, IPv6 /48) and its SessionMarks (0: counted).
-                ALTER TABLE sessions ADD COLUMN network TEXT;
-                ALTER TABLE sessions ADD COLUMN implausible INTEGER NOT NULL DEFAULT 0;
-                -- 1: the report's session had no counted start when it arrived.
-                ALTER TABLE reports ADD COLUMN unknown_session INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE releases ADD COLUMN implausible_sessions INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE releases ADD COLUMN unknown_session_reports INTEGER NOT NULL DEFAULT 0;
 
                 -- Each install of an app, where it first came from, and whether it came past its
                 -- network's limit of new installs (then none of its sessions count).
-                CREATE TABLE install_origins (
+                CREATE TABLE IF NOT EXISTS install_origins (
                     app TEXT NOT NULL,
                     install_id TEXT NOT NULL,
                     network TEXT,
@@ -28,7 +33,7 @@ extension Migrations {
                 ) WITHOUT ROWID;
                 -- Hourly counts behind the session limits (scope 0: session starts of an install,
                 -- 1: new installs from a network), by hour of arrival; pruned after two days.
-                CREATE TABLE ingest_hourly_counts (
+                CREATE TABLE IF NOT EXISTS ingest_hourly_counts (
                     app TEXT NOT NULL,
                     scope INTEGER NOT NULL,
                     key TEXT NOT NULL,
@@ -36,9 +41,9 @@ extension Migrations {
                     count INTEGER NOT NULL,
                     PRIMARY KEY (app, scope, key, hour)
                 ) WITHOUT ROWID;
-                CREATE INDEX ingest_hourly_counts_by_hour ON ingest_hourly_counts (hour);
+                CREATE INDEX IF NOT EXISTS ingest_hourly_counts_by_hour ON ingest_hourly_counts (hour);
                 -- Counted session starts per network: admission and session concentration.
-                CREATE TABLE release_networks (
+                CREATE TABLE IF NOT EXISTS release_networks (
                     app TEXT NOT NULL,
                     version TEXT NOT NULL,
                     build TEXT NOT NULL,
@@ -47,7 +52,7 @@ extension Migrations {
                     PRIMARY KEY (app, version, build, network)
                 ) WITHOUT ROWID;
                 -- Listed releases: declared by an admin or CI, or admitted.
-                CREATE TABLE release_admissions (
+                CREATE TABLE IF NOT EXISTS release_admissions (
                     app TEXT NOT NULL,
                     version TEXT NOT NULL,
                     build TEXT NOT NULL,
@@ -57,14 +62,14 @@ extension Migrations {
                     reason TEXT NOT NULL,
                     PRIMARY KEY (app, version, build)
                 ) WITHOUT ROWID;
-                CREATE INDEX release_admissions_by_time ON release_admissions (app, admitted_by, admitted_at);
+                CREATE INDEX IF NOT EXISTS release_admissions_by_time ON release_admissions (app, admitted_by, admitted_at);
                 -- Each app's admission settings (JSON; absent: the defaults).
-                CREATE TABLE app_admission (
+                CREATE TABLE IF NOT EXISTS app_admission (
                     app TEXT PRIMARY KEY REFERENCES apps(id),
                     settings TEXT NOT NULL
                 );
                 -- A data dir of before: every release it had stays listed.
-                INSERT INTO release_admissions (app, version, build, state, admitted_by, admitted_at, reason)
+                INSERT OR IGNORE INTO release_admissions (app, version, build, state, admitted_by, admitted_at, reason)
                     SELECT app, version, build, 'admitted', 'upgrade', CAST(strftime('%s', 'now') AS INTEGER) * 1000, 'listed before admission existed'
                     FROM releases;
                 """)
