@@ -38,13 +38,17 @@ struct StoreCopyTests {
         #expect(try app.store.revokeCredentials(id: String(revoked.split(separator: "_")[1]), name: nil, atMilliseconds: app.clock.now) == 1)
         var ids: [String] = []
         let releases = [("14.2.0", "31245"), ("14.3.0", "31300"), ("14.3.0", "31301")]
+        // The sessions the reports name, started first (only started sessions are affected or flooded).
+        let sessionIDs = (0..<6).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
+        let starts = sessionIDs.map { Fixtures.session(app: Self.app, id: $0) }
+        #expect(try app.client.postJSON("/v1/sessions", token: key, json: ["sessions": starts]).json["accepted"] as? Int == 6)
         for round in 0..<6 {
             var batch: [[String: Any]] = []
             for index in 0..<23 {
                 let (version, build) = releases[(round + index) % releases.count]
                 var report = try Fixtures.freshReport(app: Self.app, version: version, build: build,
                                                       kind: ["view_frame_mismatch", "input_covered_by_keyboard"][index % 2],
-                                                      sessionID: "S-\(index % 5)", appState: index % 7 == 0 ? "background" : "active")
+                                                      sessionID: sessionIDs[index % 5], appState: index % 7 == 0 ? "background" : "active")
                 report["screen"] = "Screen\(index % 4)"
                 ids.append(report["id"] as! String)
                 batch.append(report)
@@ -56,7 +60,7 @@ struct StoreCopyTests {
         }
         // One session past the flood cap (10 reports of one fingerprint).
         let flood = try (0..<14).map { _ in
-            var report = try Fixtures.freshReport(app: Self.app, sessionID: "S-flood")
+            var report = try Fixtures.freshReport(app: Self.app, sessionID: sessionIDs[5])
             report["screen"] = "Screen0"
             return report
         }
@@ -188,7 +192,7 @@ struct StoreCopyTests {
         // known sessions count (affected sessions, the flood cap) from the copied marks.
         try source.app.restart()
         var batch = try (0..<15).map { index in
-            var report = try Fixtures.freshReport(app: Self.app, version: "14.3.0", build: "31300", sessionID: "S-\(index % 3)")
+            var report = try Fixtures.freshReport(app: Self.app, version: "14.3.0", build: "31300", sessionID: String(format: "00000000-0000-4000-8000-%012d", index % 3))
             report["screen"] = "Screen\(index % 4)"
             return report
         }
