@@ -42,20 +42,44 @@ export function secondary(data) {
   ];
 }
 
-/** Base and target side by side: sessions, reports, what is counted apart, and how concentrated the reports are. */
+/** Who sent a side's counted session starts: "top 1 % of installs 2 %, largest network 3 %, busiest hour 4 %". */
+export function sessionConcentrationText(concentration) {
+  if (!concentration || !concentration.sessions) return 'no counted sessions';
+  const parts = [`top 1 % of installs (${number(concentration.top_installs)} of ${number(concentration.installs)}) ${percent(concentration.top_installs_share)}`];
+  if (concentration.top_network_share !== null && concentration.top_network_share !== undefined) {
+    parts.push(`largest of ${number(concentration.networks)} networks ${percent(concentration.top_network_share)}`);
+  }
+  parts.push(`busiest hour ${percent(concentration.busiest_hour_share)}`);
+  return parts.join(', ') + ' of sessions';
+}
+
+/** Why the verdicts read "unreliable": the sessions behind them are too concentrated (client-made data cannot be trusted alone). */
+export function reliabilityWarning(data) {
+  const reasons = data.reliability?.reasons ?? [];
+  if (!reasons.length) return null;
+  return el('p', { class: 'warning', 'data-role': 'unreliable-warning' },
+    '⚠ Unreliable: ', reasons.map((r) => r.message).join('; '),
+    '. Improved or regressed verdicts are not given on sessions this concentrated: they may come from one device, network or burst (the ingest key is public).');
+}
+
+/** Base and target side by side: sessions, reports, what is counted apart, and how concentrated the reports and the sessions are. */
 export function sides(data, roles = ['Base', 'Target']) {
-  const side = (role, summary, overall) => ({ data: summary, cells: [role, clientText(summary.release), number(summary.sessions),
+  const sessionSides = data.session_concentration ?? {};
+  const side = (role, summary, overall, key) => ({ data: summary, cells: [role, clientText(summary.release), number(summary.sessions),
     number(overall.affected_sessions), percent(overall.affected_session_rate), number(summary.reports), number(overall.reports_per_1k_sessions, 1),
     number(summary.flooded_reports), number(summary.suspect_reports),
-    el('span', { class: flooded(summary.concentration) ? 'warn' : null, 'data-role': 'concentration' }, concentrationText(summary.concentration))] });
+    el('span', { class: flooded(summary.concentration) ? 'warn' : null, 'data-role': 'concentration' }, concentrationText(summary.concentration)),
+    el('span', { 'data-role': 'session-concentration' }, sessionConcentrationText(sessionSides[key]))] });
   const warnings = [[roles[0], data.base], [roles[1], data.target]].filter(([, summary]) => flooded(summary.concentration)).map(([, summary]) =>
     el('p', { class: 'warning', 'data-role': 'flood-warning' },
       '⚠ ', clientText(summary.release), `: the ${concentrationText(summary.concentration)} — a few devices flood the report counts. `,
       'The verdict counts sessions with a glitch, so they cannot tip it.'));
   return [
     el('div', { class: 'scroll' }, table(['Side', 'Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Rate', num: true },
-      { label: 'Reports', num: true }, { label: '/1k sessions', num: true }, { label: 'Flooded (not counted)', num: true }, { label: 'Suspect (not counted)', num: true }, 'Concentration'],
-    [side(roles[0], data.base, data.overall.base), side(roles[1], data.target, data.overall.target)])),
+      { label: 'Reports', num: true }, { label: '/1k sessions', num: true }, { label: 'Flooded (not counted)', num: true }, { label: 'Suspect (not counted)', num: true },
+      'Report concentration', 'Session concentration'],
+    [side(roles[0], data.base, data.overall.base, 'base'), side(roles[1], data.target, data.overall.target, 'target')])),
+    reliabilityWarning(data),
     warnings,
   ];
 }

@@ -54,4 +54,4 @@ export function ratioSentence(comparison, what) {
   return `${times(ratio)}× more ${what}, 95 % interval ${upper === null ? `at least ${times(lower)}` : `${times(lower)}–${times(upper)}`}` + notSignificant;
 }
 
-export const verdictText = (verdict) => ({ improved: 'improved', regressed: 'regressed', no_change: 'no significant change' })[verdict] ?? 'n/a';
+export const verdictText = (verdict) => ({ improved: 'improved', regressed: 'regressed', no_change: 'no significant change', unreliable: 'unreliable' })[verdict] ?? 'n/a';
