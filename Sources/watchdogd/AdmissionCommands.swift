@@ -32,6 +32,12 @@ extension Apps {
         var newInstallsPerNetworkPerHour: Int?
         @Option(help: "Hours before its arrival a session start may be and count (0: no limit).")
         var maximumSessionAgeHours: Int?
+        @Option(help: "Verdicts read unreliable when the top 1 % of installs hold more than this share of a side's sessions (1: never).")
+        var maximumTopInstallsShare: Double?
+        @Option(help: "… when one network holds more than this share (1: never).")
+        var maximumNetworkShare: Double?
+        @Option(help: "… when one hour holds more than this share (1: never).")
+        var maximumHourShare: Double?
 
         func run() throws {
             let store = try common.openStore()
@@ -39,7 +45,8 @@ extension Apps {
             guard try store.appExists(app) else { throw CLIError("no app \(app)") }
             var settings = try store.admissionSettings(app: app).flatMap(AdmissionSettings.decoded) ?? AdmissionSettings()
             let changing = [mode != nil, minimumInstalls != nil, minimumNetworks != nil, releasesPerDay != nil, sessionsPerInstallPerHour != nil,
-                            newInstallsPerNetworkPerHour != nil, maximumSessionAgeHours != nil].contains(true)
+                            newInstallsPerNetworkPerHour != nil, maximumSessionAgeHours != nil, maximumTopInstallsShare != nil,
+                            maximumNetworkShare != nil, maximumHourShare != nil].contains(true)
             if changing {
                 if let mode { settings = mode == "open" ? .open : { var copy = settings; copy.mode = mode; return copy }() }
                 if let minimumInstalls { settings.minimumInstalls = minimumInstalls }
@@ -48,6 +55,9 @@ extension Apps {
                 if let sessionsPerInstallPerHour { settings.sessionsPerInstallPerHour = sessionsPerInstallPerHour }
                 if let newInstallsPerNetworkPerHour { settings.newInstallsPerNetworkPerHour = newInstallsPerNetworkPerHour }
                 if let maximumSessionAgeHours { settings.maximumSessionAgeHours = maximumSessionAgeHours }
+                if let maximumTopInstallsShare { settings.maximumTopInstallsShare = maximumTopInstallsShare }
+                if let maximumNetworkShare { settings.maximumNetworkShare = maximumNetworkShare }
+                if let maximumHourShare { settings.maximumHourShare = maximumHourShare }
                 do { try settings.validate() } catch { throw ValidationError(error.message) }
                 try store.saveAdmissionSettings(app: app, json: settings.json)
                 say("saved the admission settings of \(app)")

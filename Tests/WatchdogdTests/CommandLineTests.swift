@@ -15,6 +15,25 @@ import Testing
         #expect(try daemon.runCommand(["tokens", "add", "--role", "root", "x"]).status != 0)
     }
 
+    @Test func appsAdmissionShowsChangesAndRefusesBadSettings() throws {
+        let daemon = try Daemon()
+        _ = try daemon.addApp("com.example.mail", admission: nil)
+        let shown = try daemon.runCommand(["apps", "admission", "com.example.mail"])
+        #expect(shown.status == 0)
+        let defaults = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(defaults["mode"] as? String == "auto" && defaults["minimum_networks"] as? Int == 3, "\(shown.stdout)")
+        let changed = try daemon.runCommand(["apps", "admission", "com.example.mail", "--minimum-networks", "1", "--maximum-hour-share", "1"])
+        let settings = try JSONSerialization.jsonObject(with: Data(changed.stdout.utf8)) as? [String: Any] ?? [:]
+        #expect(settings["minimum_networks"] as? Int == 1 && settings["maximum_hour_share"] as? Double == 1 && settings["minimum_installs"] as? Int == 5)
+        #expect(try daemon.runCommand(["apps", "admission", "com.example.mail", "--mode", "lenient"]).status != 0)
+        #expect(try daemon.runCommand(["apps", "admission", "com.example.mail", "--maximum-network-share", "0"]).status != 0)
+        #expect(try daemon.runCommand(["apps", "admission", "com.example.nothing"]).status != 0)
+        let open = try daemon.runCommand(["apps", "add", "com.example.intranet", "--admission", "open"])
+        #expect(open.status == 0)
+        let intranet = try daemon.runCommand(["apps", "admission", "com.example.intranet"]).stdout
+        #expect(intranet.contains("\"mode\":\"open\"") && intranet.contains("\"sessions_per_install_per_hour\":0"), "\(intranet)")
+    }
+
     @Test func demoShowsTheOlderReleaseWithAboutFourTimesMoreGlitches() throws {
         let daemon = try Daemon(demo: true)
         let viewer = try #require(daemon.exports["WATCHDOG_VIEWER_TOKEN"])
