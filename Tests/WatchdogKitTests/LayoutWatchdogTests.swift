@@ -10,6 +10,8 @@ import WatchdogWire
         var actualY = 500.0
         var fixes = 0
         var crashes: [Bool] = []
+        /// What each crash said, and the hook calls before it (in order).
+        var crashEvents: [String] = []
         let outbox: Outbox
         let watchdog: LayoutWatchdog
         let window = Frame(x: 0, y: 0, width: 390, height: 844)
@@ -18,11 +20,14 @@ import WatchdogWire
             outbox = try Outbox(directory: FileManager.default.temporaryDirectory.appendingPathComponent("wk-\(UUID())"))
             let context = ReportContext(app: "com.example.mail", release: Release(version: "14.2.0", build: "31245"), device: Device(model: "iPhone15,2", idiom: "phone"), installID: "I-1")
             var clockNow: () -> Double = { 0 }
-            var crash: () -> Void = {}
+            var crash: (TestCrash) -> Void = { _ in }
             watchdog = LayoutWatchdog(context: context, window: window, idiom: .phone, sink: outbox, logger: TaggedLogger(tag: "keyboard"),
-                                      clock: { clockNow() }, crashHandler: { crash() })
+                                      clock: { clockNow() }, crashHandler: { crash($0) })
             clockNow = { [unowned self] in now }
-            crash = { [unowned self] in crashes.append(outbox.count(.reports) > 0) }
+            crash = { [unowned self] in
+                crashes.append(outbox.count(.reports) > 0)
+                crashEvents.append("crash: \($0.message)")
+            }
             watchdog.config = config
             watchdog.watch(WatchedView(name: "composeToolbar", screen: "ComposeViewController",
                                        expectedFrame: { [unowned self] in Frame(x: 0, y: window.height - (watchdog.keyboard.current?.height ?? 0) - 44, width: 390, height: 44) },
@@ -161,6 +166,28 @@ import WatchdogWire
         harness.tick()
         #expect(harness.crashes == [true], "the crash handler ran, and the report file existed when it did")
         #expect(try harness.reports().first?.action?.testCrash == true)
+    }
+
+    /// The crash names its report (id and kind) and the host's hook runs first, with the
+    /// report on disk: a crash in Crashlytics or Sentry can be matched with the report.
+    @Test func aTestCrashNamesItsReportAndTheHookRunsBeforeIt() throws {
+        var config = WatchdogConfig()
+        config.testCrash = true
+        let harness = try Harness(config: config)
+        harness.watchdog.beforeTestCrash = { [unowned harness] crash in
+            harness.crashEvents.append("hook: \(crash.reportID) \(crash.kind) on disk \(harness.outbox.contains(id: crash.reportID))")
+        }
+        harness.showKeyboard(height: 216)
+        harness.tick()
+        harness.tick()
+        let report = try #require(try harness.reports().first)
+        #expect(harness.crashEvents == [
+            "hook: \(report.id) view_frame_mismatch on disk true",
+            "crash: Watchdog test_crash: report \(report.id) (view_frame_mismatch); the report with this id in Watchdog has the logs",
+        ])
+        // The report says it crashed, and with which message.
+        #expect(report.action?.testCrash == true)
+        #expect(report.logs?.last?.hasSuffix("crashing once this report is saved: \(TestCrash(reportID: report.id, kind: report.kind).message)") == true)
     }
 
     @Test func testCrashStopsAtTheDailyBudgetAndAfterExpiryEvenWithAStaleConfig() throws {
