@@ -9,10 +9,8 @@ import WatchdogSimulation
 @Suite(.serialized) struct SimulatedFleetKeyboardTests {
     @Test func hardwareKeyboardsWithAccessoriesAreBrokenDownAsHardwareAndStuckTransitionsAreFoundWithoutHostCalls() async throws {
         let daemon = try Daemon()
-        let admin = try daemon.addToken(role: "admin")
+        let key = try daemon.addApp("com.example.mail")
         let viewer = try daemon.addToken(role: "viewer")
-        let created = try daemon.client.postJSON("/v1/admin/apps", token: admin, json: ["app": "com.example.mail"])
-        let key = try #require(created.json["ingest_key"] as? String)
         var plan = FleetPlan.twoReleases(app: "com.example.mail", devices: 6, sessions: 180)
         plan.maximumBackoff = 0.5
         plan.hardwareKeyboardProbability = 0.4
