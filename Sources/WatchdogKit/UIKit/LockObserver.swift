@@ -2,27 +2,25 @@
 import UIKit
 
 /// The UIKit side of automatic lock detection: at each tick it only looks — at the transition
-/// coordinators of the window's navigation and presented view controllers and at whether the
-/// window or key view ignores touches — and hands a `LockObservation` to the agent, which
-/// decides (`AutomaticLockDetector`).
+/// coordinators of the window's view controllers (presented ones, and children: every column of
+/// a split view, a tab's navigation stack) and at whether the window or key view ignores
+/// touches — and hands a `LockObservation` to the agent, which decides (`AutomaticLockDetector`).
 @MainActor
 enum LockObserver {
+    /// Controllers looked at per tick, at most (a bound on a pathological hierarchy).
+    static let maximumControllers = 200
+
     /// - Parameter firstResponder: the focused view, if any; else the top view controller's
     ///   view is the key view.
     static func observe(_ window: UIWindow, firstResponder: UIView?) -> LockObservation {
         var observation = LockObservation()
-        var controller = window.rootViewController
-        var top: UIViewController?
-        while let current = controller {
-            top = current
-            observation.screen = String(describing: type(of: current))
-            if let transition = transition(of: current) {
-                observation.transition = transition.kind
-                observation.interactive = transition.coordinator.isInteractive
-                observation.identity = ObjectIdentifier(transition.coordinator as AnyObject).hashValue
-                return observation
-            }
-            controller = next(after: current)
+        let top = topController(from: window.rootViewController)
+        observation.screen = top.map { String(describing: type(of: $0)) }
+        if let found = firstTransition(from: window.rootViewController) {
+            observation.transition = found.kind
+            observation.interactive = found.coordinator.isInteractive
+            observation.identity = ObjectIdentifier(found.coordinator as AnyObject).hashValue
+            return observation
         }
         if !window.isUserInteractionEnabled {
             observation.disabledView = .window
@@ -34,12 +32,39 @@ enum LockObserver {
         return observation
     }
 
-    /// The controller shown above or inside `controller`: what it presents, else a navigation
-    /// controller's top or a tab bar controller's selected one.
-    private static func next(after controller: UIViewController) -> UIViewController? {
-        if let presented = controller.presentedViewController { return presented }
-        if let navigation = controller as? UINavigationController { return navigation.topViewController }
-        if let tabs = controller as? UITabBarController { return tabs.selectedViewController }
+    /// What the user sees on top: what is presented, else a navigation controller's top or a
+    /// tab bar controller's selected one, down to a plain controller.
+    private static func topController(from root: UIViewController?) -> UIViewController? {
+        var controller = root
+        var steps = 0
+        while let current = controller, steps < maximumControllers {
+            steps += 1
+            let next: UIViewController?
+            if let presented = current.presentedViewController {
+                next = presented
+            } else if let navigation = current as? UINavigationController {
+                next = navigation.topViewController
+            } else if let tabs = current as? UITabBarController {
+                next = tabs.selectedViewController
+            } else {
+                next = nil
+            }
+            guard let next else { return current }
+            controller = next
+        }
+        return controller
+    }
+
+    /// The first transition in progress, depth first over presented and child controllers.
+    private static func firstTransition(from root: UIViewController?) -> (kind: LockObservation.Transition, coordinator: any UIViewControllerTransitionCoordinator)? {
+        var pending = root.map { [$0] } ?? []
+        var visited = 0
+        while let controller = pending.popLast(), visited < maximumControllers {
+            visited += 1
+            if let found = transition(of: controller) { return found }
+            if let presented = controller.presentedViewController { pending.append(presented) }
+            pending.append(contentsOf: controller.children)
+        }
         return nil
     }
 
