@@ -40,7 +40,9 @@ let package = Package(
         // The client library apps link: plain Swift on the wire model, Foundation and the
         // system zlib (gzip uploads); UIKit glue behind `#if canImport(UIKit)`.
         .target(name: "Locking"),
-        .target(name: "WatchdogKit", dependencies: ["WatchdogWire", "Gzip", "Locking"]),
+        // PrivacyInfo.xcprivacy: the SDK's own privacy manifest (required-reason APIs, collected
+        // data), which Xcode merges into the app's privacy report.
+        .target(name: "WatchdogKit", dependencies: ["WatchdogWire", "Gzip", "Locking"], resources: [.copy("PrivacyInfo.xcprivacy")]),
         .target(name: "WatchdogSimulation", dependencies: ["WatchdogKit", "WatchdogWire"]),
         .executableTarget(
             name: "watchdog-simulator",

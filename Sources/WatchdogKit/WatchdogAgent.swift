@@ -21,23 +21,29 @@ public final class WatchdogAgent {
     public let settings: WatchdogSettings
     public let logger: TaggedLogger
     public let layout: LayoutWatchdog
+    /// Locks the host reports itself (`begin`/`end`), for custom cases.
     public let locks: InteractionLockWatchdog
+    /// Locks found without any host call, from what the UIKit driver observes at each tick
+    /// (`observeLocks`): transitions that do not finish, views left ignoring touches.
+    public let automaticLocks: AutomaticLockDetector
     public let outbox: Outbox
     public let uploader: Uploader
     public let config: RemoteConfigClient
     private let syncing = Locked(false)
-    private let sink: CountingSink
+    private let sink: RetryingSink
 
     /// - Parameters:
     ///   - window: the key window's frame in screen coordinates.
     ///   - clock: monotonic seconds.
-    ///   - crashHandler: what `test_crash` does; by default a deliberate crash, so the crash
-    ///     reporter collects the logs.
+    ///   - crashHandler: what `test_crash` does; by default a deliberate crash whose message
+    ///     names the report (id and kind), so the crash reporter's crash can be matched with it.
+    ///     Set `beforeTestCrash` to tag the crash reporter first.
     public init(settings: WatchdogSettings, window: Frame, clock: @escaping @Sendable () -> Double = WatchdogAgent.monotonicSeconds,
                 transport: any HTTPTransport = URLSessionTransport(),
-                crashHandler: @escaping () -> Void = { fatalError("Watchdog test_crash: a keyboard glitch was reported; see the logs") }) throws {
+                crashHandler: @escaping (TestCrash) -> Void = { fatalError($0.message) }) throws {
         self.settings = settings
         try FileManager.default.createDirectory(at: settings.storageDirectory, withIntermediateDirectories: true)
+        FileProtection.protectDirectory(settings.storageDirectory)
         let installID = try settings.installID ?? Self.installID(in: settings.storageDirectory)
         let context = ReportContext(app: settings.app, release: settings.release, device: settings.device, installID: installID)
         logger = TaggedLogger(tag: "keyboard", capacity: settings.logLines)
@@ -49,10 +55,11 @@ public final class WatchdogAgent {
                                     channel: settings.release.channel, idiom: settings.device.idiom, installID: installID, ingestKey: settings.ingestKey,
                                     cacheFile: settings.storageDirectory.appendingPathComponent("config.json"), transport: transport,
                                     clock: clock, minimumInterval: settings.configRefreshInterval, logger: logger)
-        sink = CountingSink(outbox: outbox)
+        sink = RetryingSink(outbox: outbox, logger: logger)
         layout = LayoutWatchdog(context: context, window: window, idiom: settings.idiom, sink: sink, logger: logger, clock: clock, crashHandler: crashHandler)
         layout.testCrashLedger = TestCrashLedger(file: settings.storageDirectory.appendingPathComponent("test-crashes.json"))
         locks = InteractionLockWatchdog(context: context, sink: sink, logger: logger.child("navigation"), clock: clock)
+        automaticLocks = AutomaticLockDetector(watchdog: InteractionLockWatchdog(context: context, sink: sink, logger: logger.child("transition"), clock: clock))
         applyConfig()
     }
 
@@ -65,17 +72,32 @@ public final class WatchdogAgent {
         context.sessionID = TimeOrderedID.make()
         layout.context = context
         locks.context = context
+        automaticLocks.watchdog.context = context
         let session = SessionStart(id: context.sessionID, installId: context.installID,
                                    startedAt: Timestamp.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)),
                                    app: context.app, release: context.release, device: context.device)
-        do { try outbox.persist(session) } catch { logger.log("could not save the session start: \(error)") }
+        sink.persistOrHold(session)
         sync()
+    }
+
+    /// Called just before a `test_crash` (its report already on disk): set the crash
+    /// reporter's keys to `crash.reportID` and `crash.kind` here.
+    public var beforeTestCrash: ((TestCrash) -> Void)? {
+        get { layout.beforeTestCrash }
+        set { layout.beforeTestCrash = newValue }
     }
 
     /// The app's lifecycle state: the watchdogs judge only while `active`.
     public func setAppState(_ state: AppState) {
         layout.appState = state
         locks.appState = state
+        automaticLocks.watchdog.appState = state
+    }
+
+    /// What can block interaction now, as the UIKit driver sees it before each tick (or a
+    /// test, or another platform's glue): see `AutomaticLockDetector`.
+    public func observeLocks(_ observation: LockObservation) {
+        automaticLocks.observe(observation)
     }
 
     /// A keyboard notification (this app's or, with `isLocal == false`, another app's: ignored).
@@ -98,9 +120,11 @@ public final class WatchdogAgent {
 
     /// The watchdog checks of `tick`, without starting a sync.
     public func check() {
+        sink.retryPending()
         applyConfig()
         layout.tick()
         locks.tick()
+        automaticLocks.tick()
     }
 
     /// A new ingest key, e.g. after the old one was revoked (uploads answered 401/403, see
@@ -118,6 +142,16 @@ public final class WatchdogAgent {
 
     /// Reports saved to the outbox by this agent so far.
     public var reportsSaved: Int { sink.count }
+
+    /// Reports and session starts that could not be written yet (device locked before its first
+    /// unlock, disk full), kept in memory and retried at each tick.
+    public var writesWaiting: Int { sink.held.count }
+
+    /// Retries the writes that failed, at once (the UIKit driver calls it when protected data
+    /// becomes available); `tick` does too.
+    public func retryPendingWrites() {
+        sink.retryPending()
+    }
 
     /// Starts a config refresh and an upload in the background unless one is running; the
     /// new config takes effect at the next tick.
@@ -149,6 +183,7 @@ public final class WatchdogAgent {
         let current = config.current
         layout.config = current
         locks.config = current
+        automaticLocks.watchdog.config = current
         uploader.setEnabled(current.enabled)
     }
 
@@ -203,19 +238,4 @@ public struct WatchdogSettings: Sendable {
 private func syncPass(config: RemoteConfigClient, uploader: Uploader) async {
     await uploader.drain()
     await config.refreshIfDue(force: uploader.takeUploadedTestCrash())
-}
-
-/// Saves to the outbox and counts what it saved.
-private final class CountingSink: ReportSink {
-    let outbox: Outbox
-    private(set) var count = 0
-
-    init(outbox: Outbox) {
-        self.outbox = outbox
-    }
-
-    func persist(_ report: Report) throws {
-        try outbox.persist(report)
-        count += 1
-    }
 }

@@ -27,8 +27,17 @@ public struct FleetPlan: Sendable {
     /// notification), the other app's keyboard comes and goes (`isLocal == false`), the window
     /// widens again.
     public var splitViewProbability: Double = 0.3
-    /// Chance a session includes a navigation lock longer than the threshold.
+    /// Chance a session includes a navigation lock longer than the threshold, reported by the
+    /// host (`agent.locks`).
     public var lockProbability: Double = 0.05
+    /// Chance a session includes a transition that never completes (a push, or a cancelled
+    /// interactive pop, whose coordinator stays), found by automatic lock detection alone.
+    /// Every session also runs transitions that complete in time, which must not be reported.
+    public var automaticLockProbability: Double = 0.05
+    /// Chance a session is typed on a hardware keyboard with an input accessory view: iPads
+    /// show the shortcut bar and the accessory (99 pt), iPhones only the accessory (44 pt), the
+    /// keyboard frame mostly below the screen.
+    public var hardwareKeyboardProbability: Double = 0.15
     public var seed: UInt64 = 1
     /// Longest backoff between upload attempts, seconds (small for tests and demos).
     public var maximumBackoff: Double = 2
@@ -69,6 +78,10 @@ public struct FleetResult: Sendable, Equatable {
     public var expectedReports: [String: Int] = [:]
     /// Devices told "ingest key refused" by their uploader (the key was revoked meanwhile).
     public var devicesRefused = 0
+    /// Of `expectedReports`: glitches while a hardware keyboard was up (keyboard mode
+    /// `hardware`), and locks only automatic detection could find.
+    public var expectedHardwareKeyboardReports = 0
+    public var expectedAutomaticLockReports = 0
 
     public var totalSessions: Int { sessions.values.reduce(0, +) }
     public var totalReports: Int { reports.values.reduce(0, +) }
@@ -81,6 +94,8 @@ public struct FleetResult: Sendable, Equatable {
         testCrashes += other.testCrashes
         expectedReports.merge(other.expectedReports, uniquingKeysWith: +)
         devicesRefused += other.devicesRefused
+        expectedHardwareKeyboardReports += other.expectedHardwareKeyboardReports
+        expectedAutomaticLockReports += other.expectedAutomaticLockReports
     }
 }
 

@@ -4,7 +4,9 @@ import WatchdogWire
 
 /// One simulated install running a real `WatchdogAgent` — tracker, watchdogs, outbox, uploader,
 /// config client and their sync order — fed with keyboard notifications, view positions, app
-/// switches, iPad Split View (window changes, the other app's keyboard) and navigation locks.
+/// switches, iPad Split View (window changes, the other app's keyboard), hardware keyboards with
+/// an input accessory view, navigation locks the host reports and transitions that never
+/// complete (found by automatic lock detection, as the UIKit driver feeds it).
 /// Its clock runs as fast as the simulation does.
 ///
 /// The watched toolbar sits where a correct app puts it — following the app's *own* keyboard
@@ -31,6 +33,14 @@ final class SimulatedDevice {
     /// The height of this app's own keyboard, as the app itself knows it.
     private var ownKeyboardHeight = 0.0
     private var expected = 0
+    private var expectedHardware = 0
+    private var expectedAutomatic = 0
+    /// What shows of a hardware keyboard this session (shortcut bar and/or accessory), `nil`
+    /// for the software keyboard.
+    private var hardwareVisible: Double?
+    /// What the UIKit driver would observe now: a transition in progress, or nothing.
+    private var transition = LockObservation.clear
+    private var transitions = 0
     private let keys: KeyCoordinator
     private let refused = RefusalFlag()
 
@@ -50,7 +60,7 @@ final class SimulatedDevice {
         settings.configRefreshInterval = 60
         settings.maximumBackoff = plan.maximumBackoff
         var crash: () -> Void = {}
-        agent = try WatchdogAgent(settings: settings, window: window, clock: { clock.now }, transport: transport, crashHandler: { crash() })
+        agent = try WatchdogAgent(settings: settings, window: window, clock: { clock.now }, transport: transport, crashHandler: { _ in crash() })
         crash = { [unowned self] in crashed = true }
         let refused = refused
         agent.setDeliveryStatusHandler { status in
@@ -89,6 +99,8 @@ final class SimulatedDevice {
         result.reports[name] = agent.reportsSaved
         result.expectedReports[name] = expected
         result.devicesRefused = refused.isSet ? 1 : 0
+        result.expectedHardwareKeyboardReports = expectedHardware
+        result.expectedAutomaticLockReports = expectedAutomatic
         result.undelivered = agent.outbox.count(.reports) + agent.outbox.count(.sessions)
         return result
     }
@@ -96,6 +108,8 @@ final class SimulatedDevice {
     private func runSession() {
         let japanese = device.locale == "ja_JP" && random.unit() < 0.6
         let height: Double = device.idiom == "pad" ? 264 : japanese ? 252 : 216
+        // iPads show the shortcut bar and the 44 pt accessory, iPhones only the accessory.
+        hardwareVisible = random.unit() < plan.hardwareKeyboardProbability ? (device.idiom == "pad" ? 99 : 44) : nil
         agent.setAppState(.active)
         showOwn(height)
         tick(2)
@@ -103,9 +117,12 @@ final class SimulatedDevice {
             // The view keeps the English keyboard's place under a taller one, say.
             viewOffset = 36
             expected += 1
+            if hardwareVisible != nil { expectedHardware += 1 }
             tick(3)
             viewOffset = 0
         }
+        // A push that completes within a tick: not a lock.
+        runTransition(.push, ticks: 1)
         if !crashed, device.idiom == "pad", random.unit() < plan.splitViewProbability {
             // Into Split View: the window narrows without a keyboard notification. The user
             // taps a field in the other app: this app's keyboard hides (its own notification),
@@ -140,13 +157,37 @@ final class SimulatedDevice {
             tick(12)
             agent.locks.end()
         }
+        if !crashed, random.unit() < plan.automaticLockProbability {
+            // A push whose completion never runs, or an interactive pop cancelled half-way:
+            // the coordinator stays. Nothing tells the agent but what the driver observes.
+            expected += 1
+            expectedAutomatic += 1
+            runTransition(random.unit() < 0.5 ? .push : .pop, ticks: 12)
+        }
         hideOwn(height)
         tick(1)
     }
 
+    /// This app's keyboard comes up: the software one (`height`), or this session's hardware
+    /// keyboard — the software frame plus the 44 pt accessory, mostly below the screen.
     private func showOwn(_ height: Double, duration: Double = 0.25) {
+        if let visible = hardwareVisible {
+            agent.keyboardEvent(KeyboardEvent(kind: .willShow, frameBegin: Frame(x: 0, y: screen.height, width: screen.width, height: height + 44),
+                                              frameEnd: Frame(x: 0, y: screen.height - visible, width: screen.width, height: height + 44),
+                                              animationDuration: duration, animationCurve: 7, isLocal: true, screen: screen))
+            ownKeyboardHeight = visible
+            return
+        }
         agent.keyboardEvent(show(height, local: true, duration: duration))
         ownKeyboardHeight = height
+    }
+
+    /// A navigation transition whose coordinator the driver sees for `ticks` ticks.
+    private func runTransition(_ kind: LockObservation.Transition, ticks: Int) {
+        transitions += 1
+        transition = LockObservation(transition: kind, interactive: kind == .pop, identity: transitions, screen: "ThreadViewController")
+        tick(ticks)
+        transition = .clear
     }
 
     private func hideOwn(_ height: Double) {
@@ -157,6 +198,7 @@ final class SimulatedDevice {
     private func tick(_ times: Int) {
         for _ in 0..<times {
             clock.advance(agent.config.current.watchdogIntervalS)
+            agent.observeLocks(transition)
             agent.check()
         }
     }

@@ -63,6 +63,8 @@ struct Simulator: AsyncParsableCommand {
         let summary: [String: Any] = [
             "sessions": result.sessions, "reports": result.reports, "expected_reports": result.expectedReports, "undelivered": result.undelivered,
             "test_crashes": result.testCrashes, "devices_refused": result.devicesRefused,
+            "expected_hardware_keyboard_reports": result.expectedHardwareKeyboardReports,
+            "expected_automatic_lock_reports": result.expectedAutomaticLockReports,
             "seconds": (Date().timeIntervalSince(started) * 10).rounded() / 10,
         ]
         let json = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys, .prettyPrinted])

@@ -53,7 +53,7 @@ import WatchdogWire
 
     @Test func everyEventOfEveryTraceGivesTheExpectedHeightAndMode() throws {
         let traces = try Self.traces()
-        #expect(traces.count == 8)
+        #expect(traces.count == 10)
         var checked = 0
         for trace in traces {
             var tracker = KeyboardTracker(idiom: trace.idiom)
@@ -73,7 +73,7 @@ import WatchdogWire
                 checked += 1
             }
         }
-        #expect(checked == 40)
+        #expect(checked == 50)
     }
 
     /// Every trace through the layout watchdog, with a toolbar where a correct app puts it (at
@@ -85,7 +85,7 @@ import WatchdogWire
         var now = 0.0
         let context = ReportContext(app: "com.example.mail", release: Release(version: "14.2.0", build: "1"), device: Device(idiom: trace.idiom.rawValue), installID: "I-1")
         let watchdog = LayoutWatchdog(context: context, window: trace.window, idiom: trace.idiom, sink: outbox, logger: TaggedLogger(tag: "keyboard"),
-                                      clock: { now }, crashHandler: { Issue.record("crashed") })
+                                      clock: { now }, crashHandler: { _ in Issue.record("crashed") })
         var placedFor = 0.0
         watchdog.watch(WatchedView(name: "toolbar",
                                    expectedFrame: { Frame(x: 0, y: watchdog.window.height - (watchdog.keyboard.current?.height ?? 0) - 44, width: 320, height: 44) },
@@ -113,7 +113,7 @@ import WatchdogWire
         var now = 0.0
         let context = ReportContext(app: "com.example.mail", release: Release(version: "14.2.0", build: "1"), device: Device(idiom: "phone"), installID: "I-1")
         let watchdog = LayoutWatchdog(context: context, window: trace.window, idiom: trace.idiom, sink: outbox, logger: TaggedLogger(tag: "keyboard"),
-                                      clock: { now }, crashHandler: { Issue.record("crashed") })
+                                      clock: { now }, crashHandler: { _ in Issue.record("crashed") })
         // The view follows the keyboard of *this* app: it ignores notifications while inactive.
         var followedHeight = 0.0
         watchdog.watch(WatchedView(name: "toolbar", expectedFrame: { Frame(x: 0, y: trace.window.height - watchdog.keyboard.current!.height - 44, width: 390, height: 44) },
@@ -138,7 +138,7 @@ import WatchdogWire
         let window = Frame(x: 0, y: 0, width: 390, height: 844)
         let context = ReportContext(app: "com.example.mail", release: Release(version: "14.2.0", build: "1"), device: Device(idiom: "phone"), installID: "I-1")
         let watchdog = LayoutWatchdog(context: context, window: window, idiom: .phone, sink: outbox, logger: TaggedLogger(tag: "keyboard"),
-                                      clock: { now }, crashHandler: { Issue.record("crashed") })
+                                      clock: { now }, crashHandler: { _ in Issue.record("crashed") })
         // The view sits where this app's 336 pt keyboard puts it.
         watchdog.watch(WatchedView(name: "toolbar", expectedFrame: { Frame(x: 0, y: 844 - (watchdog.keyboard.current?.height ?? 0) - 44, width: 390, height: 44) },
                                    actualFrame: { Frame(x: 0, y: 844 - 336 - 44, width: 390, height: 44) }))

@@ -107,7 +107,7 @@ import WatchdogWire
         settings.configRefreshInterval = 0
         let clock = app.clock
         let agent = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.seconds },
-                                      transport: app.transport, crashHandler: {})
+                                      transport: app.transport, crashHandler: { _ in })
         let heard = StatusLog()
         agent.setDeliveryStatusHandler { heard.append($0) }
         #expect(try app.client.request("DELETE", "/v1/admin/apps/com.example.mail/keys/\(oldKeyID)", token: admin).status == 204)

@@ -21,7 +21,7 @@ import WatchdogWire
         var crashes: [Bool] = []
         var agent: WatchdogAgent!
         agent = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now },
-                                  crashHandler: { crashes.append(agent.outbox.count(.reports) == 1) })
+                                  crashHandler: { _ in crashes.append(agent.outbox.count(.reports) == 1) })
         var offset = 36.0
         agent.layout.watch(WatchedView(name: "composeToolbar", expectedFrame: { Frame(x: 0, y: 584, width: 390, height: 44) },
                                        actualFrame: { Frame(x: 0, y: 584 + offset, width: 390, height: 44) }, autoFix: { offset = 0 }))
@@ -64,7 +64,7 @@ import WatchdogWire
 
         // Offline, a new agent on the same storage starts from the cached config, not the defaults.
         settings.endpoint = URL(string: "http://127.0.0.1:1")!
-        let offline = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now }, crashHandler: {})
+        let offline = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now }, crashHandler: { _ in })
         await offline.syncNow()
         #expect(offline.config.current == agent.config.current)
         #expect(offline.config.current.enabled == false)

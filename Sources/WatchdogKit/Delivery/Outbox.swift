@@ -64,6 +64,8 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         self.capacity = capacity
         self.quarantineLimit = quarantineLimit
         self.fallbackRelease = fallbackRelease
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        FileProtection.protectDirectory(directory)
         for kind in Kind.allCases {
             try FileManager.default.createDirectory(at: folder(kind), withIntermediateDirectories: true)
             removeTornWrites(in: folder(kind))
@@ -286,6 +288,7 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         let temporary = final.appendingPathExtension("tmp")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else { throw OutboxError(message: "cannot create \(temporary.path): errno \(errno)") }
+        FileProtection.protectFile(atPath: temporary.path)
         var written = 0
         let ok: Bool = data.withUnsafeBytes { buffer in
             while written < buffer.count {

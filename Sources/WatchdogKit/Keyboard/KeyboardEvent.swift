@@ -57,7 +57,8 @@ public enum KeyboardMode: String, Sendable, Equatable, CaseIterable {
     case split
     /// The small floating iPad keyboard: covers nothing at the bottom.
     case floating
-    /// A hardware keyboard: only the shortcut bar shows, at the bottom.
+    /// A hardware keyboard: the frame is mostly below the screen; only the shortcut bar
+    /// and/or the field's input accessory view show, at the bottom (any idiom).
     case hardware
     /// No keyboard on screen.
     case hidden

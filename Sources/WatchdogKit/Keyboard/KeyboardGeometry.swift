@@ -28,17 +28,20 @@ public struct KeyboardGeometry: Sendable, Equatable {
 /// - an undocked, split or floating iPad keyboard ends above the window's bottom and covers 0;
 /// - a floating keyboard is small *for the screen*: a 320 pt one over a 320 pt Slide Over
 ///   window is still floating;
-/// - a hardware keyboard leaves only a short shortcut bar at the bottom, and iPadOS reports
-///   it as a full-height frame mostly off screen (313 pt tall, 55 pt visible): the visible
-///   part decides;
+/// - a hardware keyboard is a full-height frame mostly below the screen's bottom edge: iPadOS
+///   shows its shortcut bar (313 pt tall, 55 pt visible), plus the field's
+///   `inputAccessoryView` when there is one (~99 pt visible); an iPhone with a Bluetooth
+///   keyboard shows only the accessory. Whatever shows above the edge, the frame being mostly
+///   below it decides `hardware`, on every idiom; `height` is what shows (accessory included);
 /// - a hide notification means height 0 whatever its frame;
 /// - another app's keyboard (`isLocal == false`: Split View, Slide Over, app switching) says
 ///   nothing about this app's layout and is ignored;
 /// - the window can move or resize without any keyboard notification (Stage Manager, Split
 ///   View ↔ Slide Over, rotation): `windowChanged` re-evaluates the last event.
 public struct KeyboardTracker: Sendable {
-    /// The tallest shortcut bar a hardware keyboard shows (iPadOS's is about 55–70 pt).
-    public static let hardwareBarMaximumHeight: Double = 80
+    /// A keyboard frame with more than this share of its height below the screen's bottom edge
+    /// is a hardware keyboard's (only its shortcut bar and/or the input accessory show).
+    public static let hardwareHiddenShare: Double = 0.5
     /// Points of slack when deciding that a frame touches the window's bottom.
     public static let edgeSlack: Double = 1
     /// A keyboard narrower than this share of the screen is the floating one.
@@ -96,6 +99,12 @@ public struct KeyboardTracker: Sendable {
         return geometry
     }
 
+    /// Whether most of a keyboard frame lies below the screen's bottom edge: a hardware
+    /// keyboard, whatever shows above the edge (shortcut bar, accessory view, both).
+    static func isMostlyBelow(_ frame: Frame, screen: Frame) -> Bool {
+        frame.height > 0 && frame.maxY - screen.maxY > frame.height * hardwareHiddenShare
+    }
+
     /// - Parameters:
     ///   - frame: the keyboard's frame in screen coordinates.
     ///   - inWindow: the same frame in window coordinates.
@@ -106,12 +115,10 @@ public struct KeyboardTracker: Sendable {
         }
         if inWindow.minY >= window.height - Self.edgeSlack || inWindow.height <= 0 { return .hidden }
         let touchesBottom = inWindow.maxY >= window.height - Self.edgeSlack
-        // What the screen shows of the keyboard (a hardware keyboard's frame is mostly below it).
+        // Judged against the keyboard's screen: a hardware keyboard's frame is mostly below it.
         let screen = self.screen ?? window
-        let visibleHeight = min(frame.maxY, screen.maxY) - max(frame.minY, screen.minY)
         if touchesBottom {
-            if visibleHeight <= Self.hardwareBarMaximumHeight, idiom == .pad || idiom == .mac { return .hardware }
-            return .docked
+            return Self.isMostlyBelow(frame, screen: screen) ? .hardware : .docked
         }
         guard idiom == .pad else {
             // A phone keyboard is always docked; one ending above the bottom is mid-animation.

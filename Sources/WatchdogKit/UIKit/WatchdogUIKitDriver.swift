@@ -5,7 +5,10 @@ import WatchdogWire
 /// The UIKit glue: feeds a `WatchdogAgent` keyboard notifications (including
 /// `keyboardDidChangeFrame`, which an undocked iPad keyboard sends while dragged, with
 /// `keyboardIsLocalUserInfoKey` and the keyboard's screen), the window scene's lifecycle, window
-/// changes and a timer tick. All logic lives in the agent; this only translates.
+/// changes and a timer tick. At each tick it also looks for interaction locks by itself
+/// (transition coordinators still there, views ignoring touches: `LockObserver`), and when
+/// protected data becomes available it retries the outbox writes that failed while the
+/// device was locked. All logic lives in the agent; this only translates.
 ///
 /// Extension-safe: it never touches `UIApplication.shared` — the lifecycle comes from the
 /// window's `UIScene` notifications. The timer runs in the run loop's `.common` modes, so it
@@ -67,6 +70,10 @@ public final class WatchdogUIKitDriver {
                 }
             })
         }
+        // Locked before its first unlock, the outbox could not be written: retry at once now.
+        observers.append(center.addObserver(forName: UIApplication.protectedDataDidBecomeAvailableNotification, object: nil, queue: .main) { [weak self] _ in
+            MainActor.assumeIsolated { self?.agent.retryPendingWrites() }
+        })
         if #available(iOS 16.0, *), let scene = window?.windowScene {
             // Stage Manager resizes and moves windows without any keyboard notification.
             geometryObservation = scene.observe(\.effectiveGeometry) { [weak self] _, _ in
@@ -95,6 +102,7 @@ public final class WatchdogUIKitDriver {
     /// notices changes by itself on scene geometry updates (iOS 16+) and on every tick.
     public func windowDidChange(animationDuration: Double = 0) {
         guard let frame = windowFrame() else { return }
+        if let window { agent.layout.safeAreaBottom = Double(window.safeAreaInsets.bottom) }
         if frame != agent.layout.window || animationDuration > 0 { agent.windowChanged(frame, animationDuration: animationDuration) }
     }
 
@@ -174,6 +182,9 @@ public final class WatchdogUIKitDriver {
             MainActor.assumeIsolated {
                 guard let self else { return }
                 self.windowDidChange()
+                if let window = self.window {
+                    self.agent.observeLocks(LockObserver.observe(window, firstResponder: Self.findFirstResponder(in: window)))
+                }
                 self.agent.tick()
                 if self.agent.config.current.watchdogIntervalS != self.interval { self.scheduleTimer() }
             }

@@ -93,7 +93,8 @@ public final class InteractionLockWatchdog {
         do {
             try sink.persist(report)
         } catch {
-            logger.log("could not save report \(report.id): \(error)")
+            logger.log("could not save report \(report.id), kept for a later try: \(error)")
+            sink.keepForRetry(report)
         }
         recover?(flags)
     }

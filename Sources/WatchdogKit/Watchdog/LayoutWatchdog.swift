@@ -87,6 +87,9 @@ public final class LayoutWatchdog {
     /// The key window's frame in screen coordinates (change it through `windowChanged`, which
     /// also re-evaluates the keyboard).
     public var window: Frame
+    /// The window's bottom safe-area inset without the keyboard (the UIKit driver keeps it
+    /// current): where `ViewExpectation.keyboardTop` and `.safeAreaBottom` put a view's bottom.
+    public var safeAreaBottom: Double = 0
     public var context: ReportContext
     public var screen: String?
     /// The focused input; `nil` when the app does not tell (the input checks are skipped).
@@ -111,7 +114,10 @@ public final class LayoutWatchdog {
     private let clock: () -> Double
     private let wallClock: () -> Date
     private let random: () -> Double
-    private let crashHandler: () -> Void
+    private let crashHandler: (TestCrash) -> Void
+    /// Called just before a `test_crash`, once its report is on disk: set the crash reporter's
+    /// keys here (Crashlytics' `setCustomValue`, Sentry's `setTag`) so the crash names the report.
+    public var beforeTestCrash: ((TestCrash) -> Void)?
 
     private struct Episode {
         var consecutive = 0
@@ -121,11 +127,12 @@ public final class LayoutWatchdog {
     /// - Parameters:
     ///   - clock: monotonic seconds (inject a fake one in tests).
     ///   - random: uniform in 0..<1, for `report_sample_rate`.
-    ///   - crashHandler: what `test_crash` does; in an app, `fatalError`, so the crash reporter collects the logs.
+    ///   - crashHandler: what `test_crash` does; in an app, `fatalError(crash.message)`, so the
+    ///     crash reporter collects the logs and the message names the report.
     public init(context: ReportContext, window: Frame, idiom: DeviceIdiom, sink: ReportSink, logger: TaggedLogger,
                 clock: @escaping () -> Double, wallClock: @escaping () -> Date = Date.init,
                 random: @escaping () -> Double = { Double.random(in: 0..<1) },
-                crashHandler: @escaping () -> Void) {
+                crashHandler: @escaping (TestCrash) -> Void) {
         self.context = context
         self.window = window
         self.keyboard = KeyboardTracker(idiom: idiom)
@@ -289,17 +296,26 @@ public final class LayoutWatchdog {
         let crash = testCrashLedger.allows(config, at: wallClock())
         action.testCrash = crash
         report.action = action
+        // The report records that it crashed, and how the crash names it.
+        if crash { logger.log("test_crash is on: crashing once this report is saved: \(TestCrash(reportID: report.id, kind: report.kind).message)") }
         report.logs = logger.recentLines()
         do {
             try sink.persist(report)
         } catch {
-            logger.log("could not save report \(report.id): \(error)")
+            logger.log("could not save report \(report.id), kept for a later try: \(error)")
+            // Not on disk: no crash; the copy kept says so.
+            if crash {
+                report.action?.testCrash = false
+                report.logs = Array((report.logs ?? []).dropLast())
+            }
+            sink.keepForRetry(report)
             return
         }
         if crash {
-            logger.log("test_crash is on: crashing on purpose after saving report \(report.id)")
+            let testCrash = TestCrash(reportID: report.id, kind: report.kind)
             testCrashLedger.record(at: wallClock())
-            crashHandler()
+            beforeTestCrash?(testCrash)
+            crashHandler(testCrash)
         } else if config.testCrash {
             logger.log("test_crash is on but expired or over today's budget (\(config.testCrashBudget)): not crashing")
         }

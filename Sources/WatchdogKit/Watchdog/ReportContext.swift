@@ -28,6 +28,13 @@ public enum AppState: String, Sendable, Equatable {
 /// Where reports go before upload: `persist` returns once the report is on disk.
 public protocol ReportSink: AnyObject {
     func persist(_ report: Report) throws
+    /// A report `persist` could not write (the device locked before its first unlock, a full
+    /// disk): the sink may keep it and write it later. By default it is dropped.
+    func keepForRetry(_ report: Report)
+}
+
+extension ReportSink {
+    public func keepForRetry(_ report: Report) {}
 }
 
 /// Wall-clock time as RFC 3339, for `occurred_at`.

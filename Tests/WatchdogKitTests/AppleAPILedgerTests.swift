@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// `docs/ios-api.md` against WatchdogKit's Apple-only code (which cannot be compiled here):
+/// every Apple symbol that code names is in the ledger, with the minimum iOS version Apple's
+/// documentation gives, and none is used below that version without `#available`.
+@Suite struct AppleAPILedgerTests {
+    static let root = PrivacyManifestTests.packageRoot
+
+    /// The package's iOS deployment target, from Package.swift (`.iOS(.v13)`).
+    static func deploymentTarget() throws -> Double {
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let match = try #require(manifest.firstMatch(of: /\.iOS\(\.v([0-9]+)(?:_([0-9]+))?\)/))
+        return Double("\(match.1).\(match.2 ?? "0")") ?? 0
+    }
+
+    /// Every file of the target, comments and string text blanked.
+    static func sources() throws -> [(name: String, code: String)] {
+        let folder = root.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+        return try files.map { (String($0.path.dropFirst(root.path.count + 1)), SwiftSource.code(of: try String(contentsOf: $0, encoding: .utf8))) }
+    }
+
+    /// Names compiled on Linux: every identifier in code outside Apple-only blocks, anywhere in
+    /// the sources (Swift's keywords and standard library, Foundation, the project's own names).
+    static func portableNames(_ sources: [(name: String, code: String)]) -> Set<String> {
+        var names: Set<String> = []
+        for (_, code) in sources {
+            let apple = AppleAPILedger.appleOnlyCode(code)
+            let appleLines = Set(apple.split(separator: "\n", omittingEmptySubsequences: false).enumerated().filter { !$0.element.trimmingCharacters(in: .whitespaces).isEmpty }.map { $0.offset + 1 })
+            for token in SwiftSource.tokens(in: code) where !appleLines.contains(token.line) { names.insert(token.name) }
+        }
+        return names
+    }
+
+    @Test func everyAppleSymbolInUIKitAndSwiftUICodeIsInTheLedgerAndUsedAtItsAvailability() throws {
+        let ledger = AppleAPILedger(markdown: try String(contentsOf: Self.root.appendingPathComponent("docs/ios-api.md"), encoding: .utf8))
+        let sources = try Self.sources()
+        // Plus what the Apple-only code declares itself, in any of its files.
+        let portable = Self.portableNames(sources).union(sources.flatMap { AppleAPILedger.declaredNames(in: AppleAPILedger.appleOnlyCode($0.code)) })
+        let target = try Self.deploymentTarget()
+        #expect(target == 13)
+        var findings: [AppleAPILedger.Finding] = []
+        var used: Set<String> = []
+        var appleFiles: [String] = []
+        for (name, code) in sources where name.hasPrefix("Sources/WatchdogKit/") {
+            let apple = AppleAPILedger.appleOnlyCode(code)
+            guard apple.contains(where: { !$0.isWhitespace }) else { continue }
+            appleFiles.append(name)
+            findings += ledger.check(file: name, code: apple, portable: portable, minimumDeployment: target)
+            used.formUnion(SwiftSource.identifiers(in: apple))
+        }
+        #expect(appleFiles.count >= 4, "\(appleFiles)")
+        #expect(findings.isEmpty, "\(findings.map(\.description).joined(separator: "\n"))")
+        // No entry for a symbol the code no longer names.
+        let stale = ledger.symbols.filter { !used.contains($0.key) }.flatMap(\.value)
+        #expect(stale.isEmpty, "in docs/ios-api.md but not used: \(stale.sorted())")
+    }
+
+    @Test func theCheckFindsAMissingSymbolAndOneUsedBelowItsAvailability() {
+        let ledger = AppleAPILedger(minimumOS: ["UIWindow": 2, "effectiveGeometry": 16, "observe": 2])
+        let code = """
+            func start(window: UIWindow) {
+                let geometry = window.windowScene?.effectiveGeometry
+                if #available(iOS 16.0, *) {
+                    _ = window.windowScene?.effectiveGeometry
+                } else {
+                    _ = window.windowScene?.effectiveGeometry
+                }
+                guard #available(iOS 16, *) else { return }
+                _ = window.windowScene?.effectiveGeometry
+            }
+            @available(iOS 16.0, *)
+            func later(window: UIWindow) { _ = window.windowScene?.effectiveGeometry }
+            """
+        let findings = ledger.check(file: "f", code: code, portable: ["func", "start", "window", "let", "geometry", "if", "else", "_", "guard", "return", "later", "available", "iOS"],
+                                    minimumDeployment: 13)
+        #expect(findings.map(\.description) == [
+            "f:2: windowScene is not in docs/ios-api.md",
+            "f:2: effectiveGeometry needs iOS 16.0 — wrap it in `if #available(iOS 16.0, *)`",
+            "f:4: windowScene is not in docs/ios-api.md",
+            "f:6: windowScene is not in docs/ios-api.md",
+            "f:6: effectiveGeometry needs iOS 16.0 — wrap it in `if #available(iOS 16.0, *)`",
+            "f:9: windowScene is not in docs/ios-api.md",
+            "f:12: windowScene is not in docs/ios-api.md",
+        ])
+    }
+
+    @Test func onlyCodeInsideUIKitOrSwiftUIBlocksIsAppleOnly() {
+        let code = "let a = 1\n#if canImport(UIKit) && !os(watchOS)\nlet b = UIView()\n#if DEBUG\nlet c = 2\n#endif\n#else\nlet d = 3\n#endif\nlet e = 4"
+        let apple = AppleAPILedger.appleOnlyCode(code).split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(apple == ["", "", "let b = UIView()", "", "let c = 2", "", "", "", "", ""])
+    }
+}
