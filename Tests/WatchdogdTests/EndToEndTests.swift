@@ -93,6 +93,8 @@ import WatchdogSimulation
         let created = try daemon.client.postJSON("/v1/admin/apps", token: admin, json: ["app": "com.example.mail"])
         let key = try #require(created.json["ingest_key"] as? String)
         let keyID = try #require(created.json["key_id"] as? String)
+        // Six simulated devices on 127.0.0.1: every release listed on sight (admission is IngestKeyAttackTests' subject).
+        #expect(try daemon.runCommand(["apps", "admission", "com.example.mail", "--mode", "open"]).status == 0)
         var plan = FleetPlan.twoReleases(app: "com.example.mail", devices: 6, sessions: 300)
         plan.maximumBackoff = 0.5
         plan.lockProbability = 0.1
