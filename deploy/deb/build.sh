@@ -16,26 +16,46 @@ out=$(mkdir -p "${1:-.build/deb}" && cd "${1:-.build/deb}" && pwd)
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || commit="$commit-modified"
 export WATCHDOG_BUILD_COMMIT=$commit
+# Who answers for the package (Maintainer:, the changelog); set it to your team's address.
+maintainer=${WATCHDOG_DEB_MAINTAINER:-Watchdog maintainers <watchdog@example.org>}
 
 echo "== release build of watchdogd at $commit ==" >&2
 swift build -c release --product watchdogd --static-swift-stdlib >&2
 binary="$(swift build -c release --show-bin-path)/watchdogd"
-stage=$(mktemp -d /tmp/watchdogd-deb.XXXXXX)
-trap 'rm -rf "$stage"' EXIT
+# The tree is built where dpkg-shlibdeps expects a package's files: debian/<package>/ beside debian/control.
+work=$(mktemp -d /tmp/watchdogd-deb.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+stage="$work/debian/watchdogd"
+mkdir -p "$stage/DEBIAN"
+printf 'Source: watchdogd\n\nPackage: watchdogd\nArchitecture: amd64\n' > "$work/debian/control"
 install -D -m 0755 "$binary" "$stage/usr/bin/watchdogd"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/watchdogd"
 version=$("$stage/usr/bin/watchdogd" --version | cut -d' ' -f1)
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "unexpected version: $version" >&2; exit 1; }
 
+echo "== Depends: from the binary's libraries ==" >&2
+libraries=$(cd "$work" && dpkg-shlibdeps -O debian/watchdogd/usr/bin/watchdogd | sed -n 's/^shlibs:Depends=//p')
+depends="$libraries, libjs-chart.js"
+names=$(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/ //g' | sort)
+expected=$(grep -v '^#' deploy/deb/runtime-packages | sort)
+if [ "$names" != "$expected" ]; then
+  echo "the binary's runtime packages differ from deploy/deb/runtime-packages:" >&2
+  diff <(echo "$expected") <(echo "$names") >&2 || true
+  exit 1
+fi
+
 echo "== man page (swift-argument-parser's generate-manual plugin) and completions ==" >&2
 # The plugin builds every product first: in debug and without the commit, as CI has already built them.
 env -u WATCHDOG_BUILD_COMMIT swift package plugin generate-manual --configuration debug >&2
 manual=.build/plugins/GenerateManual/outputs/watchdogd/watchdogd.1
-install -D -m 0644 "$manual" "$stage/usr/share/man/man1/watchdogd.1"
+# An empty line is not mdoc (the help text's paragraph breaks): a paragraph macro instead.
+install -d "$stage/usr/share/man/man1"
+sed 's/^$/.Pp/' "$manual" > "$stage/usr/share/man/man1/watchdogd.1"
 gzip -9n "$stage/usr/share/man/man1/watchdogd.1"
 completions() { "$stage/usr/bin/watchdogd" --generate-completion-script "$1"; }
 install -d "$stage/usr/share/bash-completion/completions" "$stage/usr/share/zsh/vendor-completions" "$stage/usr/share/fish/vendor_completions.d"
-completions bash > "$stage/usr/share/bash-completion/completions/watchdogd"
+# bash sources the file: no #! line.
+completions bash | sed '1{/^#!/d}' > "$stage/usr/share/bash-completion/completions/watchdogd"
 completions zsh > "$stage/usr/share/zsh/vendor-completions/_watchdogd"
 completions fish > "$stage/usr/share/fish/vendor_completions.d/watchdogd.fish"
 
@@ -52,28 +72,11 @@ install -D -m 0644 deploy/deb/copyright "$stage/usr/share/doc/watchdogd/copyrigh
   echo
   echo "  * Built from commit $commit."
   echo
-  echo " -- Watchdog maintainers <watchdog@localhost>  $(date -R -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)")"
-} | gzip -9n > "$stage/usr/share/doc/watchdogd/changelog.Debian.gz"
-find "$stage" -type d -exec chmod 0755 {} +
+  echo " -- $maintainer  $(date -R -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)")"
+} | gzip -9n > "$stage/usr/share/doc/watchdogd/changelog.gz"
+find "$stage" -path "$stage/DEBIAN" -prune -o -type d -exec chmod 0755 {} +
 find "$stage/usr/share" "$stage/etc" -type f -exec chmod 0644 {} +
 
-echo "== Depends: from the binary's libraries ==" >&2
-# dpkg-shlibdeps reads the package's control file from a debian/ directory beside the tree.
-shlib=$(mktemp -d /tmp/watchdogd-shlibdeps.XXXXXX)
-mkdir -p "$shlib/debian"
-printf 'Source: watchdogd\n\nPackage: watchdogd\nArchitecture: amd64\n' > "$shlib/debian/control"
-libraries=$(cd "$shlib" && dpkg-shlibdeps -O "$stage/usr/bin/watchdogd" | sed -n 's/^shlibs:Depends=//p')
-rm -rf "$shlib"
-depends="$libraries, libjs-chart.js"
-names=$(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/ //g' | sort)
-expected=$(grep -v '^#' deploy/deb/runtime-packages | sort)
-if [ "$names" != "$expected" ]; then
-  echo "the binary's runtime packages differ from deploy/deb/runtime-packages:" >&2
-  diff <(echo "$expected") <(echo "$names") >&2 || true
-  exit 1
-fi
-
-install -d "$stage/DEBIAN"
 for script in postinst prerm postrm; do install -m 0755 "deploy/deb/$script" "$stage/DEBIAN/$script"; done
 echo /etc/watchdogd/watchdogd.env > "$stage/DEBIAN/conffiles"
 (cd "$stage" && find usr -type f -exec md5sum {} + | sort -k2) > "$stage/DEBIAN/md5sums"
@@ -81,14 +84,13 @@ cat > "$stage/DEBIAN/control" <<CONTROL
 Package: watchdogd
 Version: $version
 Architecture: amd64
-Maintainer: Watchdog maintainers <watchdog@localhost>
+Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 Depends: $depends, adduser
 Recommends: ca-certificates
 Suggests: nginx | reverse-proxy
 Section: net
 Priority: optional
-Homepage: https://localhost/watchdog
 Description: telemetry server for the keyboard-layout watchdogs of beta iOS apps
  watchdogd takes reports and session starts from the WatchdogKit SDK inside
  beta iOS apps, serves their remote configuration, and shows per-release

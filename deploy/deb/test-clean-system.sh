@@ -70,7 +70,8 @@ new_root() {
   chmod 755 "$root/usr/sbin/policy-rc.d"
 }
 
-# serve ROOT LOG COMMAND…: starts a daemon in ROOT; sets url and daemon_pid.
+# serve ROOT LOG COMMAND…: starts a daemon in ROOT; sets url and daemon_pid. chroot, setpriv
+# and env each exec the next, so daemon_pid is watchdogd's own and gets the SIGTERM.
 serve() {
   local root=$1 log=$2
   shift 2
@@ -95,7 +96,7 @@ check_http() {
   [ "$status" = 200 ] && grep -q '"ready"' "$work/body" || fail "/readyz: $status $(cat "$work/body")"
   status=$(curl -s -o "$work/body" -w '%{http_code}' "$url/")
   [ "$status" = 200 ] && grep -qi '<!doctype html' "$work/body" || fail "dashboard page: $status"
-  status=$(curl -s -o /dev/null -w '%{http_code}' "$url/assets/chart.js/chart.umd.js")
+  status=$(curl -s -o /dev/null -w '%{http_code}' "$url/assets/chart.js/chart.mjs")
   [ "$status" = 200 ] || fail "Chart.js from libjs-chart.js: $status"
   python3 - "$repo/Tests/Fixtures/reports/valid-batch.json" > "$work/batch.json" <<'PY'
 import datetime, json, sys, uuid
@@ -122,8 +123,8 @@ chroot "$root" sh -c "cd /tmp && DEBIAN_FRONTEND=noninteractive apt-get install 
   || { cat "$work/install.log" >&2; fail "apt-get install ./$(basename "$deb")"; }
 ok "apt-get install ./$(basename "$deb") resolved its dependencies from Debian"
 chroot "$root" id watchdogd > /dev/null || fail "no system user watchdogd"
-[ "$(stat -c '%U %a' "$root/var/lib/watchdogd")" = "watchdogd 700" ] || fail "/var/lib/watchdogd: $(stat -c '%U %a' "$root/var/lib/watchdogd")"
-[ "$(stat -c '%U:%G %a' "$root/etc/watchdogd/watchdogd.env")" = "root:watchdogd 640" ] || fail "watchdogd.env permissions"
+[ "$(chroot "$root" stat -c '%U %a' /var/lib/watchdogd)" = "watchdogd 700" ] || fail "/var/lib/watchdogd: $(chroot "$root" stat -c '%U %a' /var/lib/watchdogd)"
+[ "$(chroot "$root" stat -c '%U:%G %a' /etc/watchdogd/watchdogd.env)" = "root:watchdogd 640" ] || fail "watchdogd.env permissions"
 grep -qx /etc/watchdogd/watchdogd.env "$root/var/lib/dpkg/info/watchdogd.conffiles" || fail "watchdogd.env is not a conffile"
 for file in /usr/share/man/man1/watchdogd.1.gz /usr/share/bash-completion/completions/watchdogd \
     /usr/share/zsh/vendor-completions/_watchdogd /usr/share/fish/vendor_completions.d/watchdogd.fish \
@@ -136,7 +137,7 @@ ok "user, /var/lib/watchdogd, conffile, man page, completions, units; --version:
 
 # As the unit runs it (deploy/watchdogd.service): the service user, the settings file, the
 # data dir; Resources/ found in /usr/share/watchdogd without a flag.
-as_service=(runuser -u watchdogd -- env WATCHDOG_DATA_DIR=/var/lib/watchdogd WATCHDOG_LISTEN=127.0.0.1:0
+as_service=(setpriv --reuid=watchdogd --regid=watchdogd --init-groups env WATCHDOG_DATA_DIR=/var/lib/watchdogd WATCHDOG_LISTEN=127.0.0.1:0
   watchdogd)
 key=$(chroot "$root" "${as_service[@]}" apps add com.example.mail --config /etc/watchdogd/watchdogd.env)
 serve "$root" "$work/deb.out" "${as_service[@]}" serve --config /etc/watchdogd/watchdogd.env
@@ -182,7 +183,7 @@ cp -r "$repo/Resources" "$root/usr/share/watchdogd"
 # machine's network).
 read -r -a container_env <<< "$(sed -n 's/^ENV //p' "$repo/deploy/Dockerfile")"
 grep -q '^USER watchdogd$' "$repo/deploy/Dockerfile" || fail "the Dockerfile no longer runs as watchdogd"
-as_container=(runuser -u watchdogd -- env "${container_env[@]}" WATCHDOG_LISTEN=127.0.0.1:0 /usr/local/bin/watchdogd)
+as_container=(setpriv --reuid=watchdogd --regid=watchdogd --init-groups env "${container_env[@]}" WATCHDOG_LISTEN=127.0.0.1:0 /usr/local/bin/watchdogd)
 key=$(chroot "$root" "${as_container[@]}" apps add com.example.mail)
 serve "$root" "$work/container.out" "${as_container[@]}" serve
 check_http "$key"
