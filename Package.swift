@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "WatchdogTesting",
             dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogKit", "WatchdogWire", "Gzip", "Locking", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "Crypto", package: "swift-crypto")]
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "watchdogd",

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -49,20 +48,8 @@ import Glibc
         let port = try #require(NotifiedServe.port(in: serve.outputSoFar()))
         try #require(socket.waitFor("WATCHDOG=1", seconds: 20) != nil, "pings while the writer is free")
 
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        let blocker = try DatabaseQueue(path: daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path, configuration: configuration)
-        let locked = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        Thread {
-            try? blocker.writeWithoutTransaction { db in
-                try db.execute(sql: "BEGIN IMMEDIATE")
-                locked.signal()
-                release.wait()
-                try db.execute(sql: "COMMIT")
-            }
-        }.start()
-        try #require(locked.wait(timeout: .now() + 10) == .success, "the test holds SQLite's write lock")
-        defer { release.signal() }
+        let lock = try SQLiteWriteLock(path: daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path)
+        defer { lock.release() }
         let posted = Locked<Int?>(nil), answered = DispatchSemaphore(value: 0)
         let body = Array(try JSONSerialization.data(withJSONObject: ["reports": [try Fixtures.freshReport()]]))
         Thread {
@@ -77,7 +64,7 @@ import Glibc
         let whileStuck = socket.collect(seconds: 3).filter { $0 == "WATCHDOG=1" }.count
         #expect(whileStuck == 0, "\(whileStuck) pings while the writer waited for the lock")
 
-        release.signal()
+        lock.release()
         #expect(socket.waitFor("WATCHDOG=1", seconds: 20) != nil, "pings again once the writer commits")
         #expect(answered.wait(timeout: .now() + 30) == .success)
         #expect(posted.withLock { $0 } == 202, "the waiting report is committed once the lock is released")

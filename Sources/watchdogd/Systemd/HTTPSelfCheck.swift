@@ -50,17 +50,18 @@ struct HTTPSelfCheck: Sendable {
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = port.bigEndian
-            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { return false }
-            return withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
-            }
+            return inet_pton(AF_INET6, host, &address.sin6_addr) == 1 && Self.connect(descriptor, to: address)
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return false }
+        return inet_pton(AF_INET, host, &address.sin_addr) == 1 && Self.connect(descriptor, to: address)
+    }
+
+    private static func connect<Address>(_ descriptor: Int32, to address: Address) -> Bool {
+        var address = address
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<Address>.size)) == 0 }
         }
     }
 }
