@@ -112,7 +112,7 @@ let package = Package(
         // (transport and framing, signals, kill -9, the CLI, backup, the browser).
         .testTarget(
             name: "WatchdogdTests",
-            dependencies: ["Gzip", "Locking", "TestSupport", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", "WatchdogTesting", "PostgresClient",
+            dependencies: ["Gzip", "Locking", "TestSupport", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", "WatchdogTesting", "PostgresClient", "watchdogd",
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],
