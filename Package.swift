@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The commit `watchdogd --version` names: deploy/deb/build.sh and deploy/Dockerfile pass
+// `WATCHDOG_BUILD_COMMIT=$(git rev-parse HEAD)`. Read from the environment only: SwiftPM caches
+// the evaluated manifest by its text and environment, so `Context.gitInformation` would go stale
+// after the next commit. Anything but a plain word is not passed on.
+let buildCommit = Context.environment["WATCHDOG_BUILD_COMMIT"].flatMap { commit in
+    commit.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._+-".contains($0)) } && !commit.isEmpty && commit.count <= 64 ? commit : nil
+}
+
 let package = Package(
     name: "Watchdog",
     platforms: [.macOS(.v15), .iOS(.v13)],
@@ -34,6 +42,7 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .target(name: "Gzip", dependencies: ["CZlib"]),
+        .target(name: "CBuildInfo", cSettings: buildCommit.map { [.define("WATCHDOG_BUILD_COMMIT", to: "\"\($0)\"")] } ?? []),
         // libpq behind a small synchronous API (the store's protocol is synchronous).
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Locking"]),
         .target(name: "WatchdogWire"),
@@ -72,12 +81,12 @@ let package = Package(
         .target(
             name: "WatchdogTesting",
             dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogKit", "WatchdogWire", "Gzip", "Locking", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "Crypto", package: "swift-crypto")]
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "watchdogd",
             dependencies: [
-                "WatchdogServer", "WatchdogStore", "Locking",
+                "WatchdogServer", "WatchdogStore", "Locking", "CBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -105,7 +114,7 @@ let package = Package(
         // (transport and framing, signals, kill -9, the CLI, backup, the browser).
         .testTarget(
             name: "WatchdogdTests",
-            dependencies: ["Gzip", "Locking", "TestSupport", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", "WatchdogTesting", "PostgresClient",
+            dependencies: ["Gzip", "Locking", "TestSupport", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", "WatchdogTesting", "PostgresClient", "watchdogd",
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
     ],

@@ -63,6 +63,12 @@ public final class WatchdogServer: Sendable {
         try application.signInLink(credentialID: credentialID)
     }
 
+    /// Whether the ingest writer, woken now, finishes a round of work within `seconds` (a commit
+    /// or finding nothing to do): false while it is stuck. For systemd's watchdog.
+    public func writerMakesProgress(withinSeconds seconds: Double) -> Bool {
+        application.queue.makesProgress(withinSeconds: seconds)
+    }
+
     /// Stops accepting, answers requests in flight, commits every queued batch, then frees the
     /// HTTP server. The writer is stopped before libmicrohttpd, because the requests it still
     /// has to answer hold suspended connections.

@@ -63,9 +63,12 @@ struct Serve: ParsableCommand {
         logger.info("listening", metadata: ["url": "\(url)"].merging(where_) { old, _ in old })
         emit("listening on \(url)")
         if settings.demo { try printDemoCredentials(store: store, server: server, url: url) }
+        let lifecycle = ServiceLifecycle(logger: logger)
+        lifecycle.ready(server: server, listen: settings.listen, url: url)
 
         stop.wait()
         logger.info("stopping: draining requests in flight and committing queued reports")
+        lifecycle.stopping()
         server.shutdown()
         try store.close()
         sources.forEach { $0.cancel() }

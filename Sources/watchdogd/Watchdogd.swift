@@ -12,6 +12,7 @@ struct Watchdogd: ParsableCommand {
             deploy/watchdogd.env, given with --config FILE or WATCHDOG_CONFIG; the environment \
             wins over the file.
             """,
+        version: BuildInfo.description,
         subcommands: [Serve.self, Apps.self, Tokens.self, Alerts.self, Backup.self, Restore.self, Store.self, Demo.self, Migrate.self, Check.self]
     )
 }

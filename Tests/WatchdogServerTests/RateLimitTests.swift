@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Testing
 import Locking
 import WatchdogTesting
@@ -53,24 +52,10 @@ import WatchdogTesting
         let key = try app.addApp("com.example.mail")
         #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": [try Fixtures.freshReport()]]).status == 202)
 
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        let blocker = try DatabaseQueue(path: try app.sqlite.path, configuration: configuration)
-        let locked = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let unlocked = DispatchSemaphore(value: 0)
-        Thread {
-            try? blocker.writeWithoutTransaction { db in
-                try db.execute(sql: "BEGIN IMMEDIATE")
-                locked.signal()
-                release.wait()
-                try db.execute(sql: "COMMIT")
-            }
-            unlocked.signal()
-        }.start()
-        try #require(locked.wait(timeout: .now() + 10) == .success, "another connection holds SQLite's write lock")
+        // Another connection holds SQLite's write lock.
+        let lock = try SQLiteWriteLock(path: try app.sqlite.path)
         // Does not depend on how the writer and the lock interleave: releases in any case.
-        defer { release.signal() }
+        defer { lock.release() }
 
         // Small batches: the queue fills long before SQLite's busy timeout (10 s) gives up on the
         // lock, also in a ThreadSanitizer build, where decoding and compressing is ~10× slower.
@@ -113,8 +98,8 @@ import WatchdogTesting
         #expect(!statuses.withLock { $0.values.contains(202) }, "nothing acknowledged while the writer cannot commit")
         #expect(try queueDepth() <= 100, "memory stays bounded")
 
-        release.signal()
-        unlocked.wait()
+        lock.release()
+        lock.waitUntilReleased()
         group.wait()
         let answered = statuses.withLock { $0 }
         #expect(answered.count == posted && answered.values.allSatisfy { $0 == 202 || $0 == 503 })

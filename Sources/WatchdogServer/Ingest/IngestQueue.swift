@@ -23,6 +23,8 @@ final class IngestQueue: Sendable {
         var pendingItems = 0
         var stopping = false
         var lastFailure: String?
+        /// Rounds finished: a commit, or a wake-up with nothing to do (`makesProgress`).
+        var rounds: UInt64 = 0
     }
 
     /// Why a batch was not queued.
@@ -88,9 +90,11 @@ final class IngestQueue: Sendable {
                         finished.signal()
                         return
                     }
+                    state.withLock { $0.rounds &+= 1 }
                     break
                 }
                 commit(jobs)
+                state.withLock { $0.rounds &+= 1 }
             }
         }
     }
@@ -124,6 +128,19 @@ final class IngestQueue: Sendable {
             state.withLock { $0.lastFailure = "\(error)" }
             for job in jobs { job.completion(.failure(error)) }
         }
+    }
+
+    /// Wakes the writer and waits up to `seconds` for it to finish a round: false while it is
+    /// stuck in a commit (systemd's watchdog pings only while this is true).
+    func makesProgress(withinSeconds seconds: Double) -> Bool {
+        let before = state.withLock { $0.rounds }
+        wakeUp.signal()
+        let deadline = DispatchTime.now() + seconds
+        while state.withLock({ $0.rounds }) == before {
+            guard DispatchTime.now() < deadline else { return false }
+            usleep(2_000)
+        }
+        return true
     }
 
     /// Why the last commit failed, or `nil` when it succeeded.
