@@ -18,14 +18,19 @@ protocol IngestRecord: Sendable {
     var app: String { get }
     /// A report of a deliberate test crash (counts against the install's daily budget).
     var isTestCrash: Bool { get }
+    /// Folds values past the cardinality caps (`CardinalityRegistry`).
+    static func fold(_ records: inout [Self], by registry: CardinalityRegistry)
 }
 
 extension ReportRecord: IngestRecord {
     var isTestCrash: Bool { testCrash && installID != nil }
+    static func fold(_ records: inout [ReportRecord], by registry: CardinalityRegistry) { registry.fold(&records) }
 }
 
 extension SessionRecord: IngestRecord {
     var isTestCrash: Bool { false }
+    /// Session starts carry no capped value (idiom is a closed vocabulary).
+    static func fold(_ records: inout [SessionRecord], by registry: CardinalityRegistry) {}
 }
 
 extension Report: IngestItem {

@@ -14,6 +14,7 @@ struct IngestRoutes: Sendable {
     let limits: IngestLimits
     let metrics: ServerMetrics
     let trustedProxies: Set<String>
+    let cardinality: CardinalityRegistry
 
     func post<Item: IngestItem>(_ type: Item.Type, _ request: HTTPRequest, principal: Principal, responder: PendingResponse) throws(APIError) {
         guard let app = principal.app else {
@@ -50,6 +51,7 @@ struct IngestRoutes: Sendable {
                 }
             }
         }
+        Item.Record.fold(&records, by: cardinality)
         if !batch.items.isEmpty, wrongApp == batch.items.count {
             throw .forbidden("every item is for another app than this ingest key's (\(app)); nothing was stored")
         }
