@@ -11,12 +11,19 @@ import Testing
         ((compare["by_kind"] as? [[String: Any]])?.first { $0["value"] as? String == "view_frame_mismatch" }).map { NSDictionary(dictionary: $0) }
     }
 
-    @Test func twentyThousandJunkKindsAndScreensLeaveCompareUnder64KiBAndTheRealKindAsItWas() throws {
+    /// A daemon with an app, a viewer token and releases 14.1.0 and 14.2.0 (build 1), each with
+    /// `sessions` sessions of which the first `affected` glitched.
+    static func twoReleases(sessions: Int, affected: (base: Int, target: Int)) throws -> (daemon: Daemon, key: String, viewer: String) {
         let daemon = try Daemon()
         let key = try daemon.addApp(Self.app)
         let viewer = try daemon.addToken(role: "viewer")
-        try AlertDaemonTests.release(daemon, key: key, version: "14.1.0", sessions: 400, affected: 20)
-        try AlertDaemonTests.release(daemon, key: key, version: "14.2.0", sessions: 400, affected: 80)
+        try AlertDaemonTests.release(daemon, key: key, version: "14.1.0", sessions: sessions, affected: affected.base)
+        try AlertDaemonTests.release(daemon, key: key, version: "14.2.0", sessions: sessions, affected: affected.target)
+        return (daemon, key, viewer)
+    }
+
+    @Test func twentyThousandJunkKindsAndScreensLeaveCompareUnder64KiBAndTheRealKindAsItWas() throws {
+        let (daemon, key, viewer) = try Self.twoReleases(sessions: 400, affected: (20, 80))
         let path = "/v1/apps/\(Self.app)/compare?base=14.1.0%20(1)&target=14.2.0%20(1)"
         let before = try daemon.client.request("GET", path, token: viewer)
         #expect(before.status == 200 && Self.realKind(before.json)?["verdict"] as? String == "regressed", "\(before.text.prefix(300))")
@@ -56,12 +63,8 @@ import Testing
     }
 
     @Test func aSessionDated2007AndOneADayAheadLeaveTheOverlaysRealDaysDrawn() throws {
-        let daemon = try Daemon()
-        let key = try daemon.addApp(Self.app)
-        let viewer = try daemon.addToken(role: "viewer")
         // Both releases' sessions on the fixture's day (2026-11-20), a glitch in 4 of 20.
-        try AlertDaemonTests.release(daemon, key: key, version: "14.1.0", sessions: 20, affected: 4)
-        try AlertDaemonTests.release(daemon, key: key, version: "14.2.0", sessions: 20, affected: 4)
+        let (daemon, key, viewer) = try Self.twoReleases(sessions: 20, affected: (4, 4))
         var early = Fixtures.session(version: "14.2.0", build: "1")
         early["started_at"] = "2007-01-10T00:00:00Z"
         var ahead = Fixtures.session(version: "14.1.0", build: "1")

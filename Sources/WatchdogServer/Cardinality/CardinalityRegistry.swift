@@ -24,6 +24,16 @@ final class CardinalityRegistry: Sendable {
     private struct ReleaseKey: Hashable {
         var app: String
         var release: ReleaseID
+
+        init(_ report: ReportRecord) {
+            app = report.app
+            release = ReleaseID(version: report.version, build: report.build)
+        }
+
+        /// The release of `report` (without hashing).
+        func `is`(_ report: ReportRecord) -> Bool {
+            release.version == report.version && release.build == report.build && app == report.app
+        }
     }
 
     private struct Scope {
@@ -73,7 +83,15 @@ final class CardinalityRegistry: Sendable {
     /// it again.
     func fold(_ reports: inout [ReportRecord]) {
         let apps = Set(reports.lazy.filter { !Vocabulary.builtInKinds.contains($0.kind) }.map(\.app))
-        let releases = Set(reports.lazy.filter(Self.hasReleaseValues).map { ReleaseKey(app: $0.app, release: ReleaseID(version: $0.version, build: $0.build)) })
+        var releases: Set<ReleaseKey> = []
+        var previous: ReleaseKey?
+        for report in reports where Self.hasReleaseValues(report) {
+            // A batch is mostly one release: hash its key once.
+            guard previous.map({ !$0.is(report) }) ?? true else { continue }
+            let key = ReleaseKey(report)
+            previous = key
+            releases.insert(key)
+        }
         guard !apps.isEmpty || !releases.isEmpty else { return }
         var unreadable: Set<ReleaseKey> = []
         // Store reads happen outside the lock, for the scopes not in memory. Another batch can
@@ -111,25 +129,32 @@ final class CardinalityRegistry: Sendable {
                       let oldest = state.releases.min(by: { $0.value.lastUse < $1.value.lastUse }), oldest.value.lastUse < now {
                     state.releases[oldest.key] = nil
                 }
-                for index in reports.indices { fold(&reports[index], state: &state) }
+                var current: (key: ReleaseKey, index: Dictionary<ReleaseKey, ReleaseScopes>.Index?)?
+                for index in reports.indices {
+                    if Self.hasReleaseValues(reports[index]), !(current?.key.is(reports[index]) ?? false) {
+                        let key = ReleaseKey(reports[index])
+                        current = (key, state.releases.index(forKey: key))
+                    }
+                    fold(&reports[index], state: &state, release: current?.index)
+                }
                 return true
             }
             if folded { return }
         }
     }
 
-    /// Folds one report by the scopes in memory; a scope that is not (unreadable) is full.
-    private func fold(_ report: inout ReportRecord, state: inout State) {
+    /// Folds one report by the scopes in memory (its release's at `release`); a scope that is
+    /// not (unreadable) is full.
+    private func fold(_ report: inout ReportRecord, state: inout State, release: Dictionary<ReleaseKey, ReleaseScopes>.Index?) {
         var changed = false
         if !Vocabulary.builtInKinds.contains(report.kind), state.kinds[report.app]?.admits(report.kind) != true {
             report.kind = Folded.kind
             changed = true
         }
         if Self.hasReleaseValues(report) {
-            let key = ReleaseKey(app: report.app, release: ReleaseID(version: report.version, build: report.build))
             func capped(_ value: String?, _ dimension: Dimension) -> String? {
-                guard let value, state.releases[key]?.scopes[dimension.rawValue].admits(value) != true else { return value }
-                return Folded.value
+                guard let value, let release else { return value == nil ? nil : Folded.value }
+                return state.releases.values[release].scopes[dimension.rawValue].admits(value) ? value : Folded.value
             }
             let screen = capped(report.screen, .screen), view = capped(report.viewName, .view)
             if screen != report.screen || view != report.viewName {
