@@ -107,7 +107,7 @@ import WatchdogTesting
         let now = app.clock.now
         let junk = (0..<300).map { index in
             ReportRecord(id: UUID().uuidString.lowercased(), app: "com.example.mail", version: "14.2.0", build: "2", channel: nil, kind: "x-junk-\(index)",
-                         occurredAt: now - 3_600_000, sessionID: target[100 + index % 100], installID: nil, isSuspect: false, screen: "J-\(index)", autoFixed: false,
+                         occurredAt: now - 3_600_000, sessionID: target[100 + index % 100], installID: "I-14.2.0-\(100 + index % 100)", isSuspect: false, screen: "J-\(index)", autoFixed: false,
                          testCrash: false, fingerprint: Fingerprint.of(kind: "x-junk-\(index)", screen: "J-\(index)", viewName: nil, keyboardMode: nil), body: "{}")
         }
         _ = try app.store.ingest([.reports(junk, receivedAt: now)])
@@ -136,6 +136,16 @@ import WatchdogTesting
         let five = try app.client.request("GET", "\(Self.app)/compare?base=14.1.0&target=14.2.0&limit=5", token: viewer)
         #expect((five.json["by_kind"] as? [[String: Any]])?.count == 6)
         #expect(try app.client.request("GET", "\(Self.app)/compare?base=14.1.0&target=14.2.0&limit=0", token: viewer).status == 400)
+
+        // A config rule's cohorts split the same kinds by install: cut alike.
+        let admin = try app.addToken(role: "admin")
+        #expect(try app.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin,
+                                       body: Array(#"{"rules": [{"id": "half", "name": "half", "match": {"percent": 50}, "set": {"auto_fix": true}}]}"#.utf8)).status == 200)
+        let cohorts = try app.client.request("GET", "\(Self.app)/cohorts?release=14.2.0&rule=half", token: viewer)
+        #expect(cohorts.status == 200, "\(cohorts.text)")
+        let cohortKinds = try #require(cohorts.json["by_kind"] as? [[String: Any]])
+        #expect(cohortKinds.count == BreakdownCut.defaultLimit + 1 && cohortKinds.last?["value"] as? String == "x-other")
+        #expect(cohortKinds.last?["other_values"] as? Int == 301 - BreakdownCut.defaultLimit)
 
         let series = try app.client.request("GET", "\(Self.app)/timeseries?release=14.2.0", token: viewer)
         #expect(series.status == 200, "\(series.text)")
