@@ -155,4 +155,26 @@ import WatchdogTesting
         #expect(kinds.values.reduce(0) { $0 + $1.reduce(0, +) } == 380)
         #expect((series.json["rates"] as? [String: Any])?.count == kinds.count)
     }
+
+    @Test func theKeyboardHistogramAnswersItsLargestGroupsAndCountsTheRest() throws {
+        let app = try TestApplication()
+        _ = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        // 150 device models stored as before the caps, model i with i + 1 reports.
+        let records = (0..<150).flatMap { model in
+            (0...model).map { _ in
+                ReportRecord(id: UUID().uuidString.lowercased(), app: "com.example.mail", version: "14.2.0", build: "1", channel: nil, kind: "x-glitch",
+                             occurredAt: app.clock.now, sessionID: nil, installID: nil, isSuspect: false, screen: nil, autoFixed: false, testCrash: false,
+                             fingerprint: Fingerprint.of(kind: "x-glitch", screen: nil, viewName: nil, keyboardMode: "docked"), keyboardMode: "docked",
+                             keyboardHeight: 216, inputMode: "en-US", deviceModel: "Model\(model)", body: "{}")
+            }
+        }
+        _ = try app.store.ingest([.reports(records, receivedAt: app.clock.now)])
+        let keyboard = try app.client.request("GET", "\(Self.app)/keyboard?release=14.2.0", token: viewer)
+        #expect(keyboard.status == 200, "\(keyboard.text)")
+        let groups = try #require(keyboard.json["groups"] as? [[String: Any]])
+        #expect(groups.count == 100 && keyboard.json["other_groups"] as? Int == 50)
+        #expect(groups.first?["model"] as? String == "Model149" && groups.last?["model"] as? String == "Model50", "the most reported")
+        #expect((try app.client.request("GET", "\(Self.app)/keyboard?release=14.2.0&limit=3", token: viewer).json["groups"] as? [Any])?.count == 3)
+    }
 }

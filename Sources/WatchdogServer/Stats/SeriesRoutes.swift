@@ -153,10 +153,16 @@ struct SeriesRoutes: Sendable {
 
     func keyboard(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let release = try lookup.release(request.query, "release", of: app)
+        let limit = try ReleaseLookup.limit(request.query["limit"], default: 100, maximum: BreakdownCut.maximumLimit)
         let rows = try storeCall { try store.keyboardHeights(app: app, release: release?.release) }
         var groups: [[String]: [HeightRow]] = [:]
         for row in rows { groups[[row.model, row.mode, row.inputMode], default: []].append(row) }
         var views = groups.map { key, rows in KeyboardGroupView(model: key[0], mode: key[1], inputMode: key[2], rows: rows) }
+        // The `limit` groups with the most reports: whatever clients named, the answer (and the
+        // sibling search below, quadratic in the groups) stays bounded.
+        views.sort { $0.reports != $1.reports ? $0.reports > $1.reports : ($0.model, $0.mode, $0.inputMode) < ($1.model, $1.mode, $1.inputMode) }
+        let otherGroups = max(0, views.count - limit)
+        views.removeLast(otherGroups)
         // Two clusters for one model and mode that differ by input mode (216 vs 252 pt):
         // a layout that hard-codes one height is wrong for the other.
         for index in views.indices {
@@ -166,8 +172,7 @@ struct SeriesRoutes: Sendable {
                 views[index].heightDiffersByInputMode = others.map(\.inputMode).sorted()
             }
         }
-        views.sort { $0.reports != $1.reports ? $0.reports > $1.reports : ($0.model, $0.mode, $0.inputMode) < ($1.model, $1.mode, $1.inputMode) }
-        return JSONBody.response(KeyboardView(app: app, release: release?.release.text, groups: views))
+        return JSONBody.response(KeyboardView(app: app, release: release?.release.text, groups: views, otherGroups: otherGroups))
     }
 
     private var store: any TelemetryStore { lookup.store }
@@ -340,6 +345,11 @@ struct KeyboardView: Encodable {
     var app: String
     @NullWhenAbsent var release: String? = nil
     var groups: [KeyboardGroupView]
+    /// Groups past `limit` (the fewest reports), left out.
+    var otherGroups: Int
 
-    enum CodingKeys: String, CodingKey { case app, release, groups }
+    enum CodingKeys: String, CodingKey {
+        case app, release, groups
+        case otherGroups = "other_groups"
+    }
 }
