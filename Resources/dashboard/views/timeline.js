@@ -100,7 +100,7 @@ export async function render(main, params, { go, settle }) {
     replace(overlayTable,
       el('p', { class: 'muted' }, sides.map((r, i) => [i ? '; ' : '', `${r.role[0].toUpperCase()}${r.role.slice(1)}: `, clientText(r.release, 'span', { 'data-role': `overlay-${r.role}` }),
         ` (day 0 ${time(r.aligned_start)}; first session ${time(r.first_session)}`,
-        r.sessions_before_start ? el('span', { 'data-role': `before-start-${r.role}` }, `; ${number(r.sessions_before_start)} sessions and ${number(r.reports_before_start)} reports dated earlier, not drawn`) : '',
+        r.sessions_before_start ? el('span', { 'data-role': `before-start-${r.role}` }, `; ${number(r.sessions_before_start)} sessions and ${number(r.reports_before_start)} reports dated earlier, not drawn`) : null,
         ')']), '.'),
       el('div', { class: 'scroll' }, grid));
   }
