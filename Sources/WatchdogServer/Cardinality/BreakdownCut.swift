@@ -24,9 +24,9 @@ enum BreakdownCut {
     /// `rows` cut to the `limit` with the most affected sessions (then reports), in their
     /// order, and one `folded` row summing the others. Every row of a kind or screen breakdown
     /// has its side's sessions as denominator: the sum's is the same. A sum of several values
-    /// can count a session once per value, so it has figures but no ratio or verdict.
+    /// can count a session once per value, so it has figures but no ratio or verdict; a single
+    /// value left over stays its own row, as computed (verdict and marks included).
     static func cut(_ rows: [Breakdown], limit: Int, folded: String, designEffect: (base: Double, target: Double)) -> [Breakdown] {
-        guard let first = rows.first else { return rows }
         func volume(_ index: Int) -> Int {
             let comparison = rows[index].comparison
             return (comparison.base.affectedSessions + comparison.target.affectedSessions) * 1_000_000
@@ -34,7 +34,11 @@ enum BreakdownCut {
         }
         guard let kept = kept(rows.map(\.value), volume: volume, limit: limit, folded: folded) else { return rows }
         let rest = rows.indices.filter { !kept.contains($0) }.map { rows[$0].comparison }
-        guard !rest.isEmpty else { return rows }
+        // One value left over: every row stays as computed (with its marks); the folded
+        // value's says it is one.
+        guard rest.count > 1, let first = rows.first else {
+            return rows.map { Breakdown(value: $0.value, comparison: $0.comparison, otherValues: $0.value == folded ? 1 : nil) }
+        }
         func sum(_ sides: [SessionComparison.Side], sessions: Int, designEffect: Double) -> SessionComparison.Side {
             SessionComparison.Side(sessions: sessions, affectedSessions: sides.reduce(0) { $0 + $1.affectedSessions },
                                    reports: sides.reduce(0) { $0 + $1.reports }, floodedReports: sides.reduce(0) { $0 + $1.floodedReports },
@@ -44,7 +48,7 @@ enum BreakdownCut {
                                            target: sum(rest.map(\.target), sessions: first.comparison.target.sessions, designEffect: designEffect.target))
         if let partial = rest.first(where: { $0.reason == SessionComparison.partialHistoryReason }) {
             comparison = comparison.withheld(partial.reason ?? "")
-        } else if rest.count > 1 {
+        } else {
             comparison = comparison.withheld("\(rest.count) values summed (past the top \(limit) by affected sessions, or folded at ingest): a session can count under several of them, so the sum is not compared")
         }
         return rows.indices.filter { kept.contains($0) }.map { rows[$0] } + [Breakdown(value: folded, comparison: comparison, otherValues: rest.count)]
