@@ -24,7 +24,7 @@ export const flooded = (concentration) => (concentration?.top_installs_report_sh
 /** One line per kind: "2.1× fewer sessions with view-frame glitches, … [improved]". */
 export function kindSentences(byKind, prefix = '') {
   const capital = (text) => (prefix ? text : text.charAt(0).toUpperCase() + text.slice(1));
-  return el('ul', {}, byKind.map((k) => el('li', { class: 'kind-sentence' }, prefix, capital(ratioSentence(k, sessionsWith(k.value))), ' ', verdictBadge(k.verdict))));
+  return el('ul', {}, byKind.filter((k) => !k.other_values).map((k) => el('li', { class: 'kind-sentence' }, prefix, capital(ratioSentence(k, sessionsWith(k.value))), ' ', verdictBadge(k.verdict))));
 }
 
 /** The secondary figures under the headline: affected-session rates, report rates, glitch-free sessions. */
@@ -84,12 +84,15 @@ export function sides(data, roles = ['Base', 'Target']) {
   ];
 }
 
+/** The row summing the values past the answer's cut (and those folded at ingest): "other (N values folded)". */
+const otherLabel = (r) => el('span', { class: 'badge suspect', 'data-role': 'other-values' }, `other (${number(r.other_values)} ${r.other_values === 1 ? 'value' : 'values'} folded)`);
+
 /** A breakdown (by kind, screen, keyboard mode, idiom) as a table: affected sessions first, report rates second. */
 export function breakdown(list, label, roles = ['Base', 'Target'], what = 'Kind') {
   const headers = [what, { label: `${roles[0]}: sessions with`, num: true }, { label: 'rate', num: true }, { label: `${roles[1]}: sessions with`, num: true }, { label: 'rate', num: true },
     { label: `Change (${roles[1]} vs ${roles[0]})`, num: true }, { label: '95 % interval', num: true }, 'Verdict', { label: 'Reports / 1k sessions', num: true }];
   const floodedNote = (r) => (r.base.flooded_reports || r.target.flooded_reports) ? ` (flooded ${number(r.base.flooded_reports)} → ${number(r.target.flooded_reports)})` : '';
-  return el('div', { class: 'scroll' }, table(headers, list.map((r) => ({ data: r, cells: [clientText(label(r.value)),
+  return el('div', { class: 'scroll' }, table(headers, list.map((r) => ({ data: r, cells: [r.other_values ? otherLabel(r) : clientText(label(r.value)),
     number(r.base.affected_sessions), percent(r.base.affected_session_rate), number(r.target.affected_sessions), percent(r.target.affected_session_rate),
     ...ratioCells(r.ratio, r.interval), verdictBadge(r.verdict),
     `${number(r.base.reports_per_1k_sessions, 1)} → ${number(r.target.reports_per_1k_sessions, 1)}${floodedNote(r)}`] }))));

@@ -51,7 +51,8 @@ public final class WatchdogApplication: Sendable {
                                   limits: IngestLimits(perKey: RateLimiter(rate: settings.ingestRatePerKey, burst: settings.ingestBurstPerKey),
                                                        perAddress: RateLimiter(rate: settings.ingestRatePerAddress, burst: settings.ingestBurstPerAddress),
                                                        metrics: metrics),
-                                  metrics: metrics, trustedProxies: settings.trustedProxies, admission: admission)
+                                  metrics: metrics, trustedProxies: settings.trustedProxies, admission: admission,
+                                  cardinality: CardinalityRegistry(store: store))
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
                                 ingest: ingest, metrics: metrics, alerts: alerts, lookup: lookup, admission: admission, clock: clock)
         router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,

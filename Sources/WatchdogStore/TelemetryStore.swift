@@ -42,8 +42,12 @@ public protocol TelemetryStore: Sendable {
     func installs(app: String, release: ReleaseID) throws -> [InstallRow]
     /// Session starts per hour between two hours (inclusive); all releases when `release` is nil.
     func hourlySessions(app: String, release: ReleaseID?, fromHour: Int64, toHour: Int64) throws -> [HourlySessionsRow]
-    /// The hour of a release's first session start, `nil` without any.
-    func firstSessionHour(app: String, release: ReleaseID) throws -> Int64?
+    /// The app's custom (`x-`) kinds, the most reported first, at most `limit` (the
+    /// cardinality registry's start).
+    func customKinds(app: String, limit: Int) throws -> [String]
+    /// A release's distinct screens, views, device models and input modes, the most reported
+    /// first, at most `limit` of each (the cardinality registry's start).
+    func releaseValues(app: String, release: ReleaseID, limit: Int) throws -> ReleaseValues
     /// Reports newest first (by `sequence`), those with a sequence below `before` when given.
     func reports(app: String, filter: ReportFilter, before: Int64?, limit: Int) throws -> [StoredReport]
     /// The reports with this id: ids are unique per app, so at most one when `app` is given,

@@ -20,6 +20,7 @@ export async function render(main, params, { go }) {
         data.groups.map((g) => ({ data: g, cells: [clientText(g.model || '?'), clientText(g.mode || '?'), clientText(g.input_mode || '?'), number(g.reports), g.min, g.median, g.max,
           [g.outlier ? g.outlier_reason : null, g.height_differs_by_input_mode ? `height differs from ${g.height_differs_by_input_mode.join(', ')}: never hard-code one` : null].filter(Boolean).join('; ')] })),
         (g) => (g.outlier ? 'outlier' : null))),
+      data.other_groups ? el('p', { class: 'muted', 'data-role': 'other-groups' }, `${number(data.other_groups)} more groups with fewer reports are not shown.`) : null,
       el('p', { class: 'muted' }, 'Outliers: heights of at least 90 % of the window — the zero frame of a dragged iPad keyboard taken as docked.'));
   });
   const refresh = async () => draw(await api.get(`/v1/apps/${q(app)}/keyboard${release ? `?release=${q(release)}` : ''}`));

@@ -24,8 +24,8 @@ const options = (partialAt) => ({
   plugins: { tooltip: { callbacks: { footer: (items) => (items.some((i) => partialAt(i.datasetIndex, i.dataIndex)) ? 'partial: still in progress' : '') } } },
 });
 
-/** Glitches over time: base vs target aligned by days since each release's first session
- * (reports per 1,000 sessions, with a table of the same numbers), and the target by kind. */
+/** Glitches over time: base vs target aligned by days since the start of each release's bulk
+ * of sessions (reports per 1,000 sessions, with a table of the same numbers), and the target by kind. */
 export async function render(main, params, { go, settle }) {
   const app = params.get('app');
   const releases = await loadReleases(app);
@@ -37,7 +37,7 @@ export async function render(main, params, { go, settle }) {
   const reopen = (change) => go('timeline', Object.fromEntries(Object.entries({ base, target, kind, bucket, ...change }).filter(([, v]) => v)));
   const kinds = [...new Set([...knownKinds, ...releases.flatMap((r) => Object.keys(r.reports_by_kind ?? {}))])];
   const what = kind ? kindName(kind) : 'keyboard glitches';
-  const overlayChart = describeChart(el('div', { class: 'chart' }), 'Line chart: reports per 1,000 sessions of base and target, by days since each release’s first session');
+  const overlayChart = describeChart(el('div', { class: 'chart' }), 'Line chart: reports per 1,000 sessions of base and target, by days since the start of each release’s bulk of sessions');
   const overlayTable = el('div', { 'data-role': 'overlay' });
   const kindChart = describeChart(el('div', { class: 'chart' }), 'Line chart: reports per 1,000 sessions of the target release, by kind');
   const kindTable = el('div');
@@ -48,9 +48,9 @@ export async function render(main, params, { go, settle }) {
       el('label', {}, 'Kind ', navigatingSelect({ name: 'kind' },
         [option('', 'all kinds', !kind), kinds.map((k) => option(k, kindName(k), k === kind))], (chosen) => reopen({ kind: chosen })))),
     el('div', { class: 'card' },
-      el('h2', {}, `${what[0].toUpperCase()}${what.slice(1)} per 1,000 sessions, by days since each release’s first session`),
+      el('h2', {}, `${what[0].toUpperCase()}${what.slice(1)} per 1,000 sessions, by days since each release’s sessions took off`),
       overlayChart,
-      el('p', { class: 'muted' }, 'Day 0 is the UTC day of the release’s first session. Dashed, hollow triangle: a partial day (still in progress). Gaps: no sessions, or not yet.'),
+      el('p', { class: 'muted' }, 'Day 0 is the UTC day by which 1 % of the release’s sessions (at least 5) had started, so one session dated far earlier does not move it; what is dated before day 0 is counted under the chart, not drawn. Dashed, hollow triangle: a partial day (still in progress). Gaps: no sessions, or not yet.'),
       overlayTable),
     el('div', { class: 'card' },
       el('h2', {}, target ? [clientText(releaseLabel(releases, target)), `: ${what} per 1,000 sessions, by kind`] : 'By kind'),
@@ -95,11 +95,13 @@ export async function render(main, params, { go, settle }) {
     (row) => (row.partial ? 'partial' : null));
     grid.setAttribute('data-role', 'overlay-table');
     grid.classList.add('compact');
-    grid.prepend(el('caption', { class: 'sr-only' }, `${what[0].toUpperCase()}${what.slice(1)} per 1,000 sessions by day since each release’s first session: the chart’s numbers`));
+    grid.prepend(el('caption', { class: 'sr-only' }, `${what[0].toUpperCase()}${what.slice(1)} per 1,000 sessions by day since the start of each release’s bulk of sessions: the chart’s numbers`));
     overlayChart.hidden = false;
     replace(overlayTable,
       el('p', { class: 'muted' }, sides.map((r, i) => [i ? '; ' : '', `${r.role[0].toUpperCase()}${r.role.slice(1)}: `, clientText(r.release, 'span', { 'data-role': `overlay-${r.role}` }),
-        ` (first session ${time(r.first_session)})`]), '.'),
+        ` (day 0 ${time(r.aligned_start)}; first session ${time(r.first_session)}`,
+        r.sessions_before_start ? el('span', { 'data-role': `before-start-${r.role}` }, `; ${number(r.sessions_before_start)} sessions and ${number(r.reports_before_start)} reports dated earlier, not drawn`) : null,
+        ')']), '.'),
       el('div', { class: 'scroll' }, grid));
   }
 

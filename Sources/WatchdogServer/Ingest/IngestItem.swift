@@ -21,6 +21,8 @@ protocol IngestRecord: Sendable {
     /// Adds what the server knows and the client cannot say: the app's admission policy and,
     /// for a session start, the network it came from and whether its time is believable.
     mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, now: Int64)
+    /// Folds values past the cardinality caps (`CardinalityRegistry`).
+    static func fold(_ records: inout [Self], by registry: CardinalityRegistry)
 }
 
 extension ReportRecord: IngestRecord {
@@ -29,6 +31,7 @@ extension ReportRecord: IngestRecord {
     mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, now: Int64) {
         policy = settings.policy
     }
+    static func fold(_ records: inout [ReportRecord], by registry: CardinalityRegistry) { registry.fold(&records) }
 }
 
 extension SessionRecord: IngestRecord {
@@ -37,6 +40,8 @@ extension SessionRecord: IngestRecord {
     mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, now: Int64) {
         admission.prepare(&self, network: network, settings: settings, now: now)
     }
+    /// Session starts carry no capped value (idiom is a closed vocabulary).
+    static func fold(_ records: inout [SessionRecord], by registry: CardinalityRegistry) {}
 }
 
 extension Report: IngestItem {

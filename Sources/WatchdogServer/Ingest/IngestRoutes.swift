@@ -15,6 +15,7 @@ struct IngestRoutes: Sendable {
     let metrics: ServerMetrics
     let trustedProxies: Set<String>
     let admission: AdmissionService
+    let cardinality: CardinalityRegistry
 
     func post<Item: IngestItem>(_ type: Item.Type, _ request: HTTPRequest, principal: Principal, responder: PendingResponse) throws(APIError) {
         guard let app = principal.app else {
@@ -55,6 +56,7 @@ struct IngestRoutes: Sendable {
                 }
             }
         }
+        Item.Record.fold(&records, by: cardinality)
         if !batch.items.isEmpty, wrongApp == batch.items.count {
             throw .forbidden("every item is for another app than this ingest key's (\(app)); nothing was stored")
         }

@@ -19,7 +19,10 @@ struct CompareRoutes: Sendable {
         guard baseStats.release != targetStats.release else {
             throw .badRequest("same_release", "base and target are the same release (\(baseStats.release.text.prefix(200))); pick two different releases")
         }
-        return JSONBody.response(try Self.comparison(lookup, app: app, base: baseStats, target: targetStats))
+        let limit = try BreakdownCut.limit(request.query["limit"])
+        var view = try Self.comparison(lookup, app: app, base: baseStats, target: targetStats)
+        view.cut(limit: limit)
+        return JSONBody.response(view)
     }
 
     /// Two releases compared, overall and per kind, screen, keyboard mode and idiom: what
@@ -44,12 +47,13 @@ struct CompareRoutes: Sendable {
         let overall = SessionComparison(base: Self.side(base, installs: baseInstalls), target: Self.side(target, installs: targetInstalls))
         // Per-install counts are kept per kind only: the other breakdowns take their side's
         // overall design effect, so one install cannot make them look certain either.
+        let baseCounts = Self.counts(base), targetCounts = Self.counts(target)
         func breakdown(_ dimension: String, sessions: (ReleaseDetail, String) -> Int) -> [Breakdown] {
             let values = Set(Self.values(base, dimension)).union(Self.values(target, dimension))
             return values.sorted().map { value in
                 Breakdown(value: value, comparison: SessionComparison(
-                    base: Self.side(base, dimension, value, sessions: sessions(base, value), designEffect: overall.base.designEffect),
-                    target: Self.side(target, dimension, value, sessions: sessions(target, value), designEffect: overall.target.designEffect)))
+                    base: Self.side(base, baseCounts, dimension, value, sessions: sessions(base, value), designEffect: overall.base.designEffect),
+                    target: Self.side(target, targetCounts, dimension, value, sessions: sessions(target, value), designEffect: overall.target.designEffect)))
             }.sorted {
                 ($0.comparison.base.affectedSessions + $0.comparison.target.affectedSessions, $1.value)
                     > ($1.comparison.base.affectedSessions + $1.comparison.target.affectedSessions, $0.value)
@@ -89,14 +93,27 @@ struct CompareRoutes: Sendable {
                                                                                                   sessionsSquared: installs.overall.sessionsSquared)))
     }
 
-    private static func side(_ detail: ReleaseDetail, _ dimension: String, _ value: String, sessions: Int, designEffect: Double) -> SessionComparison.Side {
-        var reports = 0, flooded = 0
-        for row in detail.breakdown where row.dimension == dimension && row.value == value {
-            reports += row.reports
-            flooded += row.floodedReports
-        }
+    private static func side(_ detail: ReleaseDetail, _ counts: [DimensionValue: (reports: Int, flooded: Int)], _ dimension: String, _ value: String,
+                             sessions: Int, designEffect: Double) -> SessionComparison.Side {
+        let count = counts[DimensionValue(dimension: dimension, value: value)] ?? (0, 0)
         return SessionComparison.Side(sessions: sessions, affectedSessions: detail.affectedSessions[dimension]?[value] ?? 0,
-                                      reports: reports, floodedReports: flooded, designEffect: designEffect)
+                                      reports: count.reports, floodedReports: count.flooded, designEffect: designEffect)
+    }
+
+    private struct DimensionValue: Hashable {
+        var dimension: String
+        var value: String
+    }
+
+    /// Headline and flooded reports per dimension value, summed over kinds in one pass (a
+    /// scan per value was quadratic: 20,000 screens took seconds).
+    private static func counts(_ detail: ReleaseDetail) -> [DimensionValue: (reports: Int, flooded: Int)] {
+        var counts: [DimensionValue: (reports: Int, flooded: Int)] = [:]
+        for row in detail.breakdown {
+            counts[DimensionValue(dimension: row.dimension, value: row.value), default: (0, 0)].reports += row.reports
+            counts[DimensionValue(dimension: row.dimension, value: row.value), default: (0, 0)].flooded += row.floodedReports
+        }
+        return counts
     }
 
     /// Values of a dimension with headline reports or affected sessions.
@@ -156,6 +173,7 @@ struct CompareRoutes: Sendable {
         // Both cohorts are installs of one release: its sessions' concentration is theirs.
         let concentration = try storeCall { try lookup.store.sessionConcentration(app: app, release: release.release) }
         view.assessReliability(base: concentration, target: concentration, settings: lookup.admission.settings(app: app))
+        view.cut(limit: try BreakdownCut.limit(request.query["limit"]))
         return JSONBody.response(view)
     }
 }

@@ -133,13 +133,19 @@ extension ConcentrationView: JSONWritable {
 struct Breakdown: Encodable {
     var value: String
     var comparison: SessionComparison
+    /// On the row summing the values past the cut (`BreakdownCut`): how many it sums.
+    var otherValues: Int? = nil
 
-    enum CodingKeys: String, CodingKey { case value }
+    enum CodingKeys: String, CodingKey {
+        case value
+        case otherValues = "other_values"
+    }
 
     func encode(to encoder: Encoder) throws {
         try comparison.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(value, forKey: .value)
+        try container.encodeIfPresent(otherValues, forKey: .otherValues)
     }
 }
 

@@ -12,15 +12,24 @@ struct SeriesRoutes: Sendable {
     func timeseries(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let (bucketName, hoursPerBucket, kind) = try Self.bucketAndKind(request, defaultBucket: "hour")
         let release = try lookup.release(request.query, "release", of: app)
+        let limit = try BreakdownCut.limit(request.query["limit"])
         // Default range: the release's traffic, or the app's last 7 days.
         let span = release.map { ($0.firstSeen, $0.lastSeen) } ?? (clock() - 7 * 86_400_000, clock())
         let from = try Self.time(request.query["from"], name: "from") ?? span.0
         let to = try Self.time(request.query["to"], name: "to") ?? span.1
         var firstBucket = Self.floorDiv(Self.floorDiv(from, 3_600_000), hoursPerBucket)
-        let lastBucket = Self.floorDiv(Self.floorDiv(to, 3_600_000), hoursPerBucket)
-        // A longer range keeps its latest buckets, and says so.
+        var lastBucket = Self.floorDiv(Self.floorDiv(to, 3_600_000), hoursPerBucket)
+        // A longer range keeps the buckets around the bulk of its sessions (one session dated
+        // 2007 does not push the data out), or its latest without sessions; and says so.
         let truncated = lastBucket - firstBucket >= Int64(Self.maximumBuckets)
-        if truncated { firstBucket = lastBucket - Int64(Self.maximumBuckets) + 1 }
+        if truncated {
+            let rows = try storeCall {
+                try store.hourlySessions(app: app, release: release?.release, fromHour: firstBucket * hoursPerBucket, toHour: (lastBucket + 1) * hoursPerBucket - 1)
+            }
+            let bulk = SessionBulk(rows.map { ($0.hour, $0.sessions) }).map { Self.floorDiv($0.start, hoursPerBucket)...Self.floorDiv($0.end, hoursPerBucket) } ?? lastBucket...lastBucket
+            firstBucket = SessionBulk.windowStart(first: firstBucket, last: lastBucket, bulk: bulk, maximum: Int64(Self.maximumBuckets))
+            lastBucket = firstBucket + Int64(Self.maximumBuckets) - 1
+        }
         // `from` after `to`: an empty range, no buckets and nothing to read.
         let count = max(0, Int(lastBucket - firstBucket + 1))
         let fromHour = firstBucket * hoursPerBucket, toHour = (lastBucket + 1) * hoursPerBucket - 1
@@ -43,6 +52,7 @@ struct SeriesRoutes: Sendable {
             suspect[row.kind, default: Array(repeating: 0, count: count)][index] += row.suspectReports
             flooded[row.kind, default: Array(repeating: 0, count: count)][index] += row.floodedReports
         }
+        let otherKinds = kind == nil ? BreakdownCut.cut(series: &series, suspect: &suspect, flooded: &flooded, limit: limit) : 0
         var sessions = Array(repeating: 0, count: count)
         for row in sessionRows {
             let index = Int(Self.floorDiv(row.hour, hoursPerBucket) - firstBucket)
@@ -59,7 +69,7 @@ struct SeriesRoutes: Sendable {
         }
         return JSONBody.response(writing: TimeseriesView(app: app, release: release?.release.text, bucket: bucketName, buckets: buckets, series: series,
                                                 suspectSeries: suspect, floodedSeries: flooded, sessions: sessions, rates: rates,
-                                                partialBuckets: partial, truncated: truncated))
+                                                partialBuckets: partial, truncated: truncated, otherKinds: otherKinds))
     }
 
     /// Reports per 1,000 sessions started in the same bucket; `nil` where none started.
@@ -81,7 +91,8 @@ struct SeriesRoutes: Sendable {
     }
 
     /// `GET /v1/apps/{app}/overlay?base=&target=`: two releases side by side, each from the
-    /// bucket of its first session start, so day 3 of one release lines up with day 3 of the other.
+    /// bucket its bulk of sessions starts in (`SessionBulk`), so day 3 of one release lines up
+    /// with day 3 of the other however early an outlying session is dated.
     func overlay(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let (bucketName, hoursPerBucket, kind) = try Self.bucketAndKind(request, defaultBucket: "day")
         guard let base = try lookup.release(request.query, "base", of: app), let target = try lookup.release(request.query, "target", of: app) else {
@@ -92,55 +103,66 @@ struct SeriesRoutes: Sendable {
         var lines: [OverlayLine] = []
         var length = 0
         var truncated = false
-        var starts: [(ReleaseStats, String, Int64?)] = []
+        var starts: [(release: ReleaseStats, role: String, hours: [HourlySessionsRow], start: Int64?)] = []
         for (release, role) in [(base, "base"), (target, "target")] {
-            let firstHour = try storeCall { try store.firstSessionHour(app: app, release: release.release) }
-            starts.append((release, role, firstHour.map { Self.floorDiv($0, hoursPerBucket) }))
-            if let first = firstHour.map({ Self.floorDiv($0, hoursPerBucket) }) {
+            let hours = try storeCall { try store.hourlySessions(app: app, release: release.release, fromHour: Int64.min, toHour: Int64.max) }
+            let start = SessionBulk(hours.map { ($0.hour, $0.sessions) }).map { Self.floorDiv($0.start, hoursPerBucket) }
+            starts.append((release, role, hours, start))
+            if let start {
                 let lastData = Self.floorDiv(Self.floorDiv(release.lastSeen, 3_600_000), hoursPerBucket)
-                length = max(length, Int(min(max(lastData, first), nowBucket) - first + 1))
+                length = max(length, Int(min(max(lastData, start), nowBucket) - start + 1))
             }
         }
         if length > Self.maximumBuckets {
             length = Self.maximumBuckets
             truncated = true
         }
-        for (release, role, first) in starts {
-            guard let first, length > 0 else {
-                lines.append(OverlayLine(role: role, release: release.release, firstSession: nil, sessions: [], reports: [], rates: [], partial: []))
+        for (release, role, hours, start) in starts {
+            let firstSession = hours.first.map { Timestamp.format(milliseconds: Self.floorDiv($0.hour, hoursPerBucket) * hoursPerBucket * 3_600_000) }
+            guard let first = start, length > 0 else {
+                lines.append(OverlayLine(role: role, release: release.release, firstSession: firstSession, alignedStart: nil, sessions: [], reports: [], rates: [], partial: []))
                 continue
             }
             let fromHour = first * hoursPerBucket, toHour = (first + Int64(length)) * hoursPerBucket - 1
-            let counts = try storeCall { try store.hourly(app: app, release: release.release, kind: kind, fromHour: fromHour, toHour: toHour) }
-            let sessionRows = try storeCall { try store.hourlySessions(app: app, release: release.release, fromHour: fromHour, toHour: toHour) }
+            let counts = try storeCall { try store.hourly(app: app, release: release.release, kind: kind, fromHour: Int64.min, toHour: toHour) }
             var reports = Array(repeating: 0, count: length), sessions = Array(repeating: 0, count: length)
+            var before = (sessions: 0, reports: 0)
             for row in counts {
                 let index = Int(Self.floorDiv(row.hour, hoursPerBucket) - first)
-                if index >= 0, index < length { reports[index] += row.reports }
+                if index < 0 { before.reports += row.reports } else if index < length { reports[index] += row.reports }
             }
-            for row in sessionRows {
+            for row in hours {
                 let index = Int(Self.floorDiv(row.hour, hoursPerBucket) - first)
-                if index >= 0, index < length { sessions[index] += row.sessions }
+                if index < 0 { before.sessions += row.sessions } else if index < length { sessions[index] += row.sessions }
             }
             let rates = Self.rates(reports, sessions: sessions)
             // Buckets after now have no data yet: `null`, not 0.
             let future = { (index: Int) in first + Int64(index) > nowBucket }
-            lines.append(OverlayLine(
-                role: role, release: release.release, firstSession: Timestamp.format(milliseconds: first * hoursPerBucket * 3_600_000),
+            var line = OverlayLine(
+                role: role, release: release.release, firstSession: firstSession, alignedStart: Timestamp.format(milliseconds: fromHour * 3_600_000),
                 sessions: (0..<length).map { future($0) ? nil : sessions[$0] },
                 reports: (0..<length).map { future($0) ? nil : reports[$0] },
                 rates: (0..<length).map { future($0) ? nil : rates[$0] },
-                partial: (0..<length).map { first + Int64($0) == nowBucket }))
+                partial: (0..<length).map { first + Int64($0) == nowBucket })
+            line.sessionsBeforeStart = before.sessions
+            line.reportsBeforeStart = before.reports
+            lines.append(line)
         }
         return JSONBody.response(OverlayView(app: app, bucket: bucketName, kind: kind, offsets: Array(0..<length), releases: lines, truncated: truncated))
     }
 
     func keyboard(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let release = try lookup.release(request.query, "release", of: app)
+        let limit = try ReleaseLookup.limit(request.query["limit"], default: 100, maximum: BreakdownCut.maximumLimit)
         let rows = try storeCall { try store.keyboardHeights(app: app, release: release?.release) }
         var groups: [[String]: [HeightRow]] = [:]
         for row in rows { groups[[row.model, row.mode, row.inputMode], default: []].append(row) }
         var views = groups.map { key, rows in KeyboardGroupView(model: key[0], mode: key[1], inputMode: key[2], rows: rows) }
+        // The `limit` groups with the most reports: whatever clients named, the answer (and the
+        // sibling search below, quadratic in the groups) stays bounded.
+        views.sort { $0.reports != $1.reports ? $0.reports > $1.reports : ($0.model, $0.mode, $0.inputMode) < ($1.model, $1.mode, $1.inputMode) }
+        let otherGroups = max(0, views.count - limit)
+        views.removeLast(otherGroups)
         // Two clusters for one model and mode that differ by input mode (216 vs 252 pt):
         // a layout that hard-codes one height is wrong for the other.
         for index in views.indices {
@@ -150,8 +172,7 @@ struct SeriesRoutes: Sendable {
                 views[index].heightDiffersByInputMode = others.map(\.inputMode).sorted()
             }
         }
-        views.sort { $0.reports != $1.reports ? $0.reports > $1.reports : ($0.model, $0.mode, $0.inputMode) < ($1.model, $1.mode, $1.inputMode) }
-        return JSONBody.response(KeyboardView(app: app, release: release?.release.text, groups: views))
+        return JSONBody.response(KeyboardView(app: app, release: release?.release.text, groups: views, otherGroups: otherGroups))
     }
 
     private var store: any TelemetryStore { lookup.store }
@@ -186,11 +207,15 @@ struct TimeseriesView: Encodable {
     var rates: [String: [Double?]]
     /// Indexes of buckets still filling (they hold now).
     var partialBuckets: [Int]
-    /// The range asked for had more than 5,000 buckets: these are its latest 5,000.
+    /// The range asked for had more than 5,000 buckets: these are the 5,000 around the bulk of
+    /// its sessions (`SessionBulk`), or its latest 5,000 when it has none.
     var truncated: Bool
+    /// Kinds past the top `limit` by reports, summed under `x-other` (0: none).
+    var otherKinds = 0
 
     enum CodingKeys: String, CodingKey {
         case app, release, bucket, buckets, series, truncated, sessions, rates
+        case otherKinds = "other_kinds"
         case suspectSeries = "suspect_series"
         case floodedSeries = "flooded_series"
         case partialBuckets = "partial_buckets"
@@ -204,6 +229,7 @@ extension TimeseriesView: JSONWritable {
             json.member("bucket", bucket)
             json.member("buckets", buckets)
             json.member("flooded_series", floodedSeries)
+            json.member("other_kinds", otherKinds)
             json.member("partial_buckets", partialBuckets)
             json.member("rates", rates)
             json.member("release", release)
@@ -215,13 +241,13 @@ extension TimeseriesView: JSONWritable {
     }
 }
 
-/// `GET /v1/apps/{app}/overlay`: two releases aligned on their first session start.
+/// `GET /v1/apps/{app}/overlay`: two releases aligned on the start of their bulk of sessions.
 struct OverlayView: Encodable {
     var app: String
     var bucket: String
-    var alignedBy = "since_first_session"
+    var alignedBy = "since_bulk_start"
     @NullWhenAbsent var kind: String? = nil
-    /// Buckets since each release's first session bucket.
+    /// Buckets since each release's aligned start (`aligned_start`).
     var offsets: [Int]
     var releases: [OverlayLine]
     var truncated: Bool
@@ -238,16 +264,22 @@ struct OverlayLine: Encodable {
     var id: String
     /// Start of the bucket of the first session start; `null` without sessions (then the arrays are empty).
     @NullWhenAbsent var firstSession: String? = nil
+    /// Start of the bucket the release's bulk of sessions starts in (`SessionBulk`): offset 0.
+    @NullWhenAbsent var alignedStart: String? = nil
+    /// Session starts and headline reports dated before `aligned_start`: not drawn, counted here.
+    var sessionsBeforeStart = 0
+    var reportsBeforeStart = 0
     var sessions: [Int?]
     var reports: [Int?]
     var rates: [Double?]
     var partial: [Bool]
 
-    init(role: String, release: ReleaseID, firstSession: String?, sessions: [Int?], reports: [Int?], rates: [Double?], partial: [Bool]) {
+    init(role: String, release: ReleaseID, firstSession: String?, alignedStart: String?, sessions: [Int?], reports: [Int?], rates: [Double?], partial: [Bool]) {
         self.role = role
         self.release = release.text
         id = release.id
         self.firstSession = firstSession
+        self.alignedStart = alignedStart
         self.sessions = sessions
         self.reports = reports
         self.rates = rates
@@ -257,6 +289,9 @@ struct OverlayLine: Encodable {
     enum CodingKeys: String, CodingKey {
         case role, release, id, sessions, reports, rates, partial
         case firstSession = "first_session"
+        case alignedStart = "aligned_start"
+        case sessionsBeforeStart = "sessions_before_start"
+        case reportsBeforeStart = "reports_before_start"
     }
 }
 
@@ -310,6 +345,11 @@ struct KeyboardView: Encodable {
     var app: String
     @NullWhenAbsent var release: String? = nil
     var groups: [KeyboardGroupView]
+    /// Groups past `limit` (the fewest reports), left out.
+    var otherGroups: Int
 
-    enum CodingKeys: String, CodingKey { case app, release, groups }
+    enum CodingKeys: String, CodingKey {
+        case app, release, groups
+        case otherGroups = "other_groups"
+    }
 }

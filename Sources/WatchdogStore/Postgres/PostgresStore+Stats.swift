@@ -77,11 +77,4 @@ extension PostgresStore {
                 """, [app, release?.version, release?.build, fromHour, toHour]).map { HourlySessionsRow(hour: $0.integer(0), sessions: $0.int(1)) }
         }
     }
-
-    public func firstSessionHour(app: String, release: ReleaseID) throws -> Int64? {
-        try pool.withConnection { connection in
-            try connection.query("SELECT min(hour) FROM release_hourly_sessions WHERE app = $1 AND version = $2 AND build = $3",
-                                 [app, release.version, release.build]).first?.optionalInteger(0)
-        }
-    }
 }

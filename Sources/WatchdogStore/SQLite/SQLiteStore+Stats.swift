@@ -161,11 +161,4 @@ extension SQLiteStore {
             return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)).map { HourlySessionsRow(hour: $0[0], sessions: $0[1]) }
         }
     }
-
-    public func firstSessionHour(app: String, release: ReleaseID) throws -> Int64? {
-        try pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT min(hour) FROM release_hourly_sessions WHERE app = ? AND version = ? AND build = ?",
-                               arguments: [app, release.version, release.build])
-        }
-    }
 }
