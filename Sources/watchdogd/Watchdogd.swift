@@ -12,6 +12,6 @@ struct Watchdogd: ParsableCommand {
             deploy/watchdogd.env, given with --config FILE or WATCHDOG_CONFIG; the environment \
             wins over the file.
             """,
-        subcommands: [Serve.self, Apps.self, Tokens.self, Alerts.self, Backup.self, Restore.self, Store.self, Demo.self, Migrate.self, Check.self]
+        subcommands: [Serve.self, Apps.self, Releases.self, Tokens.self, Alerts.self, Backup.self, Restore.self, Store.self, Demo.self, Migrate.self, Check.self]
     )
 }

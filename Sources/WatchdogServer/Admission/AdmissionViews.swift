@@ -1,0 +1,178 @@
+import WatchdogStore
+import WatchdogWire
+
+/// A listed release as the admin listing shows it: how and why it is listed, and its data.
+struct ListedReleaseView: Encodable {
+    var release: String
+    var id: String
+    var version: String
+    var build: String
+    /// `declared` or `admitted`.
+    var state: String
+    /// `auto`, `open`, `upgrade`, `cli` or the admin credential's name.
+    var by: String
+    var at: String
+    var reason: String
+    /// Whether anything of it has arrived; a release declared ahead of its data has none
+    /// (and is not in `/releases` until it does).
+    var hasData: Bool
+    var sessions: Int
+    var reports: Int
+
+    enum CodingKeys: String, CodingKey {
+        case release, id, version, build, state, by, at, reason, sessions, reports
+        case hasData = "has_data"
+    }
+
+    init(_ admission: ReleaseAdmission, stats: ReleaseStats?) {
+        release = admission.release.text
+        id = admission.release.id
+        version = admission.release.version
+        build = admission.release.build
+        state = admission.state.rawValue
+        by = admission.by
+        at = Timestamp.format(milliseconds: admission.at)
+        reason = admission.reason
+        hasData = stats != nil
+        sessions = stats?.sessions ?? 0
+        reports = stats?.allReports ?? 0
+    }
+}
+
+/// How many releases are stored but not listed, and what they hold (`/releases` and the admin
+/// listing): the dashboard's "N unlisted releases held apart".
+struct UnlistedSummaryView: Encodable {
+    var count: Int
+    /// Counted session starts, and those held apart as implausible.
+    var sessions: Int
+    var implausibleSessions: Int
+    /// Every report of them (headline, suspect and flooded).
+    var reports: Int
+
+    enum CodingKeys: String, CodingKey {
+        case count, sessions, reports
+        case implausibleSessions = "implausible_sessions"
+    }
+
+    init(_ unlisted: UnlistedReleases) {
+        count = unlisted.total
+        sessions = unlisted.sessions
+        implausibleSessions = unlisted.implausibleSessions
+        reports = unlisted.reports
+    }
+}
+
+/// One unlisted release of a page.
+struct UnlistedReleaseView: Encodable {
+    var release: String
+    var id: String
+    var version: String
+    var build: String
+    var sessions: Int
+    var implausibleSessions: Int
+    var reports: Int
+    var suspectReports: Int
+    var floodedReports: Int
+    var unknownSessionReports: Int
+    var firstSeen: String
+    var lastSeen: String
+
+    enum CodingKeys: String, CodingKey {
+        case release, id, version, build, sessions, reports
+        case implausibleSessions = "implausible_sessions"
+        case suspectReports = "suspect_reports"
+        case floodedReports = "flooded_reports"
+        case unknownSessionReports = "unknown_session_reports"
+        case firstSeen = "first_seen"
+        case lastSeen = "last_seen"
+    }
+
+    init(_ stats: ReleaseStats) {
+        release = stats.release.text
+        id = stats.release.id
+        version = stats.release.version
+        build = stats.release.build
+        sessions = stats.sessions
+        implausibleSessions = stats.implausibleSessions
+        reports = stats.reportsByKind.values.reduce(0, +)
+        suspectReports = stats.suspectReportsByKind.values.reduce(0, +)
+        floodedReports = stats.floodedReportsByKind.values.reduce(0, +)
+        unknownSessionReports = stats.unknownSessionReports
+        firstSeen = Timestamp.format(milliseconds: stats.firstSeen)
+        lastSeen = Timestamp.format(milliseconds: stats.lastSeen)
+    }
+}
+
+/// The unlisted releases' totals (as `UnlistedSummaryView`) and one page of them.
+struct UnlistedPageView: Encodable {
+    var count: Int
+    var sessions: Int
+    var implausibleSessions: Int
+    var reports: Int
+    var offset: Int
+    var limit: Int
+    /// Most session starts first, then by version and build.
+    var releases: [UnlistedReleaseView]
+
+    enum CodingKeys: String, CodingKey {
+        case count, sessions, reports, offset, limit, releases
+        case implausibleSessions = "implausible_sessions"
+    }
+
+    init(_ unlisted: UnlistedReleases, offset: Int, limit: Int) {
+        count = unlisted.total
+        sessions = unlisted.sessions
+        implausibleSessions = unlisted.implausibleSessions
+        reports = unlisted.reports
+        self.offset = offset
+        self.limit = limit
+        releases = unlisted.page.map(UnlistedReleaseView.init)
+    }
+}
+
+/// `GET /v1/admin/apps/{app}/releases`.
+struct AdmissionListView: Encodable {
+    var app: String
+    /// Oldest listing first.
+    var listed: [ListedReleaseView]
+    var unlisted: UnlistedPageView
+}
+
+/// A release named in an answer.
+struct ReleaseRefView: Encodable {
+    var release: String
+    var id: String
+    var version: String
+    var build: String
+
+    init(release: ReleaseID) {
+        self.release = release.text
+        id = release.id
+        version = release.version
+        build = release.build
+    }
+}
+
+/// `DELETE /v1/admin/apps/{app}/releases/{release}`.
+struct DeletedReleaseView: Encodable {
+    var release: ReleaseRefView
+    /// Rows removed: raw reports and session starts, roll-ups, marks, the listing.
+    var deletedRows: Int
+
+    init(release: ReleaseID, deletedRows: Int) {
+        self.release = ReleaseRefView(release: release)
+        self.deletedRows = deletedRows
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case release
+        case deletedRows = "deleted_rows"
+    }
+}
+
+extension ReleaseStats {
+    /// Every report of the release: headline, suspect and flooded.
+    public var allReports: Int {
+        reportsByKind.values.reduce(0, +) + suspectReportsByKind.values.reduce(0, +) + floodedReportsByKind.values.reduce(0, +)
+    }
+}
