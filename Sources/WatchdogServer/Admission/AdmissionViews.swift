@@ -103,30 +103,32 @@ struct UnlistedReleaseView: Encodable {
     }
 }
 
-/// The unlisted releases' totals (as `UnlistedSummaryView`) and one page of them.
+/// The unlisted releases' totals (the members of `UnlistedSummaryView`) and one page of them.
 struct UnlistedPageView: Encodable {
-    var count: Int
-    var sessions: Int
-    var implausibleSessions: Int
-    var reports: Int
+    var summary: UnlistedSummaryView
     var offset: Int
     var limit: Int
     /// Most session starts first, then by version and build.
     var releases: [UnlistedReleaseView]
 
     enum CodingKeys: String, CodingKey {
-        case count, sessions, reports, offset, limit, releases
-        case implausibleSessions = "implausible_sessions"
+        case offset, limit, releases
     }
 
     init(_ unlisted: UnlistedReleases, offset: Int, limit: Int) {
-        count = unlisted.total
-        sessions = unlisted.sessions
-        implausibleSessions = unlisted.implausibleSessions
-        reports = unlisted.reports
+        summary = UnlistedSummaryView(unlisted)
         self.offset = offset
         self.limit = limit
         releases = unlisted.page.map(UnlistedReleaseView.init)
+    }
+
+    /// One object: the summary's members, then the page's.
+    func encode(to encoder: any Encoder) throws {
+        try summary.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(offset, forKey: .offset)
+        try container.encode(limit, forKey: .limit)
+        try container.encode(releases, forKey: .releases)
     }
 }
 
