@@ -92,14 +92,18 @@ struct AdmissionRoutes: Sendable {
     }
 
     /// `DELETE …/releases/{release}?confirm=…`: deletes a release, listed or not, with all its
-    /// data; `confirm` must repeat the release's `VERSION (BUILD)` text or its id.
+    /// data; `confirm` must repeat the release's `VERSION (BUILD)` text or its id (absent: 400
+    /// `confirmation_required`; naming something else: 409 `confirmation_mismatch`).
     func delete(_ request: HTTPRequest, app: String, release text: String) throws(APIError) -> HTTPResponse {
         let release = try ReleaseParameter(store: store, app: app).resolve(text)
-        guard let confirm = request.query["confirm"], confirm == release.text || confirm == release.id else {
+        let confirm = request.query["confirm"]
+        guard confirm == release.text || confirm == release.id else {
             let stats = try storeCall { try store.releaseDetail(app: app, release: release) }?.stats
             let held = stats.map { "its \($0.sessions + $0.implausibleSessions) session starts and \($0.allReports) reports" } ?? "its listing (it has no data)"
-            throw .badRequest("confirmation_required", "deleting \(release.text) of \(app) removes \(held) for good; "
-                + "repeat the request with ?confirm= and the release's VERSION (BUILD) text or its id \(release.id)")
+            let message = "deleting \(release.text) of \(app) removes \(held) for good; "
+                + "repeat the request with ?confirm= and the release's VERSION (BUILD) text or its id \(release.id)"
+            guard confirm == nil else { throw APIError(status: 409, code: "confirmation_mismatch", message: "confirm= names another release: " + message) }
+            throw .badRequest("confirmation_required", message)
         }
         let rows = try storeCall { try store.deleteRelease(app: app, release: release) }
         lookup.forget(release, of: app)
@@ -123,6 +127,9 @@ struct AdmissionRoutes: Sendable {
         let known = Set(AdmissionSettings.CodingKeys.allCases.map(\.rawValue))
         for key in fields.keys.sorted() where !known.contains(key) {
             throw .badRequest("invalid_field", "\(key.prefix(40)) is not a setting; the settings are \(known.sorted().joined(separator: ", "))")
+        }
+        for (key, value) in fields.sorted(by: { $0.key < $1.key }) where value == .null {
+            throw .badRequest("invalid_field", "\(key) must not be null; leave it out for its default")
         }
         let settings: AdmissionSettings
         do {
