@@ -40,8 +40,8 @@ struct AdmissionRoutes: Sendable {
             throw .unavailable("the store could not save the declaration; retry later")
         }
         unlisted.forget(app: app)
-        if let before, before.state == .declared { return JSONBody.response(ListedReleaseView(before, stats: nil)) }
-        return JSONBody.response(status: 201, ListedReleaseView(declaration, stats: nil))
+        if let before, before.state == .declared { return JSONBody.response(ListedReleaseView.of(before, stats: nil)) }
+        return JSONBody.response(status: 201, ListedReleaseView.of(declaration, stats: nil))
     }
 
     /// `GET /v1/admin/apps/{app}/releases?offset=&limit=`: every listed release, and the
@@ -60,7 +60,7 @@ struct AdmissionRoutes: Sendable {
                 let page = try storeCall { try store.unlistedReleases(app: app, offset: offset, limit: limit) }
                 unlisted.store(page, app: app)
                 pending.respond(JSONBody.response(AdmissionListView(
-                    app: app, listed: listed.map { ListedReleaseView($0, stats: byRelease[$0.release]) },
+                    app: app, listed: listed.map { ListedReleaseView.of($0, stats: byRelease[$0.release]) },
                     unlisted: UnlistedPageView(page, offset: offset, limit: limit))))
             } catch {
                 pending.respond(error.response)
@@ -76,7 +76,7 @@ struct AdmissionRoutes: Sendable {
         _ = try storeCall { try store.admitRelease(admission) }
         unlisted.forget(app: app)
         let now = try storeCall { try store.releaseAdmissions(app: app) }.first { $0.release == release } ?? admission
-        return JSONBody.response(ListedReleaseView(now, stats: nil))
+        return JSONBody.response(ListedReleaseView.of(now, stats: nil))
     }
 
     /// `DELETE …/releases/{release}/listing`: takes a release off the list; its data stays,

@@ -1,12 +1,9 @@
 import WatchdogStore
 import WatchdogWire
 
-/// A listed release as the admin listing shows it: how and why it is listed, and its data.
+/// A listed release as the admin listing shows it (after its `ReleaseRefView` members): how
+/// and why it is listed, and its data.
 struct ListedReleaseView: Encodable {
-    var release: String
-    var id: String
-    var version: String
-    var build: String
     /// `declared` or `admitted`.
     var state: String
     /// `auto`, `open`, `upgrade`, `cli` or the admin credential's name.
@@ -20,15 +17,16 @@ struct ListedReleaseView: Encodable {
     var reports: Int
 
     enum CodingKeys: String, CodingKey {
-        case release, id, version, build, state, by, at, reason, sessions, reports
+        case state, by, at, reason, sessions, reports
         case hasData = "has_data"
     }
 
-    init(_ admission: ReleaseAdmission, stats: ReleaseStats?) {
-        release = admission.release.text
-        id = admission.release.id
-        version = admission.release.version
-        build = admission.release.build
+    /// The release's identity and these fields, in one object.
+    static func of(_ admission: ReleaseAdmission, stats: ReleaseStats?) -> WithRelease<ListedReleaseView> {
+        WithRelease(release: ReleaseRefView(release: admission.release), fields: ListedReleaseView(admission, stats: stats))
+    }
+
+    private init(_ admission: ReleaseAdmission, stats: ReleaseStats?) {
         state = admission.state.rawValue
         by = admission.by
         at = Timestamp.format(milliseconds: admission.at)
@@ -62,12 +60,8 @@ struct UnlistedSummaryView: Encodable {
     }
 }
 
-/// One unlisted release of a page.
+/// One unlisted release of a page (after its `ReleaseRefView` members).
 struct UnlistedReleaseView: Encodable {
-    var release: String
-    var id: String
-    var version: String
-    var build: String
     var sessions: Int
     var implausibleSessions: Int
     var reports: Int
@@ -78,7 +72,7 @@ struct UnlistedReleaseView: Encodable {
     var lastSeen: String
 
     enum CodingKeys: String, CodingKey {
-        case release, id, version, build, sessions, reports
+        case sessions, reports
         case implausibleSessions = "implausible_sessions"
         case suspectReports = "suspect_reports"
         case floodedReports = "flooded_reports"
@@ -87,11 +81,12 @@ struct UnlistedReleaseView: Encodable {
         case lastSeen = "last_seen"
     }
 
-    init(_ stats: ReleaseStats) {
-        release = stats.release.text
-        id = stats.release.id
-        version = stats.release.version
-        build = stats.release.build
+    /// The release's identity and these fields, in one object.
+    static func of(_ stats: ReleaseStats) -> WithRelease<UnlistedReleaseView> {
+        WithRelease(release: ReleaseRefView(release: stats.release), fields: UnlistedReleaseView(stats))
+    }
+
+    private init(_ stats: ReleaseStats) {
         sessions = stats.sessions
         implausibleSessions = stats.implausibleSessions
         reports = stats.reportsByKind.values.reduce(0, +)
@@ -109,7 +104,7 @@ struct UnlistedPageView: Encodable {
     var offset: Int
     var limit: Int
     /// Most session starts first, then by version and build.
-    var releases: [UnlistedReleaseView]
+    var releases: [WithRelease<UnlistedReleaseView>]
 
     enum CodingKeys: String, CodingKey {
         case offset, limit, releases
@@ -119,7 +114,7 @@ struct UnlistedPageView: Encodable {
         summary = UnlistedSummaryView(unlisted)
         self.offset = offset
         self.limit = limit
-        releases = unlisted.page.map(UnlistedReleaseView.init)
+        releases = unlisted.page.map(UnlistedReleaseView.of)
     }
 
     /// One object: the summary's members, then the page's.
@@ -136,7 +131,7 @@ struct UnlistedPageView: Encodable {
 struct AdmissionListView: Encodable {
     var app: String
     /// Oldest listing first.
-    var listed: [ListedReleaseView]
+    var listed: [WithRelease<ListedReleaseView>]
     var unlisted: UnlistedPageView
 }
 
@@ -152,6 +147,17 @@ struct ReleaseRefView: Encodable {
         id = release.id
         version = release.version
         build = release.build
+    }
+}
+
+/// A view's members after the release's identity (`ReleaseRefView`), in one object.
+struct WithRelease<Fields: Encodable>: Encodable {
+    var release: ReleaseRefView
+    var fields: Fields
+
+    func encode(to encoder: any Encoder) throws {
+        try release.encode(to: encoder)
+        try fields.encode(to: encoder)
     }
 }
 
