@@ -5,7 +5,7 @@ import { el } from './dom.js';
 
 /** The app's releases, newest first: `[{id, release, version, build, …}]`. */
 export async function loadReleases(app) {
-  return (await api.get(`/v1/apps/${q(app)}/releases`)).releases;
+  return (await api.get(`/v1/apps/${q(app)}/releases?limit=1000`)).releases;
 }
 
 /** The release a URL parameter names: its `id` (what the dashboard writes), or — links made

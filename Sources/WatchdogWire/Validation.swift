@@ -203,6 +203,16 @@ extension ReportValidator {
     }
 }
 
+extension ReportValidator {
+    /// Checks a release's version and build by the rules of a report's `release.version` and
+    /// `release.build` (an admin declaring a release from CI): messages name `version`/`build`.
+    public static func checkRelease(version: String, build: String) throws(ErrorDetail) {
+        let validator = ReportValidator(nowMilliseconds: 0)
+        try validator.text(version, field: "version", limit: Limits.versionLength)
+        try validator.text(build, field: "build", limit: Limits.versionLength)
+    }
+}
+
 /// The textual form of a UUID: 8-4-4-4-12 hexadecimal digits.
 public enum UUIDText {
     public static func isValid(_ text: String) -> Bool {

@@ -56,6 +56,9 @@ def long_client_text():
                 "session_id": "S-long", "install_id": "I-long", "app_state": "active",
                 "screen": LONG_SCREEN, "view": {"name": LONG_VIEW, "expected": frame, "actual": {**frame, "y": 264}, "tolerance": 1.0},
                 "attributes": {LONG_KEY: LONG_VALUE}, "logs": ["[keyboard][tracker] " + "x" * 200]}
+    # Declared, as a CI job would: under the default `auto` admission a release whose only
+    # data is two reports from one install stays unlisted.
+    api("POST", f"/v1/admin/apps/{APP}/releases", {"version": LONG_VERSION, "build": LONG_BUILD})
     api("POST", "/v1/reports", {"reports": [report("14.2.0", "31245"), report(LONG_VERSION, LONG_BUILD)]}, token=os.environ["WATCHDOG_INGEST_KEY"])
 
 

@@ -8,7 +8,7 @@ from conftest import ADMIN, APP, LONG_SCREEN, VIEWER, api
 
 VIEWS = ["releases", "compare", "compare-tables-open", "timeline", "timeline-tables-open", "issues", "reports", "reports-of-an-issue", "report",
          "report-long-text", "keyboard", "cohort", "cohort-with-a-rule", "config", "login"]
-DIALOGS = ["config-dialog", "config-dialog-test-crash", "config-dialog-restore", "config-dialog-rule"]
+DIALOGS = ["config-dialog", "config-dialog-test-crash", "config-dialog-restore", "config-dialog-rule", "release-delete-dialog"]
 ZERO = set(VIEWS) | set(DIALOGS)
 axe = Axe()
 
@@ -62,13 +62,18 @@ def test_axe(signed, request, role, view):
         page.get_by_label("Sets auto_fix").select_option("on")
         page.get_by_role("button", name="Review new rule").click()
         page.locator("dialog[open] [data-role=diff]").wait_for()
+    elif view == "release-delete-dialog":
+        from test_release_admission import unlisted_release
+        release = unlisted_release("0.0.3-axe")
+        s.open("releases").locator('[data-role="unlisted"]').get_by_role("button", name=f"Delete {release}").click()
+        page.locator("dialog[open] [data-role=what]").wait_for()
     else:
         s.open(view)
     page.wait_for_load_state("networkidle")
     found = violations(page)
     print(f"axe {role} {view}: {sum(n for _, n in found)} nodes, {found}")
     if view in DIALOGS:
-        page.keyboard.press("Escape")  # nothing applied: the dialogs leave the config as it was
+        page.keyboard.press("Escape")  # nothing applied: the dialogs leave the config (and the releases) as they were
         page.locator("dialog[open]").wait_for(state="detached")
     if view in ZERO:
         assert not found, found

@@ -101,7 +101,12 @@ import WatchdogTesting
             stats.clientQuarantined = index % 3
             releases.append(ReleaseStatsView(stats))
         }
-        let view = ReleasesView(app: "com.example.mail", releases: releases)
+        var unlisted = UnlistedReleases()
+        unlisted.total = 100_000
+        unlisted.sessions = 250_000
+        unlisted.implausibleSessions = 7
+        unlisted.reports = 3
+        let view = ReleasesView(app: "com.example.mail", releases: releases, total: releases.count + 5, offset: 5, limit: 100, unlisted: UnlistedSummaryView(unlisted))
         try Self.expectSameJSON(written: view, encoded: view)
     }
 

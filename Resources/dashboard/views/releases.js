@@ -3,18 +3,26 @@ import { el, replace, table, clientText } from '../dom.js';
 import { whenChanged } from '../changes.js';
 import { number, percent, time, kindName } from '../format.js';
 import { flooded, concentrationText } from '../comparison.js';
+import { unlistedLine, releaseActions, renderUnlisted } from './admission.js';
+
+const PAGE = 100;
 
 /** The releases table: sessions, sessions with a glitch, reports per 1,000 sessions by kind,
- * actions, reports counted apart (suspect, flooded) and how concentrated the reports are. */
-export async function render(main, params, { link }) {
+ * actions, reports counted apart (suspect, flooded) and how concentrated the reports are; the
+ * unlisted releases held apart, and for admins Delete and the unlisted releases' card. */
+export async function render(main, params, { link, session }) {
   const app = params.get('app');
+  const admin = session?.role === 'admin';
   const holder = el('div');
-  replace(main, el('h1', {}, 'Releases of ', el('span', {}, app)), holder);
+  const adminHolder = el('div');
+  let offset = 0;
+  replace(main, el('h1', {}, 'Releases of ', el('span', {}, app)), holder, adminHolder);
+  const actions = admin ? releaseActions(app, adminHolder, async () => { await refresh(); await unlisted.refresh(); }) : null;
   const draw = whenChanged((data) => {
     const kinds = [...new Set(data.releases.flatMap((r) => Object.keys(r.reports_by_kind)))].sort();
     const headers = ['Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Glitch-free', num: true }, { label: 'Reports / 1k sessions', num: true },
       ...kinds.map((k) => ({ label: `${kindName(k)} / 1k`, num: true })), { label: 'Auto-fixed', num: true }, { label: 'Test crashes', num: true },
-      { label: 'Suspect', num: true }, { label: 'Flooded', num: true }, { label: 'Top 1 % of installs', num: true }, 'Last seen'];
+      { label: 'Suspect', num: true }, { label: 'Flooded', num: true }, { label: 'Top 1 % of installs', num: true }, 'Last seen', ...(admin ? ['Actions'] : [])];
     const share = (c) => c?.top_installs_report_share === null || c?.top_installs_report_share === undefined ? '—'
       : el('span', { class: flooded(c) ? 'warn' : null, title: concentrationText(c), 'data-role': 'concentration' }, percent(c.top_installs_report_share));
     const rows = data.releases.map((r, index) => ({
@@ -24,20 +32,28 @@ export async function render(main, params, { link }) {
         number(r.sessions), percent(r.affected_session_rate), percent(r.glitch_free_session_rate), number(r.reports_per_1k_sessions, 1),
         ...kinds.map((k) => number(r.reports_per_1k_sessions_by_kind?.[k] ?? (r.sessions ? 0 : null), 1)),
         number(r.auto_fixed), number(r.test_crashes), number(r.suspect_reports), number(r.flooded_reports), share(r.concentration), time(r.last_seen),
+        ...(admin ? [el('button', { type: 'button', 'data-delete': r.id, 'aria-label': `Delete ${r.release}`,
+          onclick: () => actions.delete({ ...r, all_reports: r.reports + r.suspect_reports + r.flooded_reports }) }, 'Delete')] : []),
       ],
       index,
     }));
     const older = data.releases[1], newer = data.releases[0];
     const floods = data.releases.filter((r) => flooded(r.concentration));
+    const last = data.offset + data.releases.length;
     replace(holder,
       el('div', { class: 'scroll' }, table(headers, rows)),
+      data.total > data.releases.length ? el('p', { 'data-role': 'releases-page' }, `${number(data.offset + 1)}–${number(last)} of ${number(data.total)} listed releases `,
+        el('button', { type: 'button', disabled: data.offset === 0 ? 'disabled' : null, onclick: () => { offset = Math.max(0, offset - PAGE); refresh(); } }, 'Newer'), ' ',
+        el('button', { type: 'button', disabled: last >= data.total ? 'disabled' : null, onclick: () => { offset += PAGE; refresh(); } }, 'Older')) : null,
+      unlistedLine(data.unlisted),
       floods.map((r) => el('p', { class: 'warning', 'data-role': 'flood-warning' }, '⚠ ', clientText(r.release), `: the ${concentrationText(r.concentration)}.`)),
       el('p', { class: 'muted' }, 'With a glitch: share of sessions with at least one report. Suspect: reports sent while the app was inactive or in the background ',
         '(other apps’ keyboard notifications reach it). Flooded: reports past the per-session cap for one glitch. Both are kept out of the rates. ',
         'Top 1 % of installs: the share of the release’s reports its most reporting installs sent — near 100 % is a flood from a few devices.'),
       older && newer ? el('p', {}, el('a', { href: link('compare', { base: older.id, target: newer.id }) }, 'Compare ', clientText(older.release), ' → ', clientText(newer.release))) : null);
   });
-  const refresh = async () => draw(await api.get(`/v1/apps/${q(app)}/releases`));
+  const refresh = async () => draw(await api.get(`/v1/apps/${q(app)}/releases?offset=${offset}&limit=${PAGE}`));
   await refresh();
-  return { refresh };
+  const unlisted = admin ? await renderUnlisted(adminHolder, app, actions) : { refresh: async () => {} };
+  return { refresh: async () => { if (!adminHolder.querySelector('dialog[open]')) { await refresh(); await unlisted.refresh(); } } };
 }

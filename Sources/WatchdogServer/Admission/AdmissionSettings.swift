@@ -34,7 +34,7 @@ public struct AdmissionSettings: Codable, Sendable, Equatable {
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case mode
         case minimumInstalls = "minimum_installs"
         case minimumNetworks = "minimum_networks"

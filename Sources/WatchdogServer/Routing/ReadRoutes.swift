@@ -7,6 +7,7 @@ struct ReadRoutes: Sendable {
     let store: any TelemetryStore
     let lookup: ReleaseLookup
     let config: ConfigService
+    let unlisted: UnlistedTotals
 
     func apps() throws(APIError) -> HTTPResponse {
         let apps = try storeCall { try store.apps() }
@@ -19,14 +20,21 @@ struct ReadRoutes: Sendable {
         return JSONBody.response(AppsView(apps: views))
     }
 
-    func releases(app: String) throws(APIError) -> HTTPResponse {
+    /// `GET /v1/apps/{app}/releases?offset=&limit=`: listed releases, newest first, one page
+    /// (the concentration is read for that page only), and the unlisted releases' totals (from
+    /// memory, at most `UnlistedTotals.maximumAgeSeconds` old).
+    func releases(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let limit = try ReleaseLookup.limit(request.query["limit"], default: 100, maximum: 1000)
+        let offset = try ReleaseLookup.offset(request.query["offset"])
         guard let releases = try storeCall({ try store.releases(app: app) }) else {
             throw .notFound("no app \(app)")
         }
-        var filled: [ReleaseStats] = []
-        for release in releases { filled.append(try lookup.withConcentration(release, of: app)) }
-        let sorted = ReleaseOrder.sorted(filled, newestFirst: true, by: \.release)
-        return JSONBody.response(writing: ReleasesView(app: app, releases: sorted.map(ReleaseStatsView.init)))
+        let unlisted = try unlisted.totals(app: app)
+        let sorted = ReleaseOrder.sorted(releases, newestFirst: true, by: \.release)
+        var page: [ReleaseStatsView] = []
+        for release in sorted.dropFirst(offset).prefix(limit) { page.append(ReleaseStatsView(try lookup.withConcentration(release, of: app))) }
+        return JSONBody.response(writing: ReleasesView(app: app, releases: page, total: sorted.count, offset: offset, limit: limit,
+                                                       unlisted: UnlistedSummaryView(unlisted)))
     }
 
     /// `GET /v1/config?app=&version=&build=&channel=&idiom=&install_id=[&explain=true]`.

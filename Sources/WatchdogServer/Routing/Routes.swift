@@ -12,7 +12,8 @@ enum Routes {
         let store = services.store
         let lookup = services.lookup
         let auth = AuthRoutes(authenticator: services.authenticator, store: store, cookieSecure: services.settings.cookieSecure)
-        let reads = ReadRoutes(store: store, lookup: lookup, config: services.config)
+        let unlisted = UnlistedTotals(store: store)
+        let reads = ReadRoutes(store: store, lookup: lookup, config: services.config, unlisted: unlisted)
         let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
         let compare = CompareRoutes(lookup: lookup, config: services.config)
         let issues = IssueRoutes(lookup: lookup)
@@ -23,6 +24,7 @@ enum Routes {
         let metricsAccess = MetricsAccess(token: services.settings.metricsToken, trustedProxies: services.settings.trustedProxies)
         let health = HealthRoutes(store: store, queue: services.queue)
         let alerts = AlertRoutes(store: store, alerts: services.alerts, clock: services.clock)
+        let admission = AdmissionRoutes(store: store, lookup: lookup, admission: services.admission, unlisted: unlisted, clock: services.clock)
 
         return [
             Route("GET", "/", .open) { _, _ throws(APIError) in .now(try resources.dashboard("index.html")) },
@@ -54,7 +56,9 @@ enum Routes {
                 .now(try reads.effectiveConfig(request, principal: context.principal()))
             },
             Route("GET", "/v1/apps", .viewer) { _, _ throws(APIError) in .now(try reads.apps()) },
-            Route("GET", "/v1/apps/{app}/releases", .viewer) { _, context throws(APIError) in .now(try reads.releases(app: context["app"])) },
+            Route("GET", "/v1/apps/{app}/releases", .viewer) { request, context throws(APIError) in
+                .now(try reads.releases(app: context["app"], request: request))
+            },
             Route("GET", "/v1/apps/{app}/compare", .viewer) { request, context throws(APIError) in
                 .now(try compare.compare(app: context["app"], request: request))
             },
@@ -99,6 +103,23 @@ enum Routes {
             Route("POST", "/v1/admin/apps/{app}/keys", .admin) { request, context throws(APIError) in .now(try admin.createKey(request, app: context["app"])) },
             Route("DELETE", "/v1/admin/apps/{app}/keys/{key_id}", .admin) { _, context throws(APIError) in
                 .now(try admin.revokeKey(app: context["app"], keyID: context["key_id"]))
+            },
+            Route("POST", "/v1/admin/apps/{app}/releases", .admin) { request, context throws(APIError) in
+                .now(try admission.declare(request, app: context["app"], principal: context.principal()))
+            },
+            Route("GET", "/v1/admin/apps/{app}/releases", .admin) { request, context throws(APIError) in try admission.list(request, app: context["app"]) },
+            Route("POST", "/v1/admin/apps/{app}/releases/{release}/admit", .admin) { _, context throws(APIError) in
+                .now(try admission.admit(app: context["app"], release: context["release"], principal: context.principal()))
+            },
+            Route("DELETE", "/v1/admin/apps/{app}/releases/{release}/listing", .admin) { _, context throws(APIError) in
+                .now(try admission.unlist(app: context["app"], release: context["release"]))
+            },
+            Route("DELETE", "/v1/admin/apps/{app}/releases/{release}", .admin) { request, context throws(APIError) in
+                .now(try admission.delete(request, app: context["app"], release: context["release"]))
+            },
+            Route("GET", "/v1/admin/apps/{app}/admission", .viewer) { _, context throws(APIError) in .now(try admission.settings(app: context["app"])) },
+            Route("PUT", "/v1/admin/apps/{app}/admission", .admin) { request, context throws(APIError) in
+                .now(try admission.saveSettings(request, app: context["app"]))
             },
             Route("GET", "/v1/admin/apps/{app}/alerts/rules", .admin) { _, context throws(APIError) in .now(try alerts.rules(app: context["app"])) },
             Route("POST", "/v1/admin/apps/{app}/alerts/rules", .admin) { request, context throws(APIError) in

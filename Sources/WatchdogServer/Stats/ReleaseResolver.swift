@@ -36,11 +36,11 @@ struct ReleaseResolver {
 
 extension ReleaseID {
     /// How a release is shown: `14.2.0 (31245)`.
-    var text: String { "\(version) (\(build))" }
+    public var text: String { "\(version) (\(build))" }
 
     /// The opaque, URL-safe id of a release: `r` + lowercase hex of `version \n build` (neither
     /// may hold a control character, so the pair is recovered exactly).
-    var id: String {
+    public var id: String {
         let digits = Array("0123456789abcdef".utf8)
         var bytes: [UInt8] = [UInt8(ascii: "r")]
         for byte in Array(version.utf8) + [0x0A] + Array(build.utf8) {
@@ -77,6 +77,12 @@ struct ReleaseLookup: Sendable {
         try storeCall { try clusterSums.value(app: app, release: release) { try store.installClusterSums(app: app, release: release.release) } }
     }
 
+    /// Forgets what the caches hold of a release (it was deleted).
+    func forget(_ release: ReleaseID, of app: String) {
+        concentrations.forget(app: app, release: release)
+        clusterSums.forget(app: app, release: release)
+    }
+
     /// Every release of the app; 404 when there is no such app.
     func releases(of app: String) throws(APIError) -> [ReleaseStats] {
         guard let releases = try storeCall({ try store.releases(app: app) }) else { throw .notFound("no app \(app)") }
@@ -87,6 +93,15 @@ struct ReleaseLookup: Sendable {
     func release(_ query: [String: String], _ parameter: String, of app: String) throws(APIError) -> ReleaseStats? {
         guard let text = query[parameter] else { return nil }
         return try ReleaseResolver(releases: releases(of: app)).resolve(text, parameter: parameter)
+    }
+
+    /// `offset=`: a whole number within 0…10,000,000 (0 when absent).
+    static func offset(_ text: String?) throws(APIError) -> Int {
+        guard let text else { return 0 }
+        guard let offset = Int(text), (0...10_000_000).contains(offset) else {
+            throw .badRequest("invalid_parameter", "offset must be a whole number from 0 to 10000000, got \(text.prefix(20))")
+        }
+        return offset
     }
 
     /// `limit=`: a whole number within 1…maximum.

@@ -31,4 +31,9 @@ final class ReleaseStateCache<Value: Sendable>: Sendable {
         }
         return value
     }
+
+    /// Drops a release's entry: a deleted release, made again, could match its old stamp.
+    func forget(app: String, release: ReleaseID) {
+        _ = entries.withLock { $0.removeValue(forKey: Key(app: app, release: release)) }
+    }
 }

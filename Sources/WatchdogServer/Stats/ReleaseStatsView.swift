@@ -131,18 +131,38 @@ extension ReleaseStatsView: JSONWritable {
     }
 }
 
-/// `GET /v1/apps/{app}/releases`.
+/// `GET /v1/apps/{app}/releases`: one page of the listed releases, and the unlisted ones' totals.
 struct ReleasesView: Encodable {
     var app: String
     /// Newest release first.
     var releases: [ReleaseStatsView]
+    /// Listed releases in all, and where this page starts and its size.
+    var total: Int
+    var offset: Int
+    var limit: Int
+    var unlisted: UnlistedSummaryView
 }
 
 extension ReleasesView: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.object { json in
             json.member("app", app)
+            json.member("limit", limit)
+            json.member("offset", offset)
             json.member("releases", releases)
+            json.member("total", total)
+            json.member("unlisted", unlisted)
+        }
+    }
+}
+
+extension UnlistedSummaryView: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("count", count)
+            json.member("implausible_sessions", implausibleSessions)
+            json.member("reports", reports)
+            json.member("sessions", sessions)
         }
     }
 }
