@@ -3,8 +3,8 @@
 #   ./deploy/setup.sh            # build, run (Chart.js for the dashboard) and test (headless Chromium)
 #   ./deploy/setup.sh --bench    # also what Tests/Benchmarks/*.sh need (wrk, sqlite3, curl, a C compiler)
 set -euo pipefail
-# libcurl4: Foundation's URLSession (alert webhooks) runs on it.
-packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libcurl4 libjs-chart.js chromium)
+# libcurl4-openssl-dev: alert webhooks are posted with libcurl (Sources/CWebhookPost).
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libcurl4-openssl-dev libjs-chart.js chromium)
 [ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

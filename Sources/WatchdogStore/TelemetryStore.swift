@@ -116,8 +116,9 @@ public protocol TelemetryStore: Sendable {
     func recordAlerts(_ alerts: [NewAlert], cleared: [AlertFiringRecord]) throws -> [String]
     /// Queues a delivery (a test); its row id.
     func enqueueAlertDelivery(_ delivery: AlertDeliveryRecord) throws -> Int64
-    /// Pending deliveries whose next attempt is due, the earliest first.
-    func dueAlertDeliveries(now: Int64, limit: Int) throws -> [AlertDeliveryRecord]
+    /// Pending deliveries whose next attempt is due, the earliest first: at most `perHook` of
+    /// each hook (so a dead hook's backlog leaves room for the others), `limit` in all.
+    func dueAlertDeliveries(now: Int64, limit: Int, perHook: Int) throws -> [AlertDeliveryRecord]
     /// Records how an attempt ended (a delivery no longer pending is left as it is).
     func recordAlertAttempt(deliveryID: Int64, _ attempt: AlertAttempt) throws
     /// A hook's deliveries, newest first.

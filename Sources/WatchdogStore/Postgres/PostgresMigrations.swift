@@ -13,6 +13,7 @@ enum PostgresMigrations {
     static let all: [(identifier: String, sql: String)] = [
         ("2026-11-23-core", core),
         ("2026-11-23-alerts", alerts),
+        ("2026-11-26-alert-minimum-installs", alertMinimumInstalls),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {
@@ -297,5 +298,11 @@ enum PostgresMigrations {
         );
         CREATE INDEX alert_deliveries_due ON alert_deliveries (state, next_attempt_at);
         CREATE INDEX alert_deliveries_by_hook ON alert_deliveries (hook_id, id);
+        """
+
+    /// `Migrations.registerAlerts`' `2026-11-26-alert-minimum-installs`, the same here.
+    private static let alertMinimumInstalls = """
+        ALTER TABLE alert_rules ADD COLUMN minimum_installs bigint NOT NULL DEFAULT 0;
+        UPDATE alert_rules SET minimum_installs = 20 WHERE condition IN ('release_regressed', 'new_issue', 'glitch_free_rate_below');
         """
 }
