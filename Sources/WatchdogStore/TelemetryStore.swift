@@ -81,8 +81,9 @@ public protocol TelemetryStore: Sendable {
     /// version is still `expectedVersion` (0: none stored yet).
     /// - Throws: `StoreError.conflict` when another change came first.
     func saveConfig(_ record: ConfigRecord, expectedVersion: Int, before: String?) throws
-    /// Every change of an app's config, newest first.
-    func configHistory(app: String) throws -> [ConfigChange]
+    /// An app's config versions without their documents, newest first: at most `limit`,
+    /// those older than `before` when given (the history's pages).
+    func configVersions(app: String, before: Int?, limit: Int) throws -> [ConfigVersion]
     /// One change (version) of an app's config.
     func configChange(app: String, version: Int) throws -> ConfigChange?
     /// Test crashes reported per install on a UTC day (days since the epoch) — for every app;
