@@ -63,7 +63,7 @@ import WatchdogTesting
         let viewer = try app.addToken(role: "viewer")
         let empty = try app.client.request("GET", Self.history, token: viewer)
         #expect(empty.status == 200 && (empty.json["history"] as? [Any])?.isEmpty == true && empty.json["next"] is NSNull, "\(empty.text)")
-        for query in ["limit=0", "limit=101", "limit=x", "before=0", "before=abc", "before=-3"] {
+        for query in ["limit=0", "limit=101", "limit=x", "before=0", "before=abc", "before=-3", "before=1000000001"] {
             let response = try app.client.request("GET", "\(Self.history)?\(query)", token: viewer)
             #expect(response.status == 400 && response.errorCode == "invalid_parameter", "\(query) → \(response.status) \(response.text)")
         }

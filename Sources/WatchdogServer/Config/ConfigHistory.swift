@@ -13,6 +13,8 @@ struct ConfigHistoryRoutes: Sendable {
     /// Versions a page lists unless `limit` says otherwise, and at most.
     static let defaultLimit = 20
     static let maximumLimit = 100
+    /// The largest `before` (as `POST …/rollback` takes versions up to it).
+    static let maximumVersion = 1_000_000_000
 
     /// `?limit=N&before=V`: the `limit` newest versions older than `V`; `next` is the link to
     /// the page after, `null` on the last.
@@ -20,8 +22,8 @@ struct ConfigHistoryRoutes: Sendable {
         let limit = try ReleaseLookup.limit(query["limit"], default: Self.defaultLimit, maximum: Self.maximumLimit)
         var before: Int?
         if let text = query["before"] {
-            guard let version = Int(text), version >= 1 else {
-                throw .badRequest("invalid_parameter", "before must be a config version (a whole number from 1), got \(text.prefix(20))")
+            guard let version = Int(text), (1...Self.maximumVersion).contains(version) else {
+                throw .badRequest("invalid_parameter", "before must be a config version, a whole number from 1 to \(Self.maximumVersion), got \(text.prefix(20))")
             }
             before = version
         }
