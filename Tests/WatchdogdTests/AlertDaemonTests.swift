@@ -159,6 +159,21 @@ extension AlertDaemonTests {
         #expect(daemon.stop() == 0)
     }
 
+    @Test func aRedirectIsAnAnswerNotFollowed() throws {
+        let target = try WebhookReceiver()
+        let redirecting = try HostileHook(.redirect(to: target.url))
+        let daemon = try Daemon()
+        _ = try daemon.addApp(Self.app)
+        let admin = try daemon.addToken(role: "admin")
+        let hook = try Self.addHook(daemon, app: Self.app, url: redirecting.url)
+        try Self.sendTest(daemon, admin: admin, app: Self.app, hook: hook)
+        #expect(try Self.eventually(30) { try Self.delivery(daemon, hook: hook)?.attempts ?? 0 >= 1 })
+        let tried = try Self.delivery(daemon, hook: hook)
+        #expect(tried?.state == "pending" && tried?.status == "307", "a 3xx is not a success: \(String(describing: tried))")
+        #expect(redirecting.requests == 1 && target.received.isEmpty, "the Location was not followed")
+        #expect(daemon.stop() == 0)
+    }
+
     @Test func threeHooksThatNeverAnswerDelayAnotherAppsHookByUnderASecond() throws {
         let silent = try (0..<3).map { _ in try HostileHook(.silent) }
         let healthy = try WebhookReceiver()

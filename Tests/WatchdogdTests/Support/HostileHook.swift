@@ -6,11 +6,13 @@ import Glibc
 /// A webhook receiver on loopback that misbehaves, over plain sockets so nothing in it buffers:
 /// `.endless(status)` answers `status` with a `Content-Length` of 1 GiB and streams generated
 /// bytes (64 KiB at a time, never held whole) until the client cuts the connection or all is
-/// sent; `.silent` reads the request and never answers, holding the connection open.
+/// sent; `.silent` reads the request and never answers, holding the connection open;
+/// `.redirect(to)` answers `307` with `Location: to`.
 final class HostileHook: @unchecked Sendable {
     enum Behaviour {
         case endless(status: Int)
         case silent
+        case redirect(to: String)
     }
 
     static let bodyBytes = 1 << 30
@@ -86,6 +88,8 @@ final class HostileHook: @unchecked Sendable {
             // Holds the connection until the client or `stop` closes it.
             var byte: UInt8 = 0
             while recv(connection, &byte, 1, 0) > 0 {}
+        case .redirect(let location):
+            _ = write(connection, Array("HTTP/1.1 307 Temporary Redirect\r\nLocation: \(location)\r\nContent-Length: 0\r\n\r\n".utf8))
         case .endless(let status):
             let head = "HTTP/1.1 \(status) Whatever\r\nContent-Type: text/plain\r\nContent-Length: \(Self.bodyBytes)\r\n\r\n"
             guard write(connection, Array(head.utf8)) else { return }
