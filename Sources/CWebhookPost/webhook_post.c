@@ -59,8 +59,9 @@ void webhook_post(const char *url, const char *headers, const unsigned char *bod
         return;
     }
     struct curl_slist *list = NULL;
-    char *copy = strdup(headers);
-    for (char *line = strtok(copy, "\n"); line; line = strtok(NULL, "\n")) list = curl_slist_append(list, line);
+    char *copy = strdup(headers), *rest = NULL;
+    // strtok_r: several workers post at once.
+    for (char *line = copy ? strtok_r(copy, "\n", &rest) : NULL; line; line = strtok_r(NULL, "\n", &rest)) list = curl_slist_append(list, line);
     free(copy);
     // No "Expect: 100-continue" round trip.
     list = curl_slist_append(list, "Expect:");
