@@ -70,8 +70,9 @@ import Testing
         #expect(Set(received.map(\.deliveryID)) == [pending.first?.alert], "one alert, one idempotency key across the restart")
         #expect(received.allSatisfy { $0.isSigned(with: secret) })
         #expect(((received.last?.json["alert"] as? [String: Any])?["release"] as? String) == "14.2.0 (1)")
-        // The pass after the restart ran before that delivery (evaluate, then deliver): the
-        // firing it found stored kept it from alerting again.
+        // The firing stored before the kill kept the evaluation after the restart from alerting
+        // again. The receiver sees the request before the daemon records its answer: waited for.
+        #expect(try Self.eventually { try Self.deliveries(daemon).first?.state == "delivered" })
         let after = try Self.deliveries(daemon)
         #expect(after.count == 1 && after.first?.state == "delivered" && (after.first?.attempts ?? 0) >= 2, "\(after)")
         #expect(daemon.stop() == 0)

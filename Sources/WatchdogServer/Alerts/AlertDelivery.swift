@@ -49,7 +49,7 @@ final class AlertDeliverer: Sendable {
         var busyHooks: Set<String> = []
         var jobs: [Job] = []
         var stopping = false
-        /// Threads started (the workers start with the first job) and not yet ended.
+        /// Threads started, which `stop` waits for: the dispatcher, and the workers once the first job came.
         var threads = 0
         var workersStarted = false
     }
