@@ -43,6 +43,9 @@ let package = Package(
         ),
         .target(name: "Gzip", dependencies: ["CZlib"]),
         .target(name: "CBuildInfo", cSettings: buildCommit.map { [.define("WATCHDOG_BUILD_COMMIT", to: "\"\($0)\"")] } ?? []),
+        // Webhook delivery over Debian's libcurl (libcurl4-openssl-dev): a C shim, since
+        // curl_easy_setopt is variadic.
+        .target(name: "CWebhookPost", linkerSettings: [.linkedLibrary("curl")]),
         // libpq behind a small synchronous API (the store's protocol is synchronous).
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Locking"]),
         .target(name: "WatchdogWire"),
@@ -71,7 +74,7 @@ let package = Package(
         .target(
             name: "WatchdogServer",
             dependencies: [
-                "WatchdogWire", "WatchdogHTTP", "WatchdogStore", "Locking",
+                "WatchdogWire", "WatchdogHTTP", "WatchdogStore", "Locking", "CWebhookPost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -4,8 +4,8 @@
 #   ./deploy/setup.sh --bench    # also what Tests/Benchmarks/*.sh need (wrk, sqlite3, curl, a C compiler)
 #   ./deploy/setup.sh --package  # also what deploy/deb/build.sh and deploy/deb/test-clean-system.sh need
 set -euo pipefail
-# libcurl4: Foundation's URLSession (alert webhooks) runs on it.
-packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libcurl4 libjs-chart.js chromium)
+# libcurl4-openssl-dev: alert webhooks are posted with libcurl (Sources/CWebhookPost).
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libcurl4-openssl-dev libjs-chart.js chromium)
 [ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc)
 # libcurl4-openssl-dev: linking Foundation statically (--static-swift-stdlib) needs libcurl.so.
 [ "${1:-}" = "--package" ] && packages+=(libcurl4-openssl-dev dpkg-dev binutils lintian debootstrap curl)

@@ -139,7 +139,7 @@ public final class WatchdogApplication: Sendable {
     /// Sends the webhook deliveries due now (by the application's clock); how many were tried.
     @discardableResult
     public func deliverAlerts() throws -> Int {
-        try alerts.deliverer.deliverDue(until: { [alerts] in alerts.isStopping }).attempted
+        try alerts.deliverer.deliverDue().attempted
     }
 
     /// Commits every queued batch and stops the ingest writer (later posts get 503), then the

@@ -113,8 +113,9 @@ public protocol TelemetryStore: Sendable {
     /// version is still `expectedVersion` (0: none stored yet).
     /// - Throws: `StoreError.conflict` when another change came first.
     func saveConfig(_ record: ConfigRecord, expectedVersion: Int, before: String?) throws
-    /// Every change of an app's config, newest first.
-    func configHistory(app: String) throws -> [ConfigChange]
+    /// An app's config versions without their documents, newest first: at most `limit`,
+    /// those older than `before` when given (the history's pages).
+    func configVersions(app: String, before: Int?, limit: Int) throws -> [ConfigVersion]
     /// One change (version) of an app's config.
     func configChange(app: String, version: Int) throws -> ConfigChange?
     /// Test crashes reported per install on a UTC day (days since the epoch) — for every app;
@@ -148,8 +149,9 @@ public protocol TelemetryStore: Sendable {
     func recordAlerts(_ alerts: [NewAlert], cleared: [AlertFiringRecord]) throws -> [String]
     /// Queues a delivery (a test); its row id.
     func enqueueAlertDelivery(_ delivery: AlertDeliveryRecord) throws -> Int64
-    /// Pending deliveries whose next attempt is due, the earliest first.
-    func dueAlertDeliveries(now: Int64, limit: Int) throws -> [AlertDeliveryRecord]
+    /// Pending deliveries whose next attempt is due, the earliest first: at most `perHook` of
+    /// each hook (so a dead hook's backlog leaves room for the others), `limit` in all.
+    func dueAlertDeliveries(now: Int64, limit: Int, perHook: Int) throws -> [AlertDeliveryRecord]
     /// Records how an attempt ended (a delivery no longer pending is left as it is).
     func recordAlertAttempt(deliveryID: Int64, _ attempt: AlertAttempt) throws
     /// A hook's deliveries, newest first.

@@ -83,11 +83,13 @@ struct Alerts: ParsableCommand {
             @Option(help: "release_regressed: one report kind instead of all.") var kind: String?
             @Option(help: "release_regressed, glitch_free_rate_below: sessions a release needs (default 100).") var minimumSessions: Int?
             @Option(help: "new_issue: affected sessions a new issue needs (default 5).") var minimumAffectedSessions: Int?
+            @Option(help: "release_regressed, new_issue, glitch_free_rate_below: distinct installs with sessions a release needs (default 20).")
+            var minimumInstalls: Int?
             @Option(help: "glitch_free_rate_below: the rate, above 0 and at most 1 (0.99 is 99 %).") var threshold: Double?
 
             func run() throws {
                 let draft = AlertRuleDraft(name: name, condition: condition, hook: hook, kind: kind, minimumSessions: minimumSessions,
-                                           minimumAffectedSessions: minimumAffectedSessions, threshold: threshold)
+                                           minimumAffectedSessions: minimumAffectedSessions, minimumInstalls: minimumInstalls, threshold: threshold)
                 let rule: AlertRuleRecord
                 do { rule = try AlertRules.rule(draft, app: app, createdAt: WatchdogServer.systemClock(), createdBy: "watchdogd alerts") } catch {
                     throw ValidationError(error.message)

@@ -161,3 +161,29 @@ def test_rule_editor_creates_edits_reorders_and_deletes(admin):
         confirm(f"Delete rule {name}")
     assert rules() == []
     expect(page.locator("#main")).to_contain_text("No rules")
+
+
+def test_history_lists_a_page_of_versions_and_opens_one_with_its_diff(admin):
+    """Issue 23, point 6: versions without documents, 20 at a time; a version's diff is fetched
+    when it is opened."""
+    for seconds in range(2, 25):
+        api("PATCH", f"/v1/admin/apps/{APP}/config", {"watchdog_interval_s": seconds})
+    newest = config()["version"]
+    page = admin.open("config")
+    shown = page.locator("#main [data-open-version]")
+    expect(shown).to_have_count(20)
+    expect(page.get_by_role("button", name="Restore version 0 (built-in)")).to_be_visible()
+    page.get_by_role("button", name="More versions").click()
+    expect(shown).to_have_count(min(40, newest))
+    expect(page.locator('#main [data-role="change"] .diff-add')).to_have_count(0)
+
+    page.get_by_role("button", name=f"Show version {newest}").click()
+    change = page.locator(f'#main [data-role="change"][data-version="{newest}"]')
+    expect(change.locator(".diff-del")).to_contain_text("defaults.watchdog_interval_s: 23")
+    expect(change.locator(".diff-add")).to_contain_text("defaults.watchdog_interval_s: 24")
+    hide = page.get_by_role("button", name=f"Hide version {newest}")
+    expect(hide).to_be_focused()
+    expect(hide).to_have_attribute("aria-expanded", "true")
+    expect(shown).to_have_count(min(40, newest)), "opening a version keeps the pages shown"
+    hide.click()
+    expect(change.locator(".diff-add")).to_have_count(0)

@@ -70,7 +70,7 @@ import WatchdogTesting
         #expect(body["condition"] as? String == "release_regressed" && body["release"] as? String == "14.2.0 (1)" && body["base"] as? String == "14.1.0 (1)")
         #expect((body["comparison"] as? [String: Any])?["verdict"] as? String == "regressed")
         let text = try #require(alert.json["text"] as? String)
-        #expect(text.contains("14.2.0 (1) regressed against 14.1.0 (1)") && text.contains("14.x regressions"), "\(text)")
+        #expect(text.contains("`14.2.0 (1)` regressed against `14.1.0 (1)`") && text.contains("14.x regressions"), "\(text)")
 
         // Still regressed, more data: no second alert while the condition holds.
         try Self.release(setup.app, key: setup.key, version: "14.2.0", build: "1", sessions: 100, affected: 30)
@@ -258,7 +258,7 @@ import WatchdogTesting
 
     @Test func clientTextCannotMentionASlackChannel() throws {
         let receiver = try WebhookReceiver()
-        let setup = try Self.setUp(receiver, rules: [["condition": "new_issue", "minimum_affected_sessions": 1]])
+        let setup = try Self.setUp(receiver, rules: [["condition": "new_issue", "minimum_affected_sessions": 1, "minimum_installs": 1]])
         try Self.release(setup.app, key: setup.key, version: "1.0.0", sessions: 3, affected: 2, screen: "<!channel> & <https://evil.example|click>")
         #expect(try Self.pass(setup.app) == (1, 1))
         let json = try #require(receiver.received.first?.json)

@@ -10,10 +10,10 @@ const conditions = [
 ];
 /** The parameters each condition takes (the API refuses the others). */
 const parameters = {
-  release_regressed: ['kind', 'minimum_sessions'],
-  new_issue: ['minimum_affected_sessions'],
+  release_regressed: ['kind', 'minimum_sessions', 'minimum_installs'],
+  new_issue: ['minimum_affected_sessions', 'minimum_installs'],
   test_crashes: [],
-  glitch_free_rate_below: ['threshold', 'minimum_sessions'],
+  glitch_free_rate_below: ['threshold', 'minimum_sessions', 'minimum_installs'],
 };
 const conditionLabel = Object.fromEntries(conditions);
 
@@ -118,9 +118,11 @@ export async function renderAlerts(holder, app, { admin }) {
     const kind = el('input', { id: 'rule-alert-kind', type: 'text', placeholder: 'all kinds' });
     const minimumSessions = el('input', { id: 'rule-alert-minimum-sessions', type: 'number', min: 0, step: 1, value: 100 });
     const minimumAffected = el('input', { id: 'rule-alert-minimum-affected-sessions', type: 'number', min: 1, step: 1, value: 5 });
+    const minimumInstalls = el('input', { id: 'rule-alert-minimum-installs', type: 'number', min: 0, step: 1, value: 20 });
     const threshold = el('input', { id: 'rule-alert-threshold', type: 'number', min: 0, max: 100, step: 'any', value: 99 });
     const fields = [field('rule-alert-kind', 'Kind', kind), field('rule-alert-minimum-sessions', 'Minimum sessions', minimumSessions),
-      field('rule-alert-minimum-affected-sessions', 'Minimum affected sessions', minimumAffected), field('rule-alert-threshold', 'Threshold (% glitch-free)', threshold)];
+      field('rule-alert-minimum-affected-sessions', 'Minimum affected sessions', minimumAffected),
+      field('rule-alert-minimum-installs', 'Minimum installs', minimumInstalls), field('rule-alert-threshold', 'Threshold (% glitch-free)', threshold)];
     const show = () => { for (const f of fields) f.hidden = !parameters[condition.value].includes(f.dataset.parameter); };
     condition.addEventListener('change', show);
     show();
@@ -135,6 +137,7 @@ export async function renderAlerts(holder, app, { admin }) {
       if (taken.includes('kind') && kind.value.trim()) rule.kind = kind.value.trim();
       if (taken.includes('minimum_sessions')) rule.minimum_sessions = Number(minimumSessions.value);
       if (taken.includes('minimum_affected_sessions')) rule.minimum_affected_sessions = Number(minimumAffected.value);
+      if (taken.includes('minimum_installs')) rule.minimum_installs = Number(minimumInstalls.value);
       if (taken.includes('threshold')) rule.threshold = Number(threshold.value) / 100;
       act(() => api.post(`${base}/rules`, rule));
     });
@@ -143,6 +146,7 @@ export async function renderAlerts(holder, app, { admin }) {
 
   const describe = (r) => [r.kind ? `kind ${r.kind}` : null, r.minimum_sessions !== null ? `≥ ${r.minimum_sessions} sessions` : null,
     r.minimum_affected_sessions !== null ? `≥ ${r.minimum_affected_sessions} affected sessions` : null,
+    r.minimum_installs !== null && r.minimum_installs !== undefined ? `≥ ${r.minimum_installs} installs` : null,
     r.threshold !== null ? `below ${percent(r.threshold)} glitch-free` : null].filter(Boolean).join(', ') || '—';
 
   async function draw() {

@@ -11,8 +11,8 @@ const expiries = [['1', '1 hour'], ['24', '24 hours'], ['168', '7 days']];
 const BUILT_IN_BUDGET = 1;
 let dialogs = 0;
 
-/** The config panel: switches with a confirmation saying who is affected, rules, history with
- * diffs, restoring a version. Admin only for changes. The dialog is bound to the server's
+/** The config panel: switches with a confirmation saying who is affected, rules, history (a
+ * page of versions at a time; a version's diff and document fetched when opened), restoring a version. Admin only for changes. The dialog is bound to the server's
  * state: Cancel, Escape or an error redraw the panel from what the server holds. */
 export async function render(main, params, { session }) {
   const app = params.get('app');
@@ -85,15 +85,39 @@ export async function render(main, params, { session }) {
   }
 
   let editing = null;  // the id of the rule in the form, or null for a new one
+  let pages = 1;  // history pages shown ("More" adds one)
+  const opened = new Map();  // version → its change (documents before and after), fetched when opened
+  /** The history's first `pages` pages (versions without their documents), and the next link. */
+  async function historyPages() {
+    let page = await api.get(`${base}/history`);
+    const versions = [...page.history];
+    for (let n = 1; n < pages && page.next; n++) {
+      page = await api.get(page.next);
+      versions.push(...page.history);
+    }
+    return { versions, more: Boolean(page.next) };
+  }
   /** Draws the panel from the server's state; `force` also when nothing changed (after a
    * dialog, whose switch may show what the server does not have). */
   async function draw(force = true) {
     const { data: server, etag } = await api.getWithETag(base);
-    const history = (await api.get(`${base}/history`)).history;
+    const history = await historyPages();
     if (force) drawPanel.forget();
-    drawPanel(server, etag, history);
+    drawPanel(server, etag, history, [...opened.keys()]);
   }
-  const drawPanel = whenChanged((server, etag, history) => {
+  /** Shows or hides one version's change, fetching its documents the first time. */
+  async function toggle(version) {
+    message.textContent = '';
+    try {
+      if (opened.has(version)) opened.delete(version);
+      else opened.set(version, await api.get(`${base}/history/${version}`));
+    } catch (error) {
+      message.textContent = error.message;
+    }
+    await draw();
+    holder.querySelector(`button[data-open-version="${version}"]`)?.focus();
+  }
+  const drawPanel = whenChanged((server, etag, { versions: history, more }) => {
     const rules = server.rules ?? [];
     const restore = (version, label, perform) => el('button', { type: 'button', 'data-version': version,
       onclick: () => change(`Restore version ${label}`, perform, `button[data-version="${version}"]`, { diffFrom: server }) }, `Restore version ${label}`);
@@ -142,11 +166,21 @@ export async function render(main, params, { session }) {
       });
       return form;
     }
-    const oldest = history[history.length - 1];
-    const rows = history.map((h) => ({ data: h, cells: [String(h.version), time(h.changed_at), h.changed_by, diff(h.before, h.after),
-      h.version === server.version ? 'current' : !admin ? '' : restore(h.version, String(h.version),
-        (dry) => api.postWithETag(`${base}/rollback${dry ? '?dry_run=true' : ''}`, { version: h.version }, etag))] }));
-    if (oldest) {
+    const rows = history.map((h) => {
+      const change = opened.get(h.version);
+      const show = el('button', { type: 'button', 'data-open-version': h.version, 'aria-expanded': change ? 'true' : 'false',
+        onclick: () => toggle(h.version) }, change ? `Hide version ${h.version}` : `Show version ${h.version}`);
+      return { data: h, cells: [String(h.version), time(h.changed_at), clientText(h.changed_by),
+        el('div', { 'data-role': 'change', 'data-version': h.version }, show, change ? [diff(change.before, change.after),
+          el('details', {}, el('summary', {}, 'Document'), el('pre', { class: 'document' }, JSON.stringify(change.after, null, 2)))] : null),
+        h.version === server.version ? 'current' : !admin ? '' : restore(h.version, String(h.version),
+          (dry) => api.postWithETag(`${base}/rollback${dry ? '?dry_run=true' : ''}`, { version: h.version }, etag))] };
+    });
+    if (more) {
+      rows.push({ data: null, cells: ['', '', '', el('button', { type: 'button', 'data-role': 'more-history',
+        onclick: () => { pages += 1; draw().then(() => holder.querySelector('[data-role="more-history"]')?.focus()); } }, 'More versions'), ''] });
+    }
+    if (history.length) {
       rows.push({ data: null, cells: ['0', '—', 'built in', 'the built-in defaults, no rules', !admin ? '' : restore(0, '0 (built-in)',
         (dry) => api.put(`${base}${dry ? '?dry_run=true' : ''}`, { version: 0, defaults: {}, rules: [], updated_at: null, updated_by: null }, etag))] });
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Locking
 import Logging
@@ -20,13 +21,39 @@ public struct AlertRetryPolicy: Sendable {
     }
 }
 
-/// Sends the outbox's due deliveries, one at a time, and records each attempt (status,
-/// latency, error) in the store — the delivery log. A 2xx ends a delivery; anything else is
-/// retried by `AlertRetryPolicy`. A hook that failed once is not tried again in the same pass,
-/// so one dead receiver costs one timeout per pass, not one per alert. Delivery is at least
-/// once: a crash between the receiver's 2xx and its record sends the same body and
-/// `Watchdog-Delivery` again.
+/// Sends the outbox's due deliveries on `workers` threads of its own, apart from rule
+/// evaluation, and records each attempt (status, latency, error) in the store — the delivery
+/// log. A 2xx ends a delivery; anything else is retried by `AlertRetryPolicy`.
+///
+/// A hook has at most one request in flight: its due deliveries go in order on one worker,
+/// and the first failure ends that hook's turn (one dead receiver costs one timeout per pass,
+/// not one per alert). Another hook's deliveries go on other workers meanwhile, so a hook
+/// that never answers holds up only its own — unless more than `workers` such hooks are due
+/// at once. Delivery is at least once: a crash between the receiver's 2xx and its record
+/// sends the same body and `Watchdog-Delivery` again.
 final class AlertDeliverer: Sendable {
+    private struct Job {
+        var hookID: String
+        var deliveries: [AlertDeliveryRecord]
+        var pass: Pass?
+    }
+
+    /// A manual pass (`deliverDue`): waits for its jobs, adds up what they did.
+    private final class Pass: Sendable {
+        let group = DispatchGroup()
+        let counts = Locked((finished: 0, attempted: 0))
+    }
+
+    private struct State {
+        /// Hooks with a job queued or running: not scheduled again until it ends.
+        var busyHooks: Set<String> = []
+        var jobs: [Job] = []
+        var stopping = false
+        /// Threads started, which `stop` waits for: the dispatcher, and the workers once the first job came.
+        var threads = 0
+        var workersStarted = false
+    }
+
     private let store: any TelemetryStore
     private let clock: @Sendable () -> Int64
     private let transport: WebhookTransport
@@ -34,65 +61,174 @@ final class AlertDeliverer: Sendable {
     /// Lowercased; empty: any host.
     private let allowedHosts: Set<String>
     private let logger: Logger
-    /// One pass at a time (the worker's, or a test's).
-    private let pass = Locked(())
+    private let state = Locked(State())
+    private let jobsQueued = DispatchSemaphore(value: 0)
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let exited = DispatchSemaphore(value: 0)
     /// Finished deliveries kept per hook, newest first: its delivery log.
     static let logLength = 200
+    /// Due deliveries read per pass, and at most this many of one hook.
     static let perPass = 100
+    static let perHook = 10
+    /// Requests in flight at once, one per hook at most.
+    static let workers = 8
 
+    /// `dispatching`: a thread of its own looks for due deliveries every second and when
+    /// woken (the daemon); without it only `deliverDue` does (tests run passes by hand).
     init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, transport: WebhookTransport, policy: AlertRetryPolicy,
-         allowedHosts: Set<String> = [], logger: Logger) {
+         allowedHosts: Set<String> = [], logger: Logger, dispatching: Bool = false) {
         self.store = store
         self.allowedHosts = allowedHosts
         self.clock = clock
         self.transport = transport
         self.policy = policy
         self.logger = logger
-    }
-
-    /// Attempts every delivery due now; how many ended (delivered or given up) and how many
-    /// were tried. Once `stopped` says so, no attempt starts and one cut short is not recorded
-    /// (the delivery stays pending, as it was).
-    @discardableResult
-    func deliverDue(until stopped: () -> Bool = { false }) throws -> (finished: Int, attempted: Int) {
-        try pass.withLock { _ in
-            let due = try store.dueAlertDeliveries(now: clock(), limit: Self.perPass)
-            var failedHooks: Set<String> = []
-            var hooks: [String: AlertHookRecord?] = [:]
-            var finished = 0, attempted = 0
-            for delivery in due where !failedHooks.contains(delivery.hookID) {
-                if hooks[delivery.hookID] == nil { hooks[delivery.hookID] = .some(try store.alertHook(id: delivery.hookID)) }
-                guard let hook = hooks[delivery.hookID] ?? nil, let url = URL(string: hook.url) else { continue }
-                guard !stopped() else { break }
-                if !allowedHosts.isEmpty, !allowedHosts.contains(url.host?.lowercased() ?? "") {
-                    try store.recordAlertAttempt(deliveryID: delivery.id, AlertAttempt(
-                        at: clock(), status: nil, latencyMilliseconds: 0, error: "host \(url.host ?? "") is not in --alert-allowed-hosts; not sent", delivered: false, retryAt: nil))
-                    finished += 1
-                    continue
-                }
-                let outcome = send(delivery, to: url, secret: hook.secret)
-                guard !stopped() else { break }
-                attempted += 1
-                let now = clock()
-                let delivered = outcome.status.map { (200..<300).contains($0) } ?? false
-                let retryAt = delivered ? nil : policy.retryAt(afterAttempts: delivery.attempts + 1, now: now, createdAt: delivery.createdAt)
-                let error = delivered ? nil : outcome.status.map { "HTTP \($0)" + (outcome.error.map { ": \($0)" } ?? "") } ?? outcome.error
-                try store.recordAlertAttempt(deliveryID: delivery.id, AlertAttempt(at: now, status: outcome.status, latencyMilliseconds: outcome.milliseconds,
-                                                                                    error: error, delivered: delivered, retryAt: retryAt))
-                if !delivered {
-                    failedHooks.insert(delivery.hookID)
-                    if retryAt == nil { logger.warning("alert \(delivery.alertID) to hook \(hook.id) given up after \(delivery.attempts + 1) attempts: \(error ?? "")") }
-                }
-                if delivered || retryAt == nil { finished += 1 }
-            }
-            if finished > 0 { try store.pruneAlertDeliveries(keepPerHook: Self.logLength) }
-            return (finished, attempted)
+        if dispatching {
+            state.withLock { $0.threads += 1 }
+            let thread = Thread { [self] in dispatch() }
+            thread.name = "watchdogd-deliveries"
+            thread.start()
         }
     }
 
-    /// Returns once no pass is running.
-    func waitForPass() {
-        pass.withLock { _ in }
+    /// Starts the workers, once (a test application that never delivers has none).
+    private func startWorkers() {
+        let start = state.withLock { state -> Bool in
+            guard !state.workersStarted, !state.stopping else { return false }
+            state.workersStarted = true
+            state.threads += Self.workers
+            return true
+        }
+        guard start else { return }
+        for index in 0..<Self.workers {
+            let thread = Thread { [self] in work() }
+            thread.name = "watchdogd-webhook-\(index + 1)"
+            thread.start()
+        }
+    }
+
+    /// Attempts every delivery due now, on the workers, and waits for them; how many ended
+    /// (delivered or given up) and how many were tried. Hooks already busy are left to their
+    /// worker. Once `stop` is called no attempt starts and one cut short is not recorded (the
+    /// delivery stays pending, as it was).
+    @discardableResult
+    func deliverDue() throws -> (finished: Int, attempted: Int) {
+        let pass = Pass()
+        try schedule(pass: pass)
+        pass.group.wait()
+        return pass.counts.withLock { $0 }
+    }
+
+    /// Looks for due deliveries now rather than at the next tick.
+    func wake() {
+        wakeUp.signal()
+    }
+
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// Stops the threads; requests in flight are cancelled (`transport.cancel()`) and their
+    /// deliveries stay pending. Returns once every thread has ended.
+    func stop() {
+        let (first, threads) = state.withLock { state -> (Bool, Int) in
+            defer { state.stopping = true }
+            return (!state.stopping, state.threads)
+        }
+        guard first else { return }
+        transport.cancel()
+        wakeUp.signal()
+        for _ in 0..<Self.workers { jobsQueued.signal() }
+        for _ in 0..<threads { exited.wait() }
+    }
+
+    /// Queues one job per idle hook with due deliveries.
+    private func schedule(pass: Pass?) throws {
+        guard !isStopping else { return }
+        let due = try store.dueAlertDeliveries(now: clock(), limit: Self.perPass, perHook: Self.perHook)
+        var byHook: [String: [AlertDeliveryRecord]] = [:], order: [String] = []
+        for delivery in due {
+            if byHook[delivery.hookID] == nil { order.append(delivery.hookID) }
+            byHook[delivery.hookID, default: []].append(delivery)
+        }
+        let queued = state.withLock { state -> Int in
+            guard !state.stopping else { return 0 }
+            var queued = 0
+            for hook in order where !state.busyHooks.contains(hook) {
+                state.busyHooks.insert(hook)
+                pass?.group.enter()
+                state.jobs.append(Job(hookID: hook, deliveries: byHook[hook] ?? [], pass: pass))
+                queued += 1
+            }
+            return queued
+        }
+        guard queued > 0 else { return }
+        startWorkers()
+        for _ in 0..<queued { jobsQueued.signal() }
+    }
+
+    private func dispatch() {
+        while !isStopping {
+            _ = wakeUp.wait(timeout: .now() + .seconds(1))
+            do { try schedule(pass: nil) } catch { logger.warning("alert delivery failed: \(error)") }
+        }
+        exited.signal()
+    }
+
+    private func work() {
+        while true {
+            jobsQueued.wait()
+            let job = state.withLock { state -> Job? in
+                guard !state.stopping, !state.jobs.isEmpty else { return nil }
+                return state.jobs.removeFirst()
+            }
+            if isStopping {
+                // Jobs left queued end here; their passes must not wait for them.
+                let left = state.withLock { state -> [Job] in defer { state.jobs.removeAll() }; return state.jobs }
+                for job in left + (job.map { [$0] } ?? []) { job.pass?.group.leave() }
+                break
+            }
+            guard let job else { continue }
+            var counts = (finished: 0, attempted: 0)
+            do { counts = try run(job) } catch { logger.warning("alert delivery to hook \(job.hookID) failed: \(error)") }
+            state.withLock { _ = $0.busyHooks.remove(job.hookID) }
+            if let pass = job.pass {
+                pass.counts.withLock { $0.finished += counts.finished; $0.attempted += counts.attempted }
+                pass.group.leave()
+            } else if counts.finished > 0 {
+                wakeUp.signal()  // the hook may have more due
+            }
+        }
+        exited.signal()
+    }
+
+    /// One hook's due deliveries in order, until the first failure.
+    private func run(_ job: Job) throws -> (finished: Int, attempted: Int) {
+        guard let hook = try store.alertHook(id: job.hookID), let url = URL(string: hook.url) else { return (0, 0) }
+        var finished = 0, attempted = 0
+        for delivery in job.deliveries {
+            guard !isStopping else { break }
+            if !allowedHosts.isEmpty, !allowedHosts.contains(url.host?.lowercased() ?? "") {
+                try store.recordAlertAttempt(deliveryID: delivery.id, AlertAttempt(
+                    at: clock(), status: nil, latencyMilliseconds: 0, error: "host \(url.host ?? "") is not in --alert-allowed-hosts; not sent", delivered: false, retryAt: nil))
+                finished += 1
+                continue
+            }
+            let outcome = send(delivery, to: url, secret: hook.secret)
+            guard !isStopping else { break }
+            attempted += 1
+            let now = clock()
+            let delivered = outcome.status.map { (200..<300).contains($0) } ?? false
+            let retryAt = delivered ? nil : policy.retryAt(afterAttempts: delivery.attempts + 1, now: now, createdAt: delivery.createdAt)
+            let error = delivered ? nil : outcome.status.map { "HTTP \($0)" + (outcome.error.map { ": \($0)" } ?? "") } ?? outcome.error
+            try store.recordAlertAttempt(deliveryID: delivery.id, AlertAttempt(at: now, status: outcome.status, latencyMilliseconds: outcome.milliseconds,
+                                                                                error: error, delivered: delivered, retryAt: retryAt))
+            if delivered || retryAt == nil { finished += 1 }
+            if !delivered {
+                if retryAt == nil { logger.warning("alert \(delivery.alertID) to hook \(hook.id) given up after \(delivery.attempts + 1) attempts: \(error ?? "")") }
+                break
+            }
+        }
+        if finished > 0 { try store.pruneAlertDeliveries(keepPerHook: Self.logLength) }
+        return (finished, attempted)
     }
 
     private func send(_ delivery: AlertDeliveryRecord, to url: URL, secret: String) -> WebhookTransport.Outcome {

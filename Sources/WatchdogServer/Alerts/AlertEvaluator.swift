@@ -1,14 +1,21 @@
 import WatchdogStore
 
-/// What an app's alert rules find in its newest releases, from the same roll-ups and the same
+/// What an app's alert rules find in its recently active releases, from the same roll-ups and the same
 /// computations as the stats endpoints: the `regressed` verdict of `compare`, the `new` flag of
 /// `issues`, the release's test crashes and its glitch-free session rate. Reads only.
 struct AlertEvaluator: Sendable {
     let lookup: ReleaseLookup
 
-    /// The newest releases (semantic version, then build) whose conditions are evaluated and
-    /// cleared; an older release's firing stays as it is.
-    static let releasesWatched = 5
+    /// A release is watched while its newest session or report is at most this old, counted
+    /// back from now or from the app's newest data if that is earlier (so an app that went
+    /// quiet keeps its last week watched, and clock skew cannot hide a release). Seven days:
+    /// a beta build is tested for days, not months; one untouched for a week has nothing new
+    /// to alert about, and its firing stays as it is.
+    static let recentMilliseconds: Int64 = 7 * 86_400_000
+    /// At most this many recent releases are watched, those with the most sessions: a bound
+    /// on a pass's cost that junk releases cannot use to push real ones out by version number
+    /// (a release with few sessions is the one left out, whatever its version).
+    static let releasesWatched = 20
 
     /// One rule's condition holding for one subject of one release.
     struct Finding: Sendable {
@@ -27,22 +34,43 @@ struct AlertEvaluator: Sendable {
         case glitchFree(rate: Double, upperBound: Double, threshold: Double)
     }
 
-    /// The findings of `rules` (all of one app), and the releases they looked at.
-    func evaluate(app: String, rules: [AlertRuleRecord]) throws(APIError) -> (findings: [Finding], watched: Set<ReleaseID>) {
+    /// The releases a pass looks at: those with sessions recently (`recentMilliseconds`), by
+    /// session volume when there are more than `releasesWatched`; in version order.
+    static func watched(_ releases: [ReleaseStats], now: Int64) -> [ReleaseStats] {
+        let withSessions = releases.filter { $0.sessions > 0 }
+        let newest = min(now, withSessions.map(\.lastSeen).max() ?? now)
+        let recent = withSessions.filter { $0.lastSeen >= newest - recentMilliseconds }
+        let kept = recent.count <= releasesWatched ? recent
+            : Array(recent.sorted { ($0.sessions, $0.lastSeen) > ($1.sessions, $1.lastSeen) }.prefix(releasesWatched))
+        return kept.sorted { ReleaseOrder.isOlder($0.release, $1.release) }
+    }
+
+    /// The findings of `rules` (all of one app) at `now`, and the releases they looked at.
+    func evaluate(app: String, rules: [AlertRuleRecord], now: Int64) throws(APIError) -> (findings: [Finding], watched: Set<ReleaseID>) {
         let releases = try lookup.releases(of: app).sorted { ReleaseOrder.isOlder($0.release, $1.release) }
-        let firstWatched = max(0, releases.count - Self.releasesWatched)
+        let watched = Self.watched(releases, now: now)
+        var installs: [ReleaseID: Int] = [:]
+        /// Distinct installs that started sessions in a release, read once per pass.
+        func installsOf(_ release: ReleaseStats) throws(APIError) -> Int {
+            if let known = installs[release.release] { return known }
+            let count = try lookup.installClusterSums(release, of: app).overall.clusters
+            installs[release.release] = count
+            return count
+        }
         var findings: [Finding] = []
-        for index in firstWatched..<releases.count {
-            let release = releases[index]
+        for release in watched {
             // Computed once per release, whatever number of rules read them.
             var comparison: CompareView??
             var issues: IssuesView?
-            let predecessor = releases[..<index].last { $0.sessions > 0 }
+            // The previous listed release with sessions, whether watched or not.
+            let predecessor = releases.last { $0.sessions > 0 && ReleaseOrder.isOlder($0.release, release.release) }
             for rule in rules {
                 guard let condition = AlertCondition(rawValue: rule.condition) else { continue }
+                if condition != .testCrashes, rule.minimumInstalls > 0, try installsOf(release) < rule.minimumInstalls { continue }
                 switch condition {
                 case .releaseRegressed:
-                    guard let base = predecessor, base.sessions >= rule.minimumSessions, release.sessions >= rule.minimumSessions else { continue }
+                    guard let base = predecessor, base.sessions >= rule.minimumSessions, release.sessions >= rule.minimumSessions,
+                          try installsOf(base) >= rule.minimumInstalls else { continue }
                     if comparison == nil { comparison = .some(try Self.compare(lookup, app: app, base: base, target: release)) }
                     guard let view = comparison ?? nil else { continue }
                     let verdict = rule.kind.map { kind in view.byKind.first { $0.value == kind }?.comparison } ?? view.overall
@@ -68,7 +96,7 @@ struct AlertEvaluator: Sendable {
                 }
             }
         }
-        return (findings, Set(releases[firstWatched...].map(\.release)))
+        return (findings, Set(watched.map(\.release)))
     }
 
     /// The release against its predecessor as `GET …/compare` computes it; `nil` when the two

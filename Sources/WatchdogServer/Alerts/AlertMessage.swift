@@ -108,31 +108,31 @@ enum AlertMessage {
         var body = AlertBody(id: id, app: app, condition: rule.condition, createdAt: Timestamp.format(milliseconds: now),
                              rule: .init(id: rule.id, name: rule.name), hook: .init(id: hook.id, name: hook.name),
                              release: release.release.text, releaseID: release.release.id, sessions: release.sessions)
-        let subject = "\(app) \(release.release.text)"
+        let subject = "\(app) \(code(release.release.text))"
         var text: String
         switch first.detail {
         case .regressed(let base, let comparison):
             body.base = base.release.text
             body.kind = rule.kind
             body.comparison = comparison
-            let what = rule.kind.map { "sessions with \($0)" } ?? "sessions with a keyboard glitch"
+            let what = rule.kind.map { "sessions with \(code($0))" } ?? "sessions with a keyboard glitch"
             let targetRate = percent(comparison.target.affectedSessionRate ?? 0), baseRate = percent(comparison.base.affectedSessionRate ?? 0)
             if let ratio = comparison.ratio, let interval = comparison.interval {
                 let upper = interval.upper.map { times($0) } ?? "∞"
-                text = "Watchdog: \(subject) regressed against \(base.release.text): \(times(ratio)) the share of \(what) "
+                text = "Watchdog: \(subject) regressed against \(code(base.release.text)): \(times(ratio)) the share of \(what) "
                     + "(95 % interval \(times(interval.lower))–\(upper)), \(targetRate) of \(number(comparison.target.sessions)) sessions against \(baseRate) of \(number(comparison.base.sessions))."
             } else {
-                text = "Watchdog: \(subject) regressed against \(base.release.text): \(what) in \(targetRate) of \(number(comparison.target.sessions)) sessions, "
+                text = "Watchdog: \(subject) regressed against \(code(base.release.text)): \(what) in \(targetRate) of \(number(comparison.target.sessions)) sessions, "
                     + "none of \(number(comparison.base.sessions)) before."
             }
         case .newIssue:
             let issues: [IssueView] = group.compactMap { if case .newIssue(let issue) = $0.detail { issue } else { nil } }
                 .sorted { ($0.affectedSessions, $1.fingerprint) > ($1.affectedSessions, $0.fingerprint) }
             body.issues = issues.prefix(issuesListed).map { AlertBody.Issue(fingerprint: $0.fingerprint, title: $0.title, affectedSessions: $0.affectedSessions, reports: $0.reports) }
-            let named = issues.prefix(issuesInText).map { "\($0.title) (\(number($0.affectedSessions)) sessions)" }.joined(separator: "; ")
+            let named = issues.prefix(issuesInText).map { "\(code($0.title)) (\(number($0.affectedSessions)) sessions)" }.joined(separator: "; ")
             let more = issues.count > issuesInText ? "; and \(issues.count - issuesInText) more" : ""
             text = issues.count == 1
-                ? "Watchdog: new issue in \(subject): \(issues[0].title) — \(number(issues[0].affectedSessions)) sessions affected of \(number(release.sessions))."
+                ? "Watchdog: new issue in \(subject): \(code(issues[0].title)) — \(number(issues[0].affectedSessions)) sessions affected of \(number(release.sessions))."
                 : "Watchdog: \(issues.count) new issues in \(subject): \(named)\(more)."
         case .testCrashes(let count):
             body.testCrashes = count
@@ -145,6 +145,28 @@ enum AlertMessage {
                 + "below the rule's \(percent(threshold))."
         }
         return AlertPayload(text: slackEscaped(text + " Rule: \(rule.name)."), event: "alert", alert: body)
+    }
+
+    /// Client text longer than this is cut (with `…`) in the sentence; the fields keep it whole.
+    static let clientTextInSentence = 120
+
+    /// Text a client sent (a release's version and build, an issue's title: its kind and
+    /// screen) as a code span: Slack shows it as typed, so a URL in it is not a link and
+    /// `*bold*`, `_`, `~`, `@here` format or ping nothing. A backtick in it would end the span,
+    /// so it becomes `ˋ` (U+02CB); line breaks and other control characters become spaces.
+    /// `slackEscaped` then escapes `&`, `<` and `>` in the whole sentence, spans included.
+    static func code(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars.prefix(clientTextInSentence) {
+            switch scalar {
+            case "`": scalars.append("\u{02CB}")
+            case _ where scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .lineSeparator
+                || scalar.properties.generalCategory == .paragraphSeparator: scalars.append(" ")
+            default: scalars.append(scalar)
+            }
+        }
+        let cut = text.unicodeScalars.count > clientTextInSentence ? "…" : ""
+        return "`" + String(scalars) + cut + "`"
     }
 
     /// Slack reads `<…>` as links and mentions (`<!channel>`) and `&` as an entity: text a client

@@ -19,10 +19,10 @@ public enum AlertCondition: String, Sendable, CaseIterable {
     /// The fields a rule of this condition may carry besides `name`, `condition` and `hook`.
     var parameters: Set<String> {
         switch self {
-        case .releaseRegressed: ["kind", "minimum_sessions"]
-        case .newIssue: ["minimum_affected_sessions"]
+        case .releaseRegressed: ["kind", "minimum_sessions", "minimum_installs"]
+        case .newIssue: ["minimum_affected_sessions", "minimum_installs"]
         case .testCrashes: []
-        case .glitchFreeRateBelow: ["threshold", "minimum_sessions"]
+        case .glitchFreeRateBelow: ["threshold", "minimum_sessions", "minimum_installs"]
         }
     }
 }
@@ -35,16 +35,18 @@ public struct AlertRuleDraft: Sendable {
     public var kind: String?
     public var minimumSessions: Int?
     public var minimumAffectedSessions: Int?
+    public var minimumInstalls: Int?
     public var threshold: Double?
 
     public init(name: String? = nil, condition: String, hook: String, kind: String? = nil, minimumSessions: Int? = nil,
-                minimumAffectedSessions: Int? = nil, threshold: Double? = nil) {
+                minimumAffectedSessions: Int? = nil, minimumInstalls: Int? = nil, threshold: Double? = nil) {
         self.name = name
         self.condition = condition
         self.hook = hook
         self.kind = kind
         self.minimumSessions = minimumSessions
         self.minimumAffectedSessions = minimumAffectedSessions
+        self.minimumInstalls = minimumInstalls
         self.threshold = threshold
     }
 }
@@ -59,6 +61,12 @@ public enum AlertRules {
     public static let defaultMinimumSessions = 100
     /// Default of `minimum_affected_sessions` (as the issues list's `regressed` badge needs).
     public static let defaultMinimumAffectedSessions = IssueRoutes.minimumAffectedSessionsForRegressed
+    /// Default of `minimum_installs`: distinct installs that started sessions in the release
+    /// (for `release_regressed`, in the predecessor too). Install ids are made by the client,
+    /// so this alone does not stop a forger; it makes the cheapest forgery — one device, or a
+    /// handful, replaying sessions — fire nothing, while a beta with a few dozen testers is
+    /// covered. A smaller team sets it lower.
+    public static let defaultMinimumInstalls = 20
 
     /// The rule a draft describes, or the error naming the field that is wrong.
     public static func rule(_ draft: AlertRuleDraft, app: String, id: String = newID(prefix: "ar"), createdAt: Int64, createdBy: String) throws(APIError) -> AlertRuleRecord {
@@ -66,7 +74,8 @@ public enum AlertRules {
             throw .badRequest("invalid_field", "condition must be one of \(AlertCondition.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(draft.condition.prefix(64))\"")
         }
         let given: [(String, Bool)] = [("kind", draft.kind != nil), ("minimum_sessions", draft.minimumSessions != nil),
-                                       ("minimum_affected_sessions", draft.minimumAffectedSessions != nil), ("threshold", draft.threshold != nil)]
+                                       ("minimum_affected_sessions", draft.minimumAffectedSessions != nil),
+                                       ("minimum_installs", draft.minimumInstalls != nil), ("threshold", draft.threshold != nil)]
         for (field, present) in given where present && !condition.parameters.contains(field) {
             let allowed = condition.parameters.sorted()
             throw .badRequest("invalid_field", "\(field) is not a parameter of \(condition.rawValue); it takes \(allowed.isEmpty ? "none" : allowed.joined(separator: ", "))")
@@ -76,11 +85,17 @@ public enum AlertRules {
         if let kind = draft.kind, !Vocabulary.isValidKind(kind) {
             throw .badRequest("invalid_field", "kind must be a report kind (\(Vocabulary.builtInKinds.sorted().joined(separator: ", ")) or x-<name>), got \"\(kind.prefix(64))\"")
         }
-        var minimumSessions = 0, minimumAffected = 0
+        var minimumSessions = 0, minimumAffected = 0, minimumInstalls = 0
         if condition.parameters.contains("minimum_sessions") {
             minimumSessions = draft.minimumSessions ?? defaultMinimumSessions
             guard (0...1_000_000_000).contains(minimumSessions) else {
                 throw .badRequest("invalid_field", "minimum_sessions must be a whole number from 0 to 1000000000, got \(minimumSessions)")
+            }
+        }
+        if condition.parameters.contains("minimum_installs") {
+            minimumInstalls = draft.minimumInstalls ?? defaultMinimumInstalls
+            guard (0...1_000_000_000).contains(minimumInstalls) else {
+                throw .badRequest("invalid_field", "minimum_installs must be a whole number from 0 to 1000000000, got \(minimumInstalls)")
             }
         }
         if condition == .newIssue {
@@ -99,7 +114,7 @@ public enum AlertRules {
         }
         return AlertRuleRecord(id: id, app: app, name: name, condition: condition.rawValue, kind: draft.kind, minimumSessions: minimumSessions,
                                minimumAffectedSessions: minimumAffected, threshold: condition == .glitchFreeRateBelow ? draft.threshold : nil,
-                               hookID: draft.hook, createdAt: createdAt, createdBy: createdBy)
+                               hookID: draft.hook, createdAt: createdAt, createdBy: createdBy, minimumInstalls: minimumInstalls)
     }
 
     /// A hook for `url` with a fresh secret (`whsec_` and 64 hex digits), or the error naming

@@ -11,8 +11,9 @@ import WatchdogStore
 /// else. The service's own thread (`watchdogd-alerts`) evaluates every app's rules
 /// `alertDelaySeconds` after the first commit since its last pass (commits meanwhile join that
 /// pass: under continuous ingest it evaluates once per delay, not once per commit), stores new
-/// alerts and their deliveries in one transaction, and sends due deliveries. Request threads
-/// only write rules, hooks and queued test deliveries.
+/// alerts and their deliveries in one transaction, and wakes the deliverer, whose own threads
+/// send them (`AlertDeliverer`): a slow hook never delays an evaluation, nor another hook.
+/// Request threads only write rules, hooks and queued test deliveries.
 final class AlertService: Sendable {
     private struct State {
         /// When (monotonic) the first commit since the last evaluation happened.
@@ -43,7 +44,8 @@ final class AlertService: Sendable {
         transport = WebhookTransport(timeoutSeconds: settings.alertTimeoutSeconds)
         var policy = AlertRetryPolicy()
         policy.baseSeconds = settings.alertRetryBaseSeconds
-        deliverer = AlertDeliverer(store: store, clock: clock, transport: transport, policy: policy, allowedHosts: settings.alertAllowedHosts, logger: logger)
+        deliverer = AlertDeliverer(store: store, clock: clock, transport: transport, policy: policy, allowedHosts: settings.alertAllowedHosts, logger: logger,
+                                   dispatching: settings.alertsInBackground)
         delayNanoseconds = UInt64(settings.alertDelaySeconds) * 1_000_000_000
         background = settings.alertsInBackground
         // A pass soon after start: commits of before a restart (or a kill -9) and rules added
@@ -65,7 +67,7 @@ final class AlertService: Sendable {
 
     /// Sends queued deliveries now (a test delivery, new alerts) instead of at the next tick.
     func wakeDeliveries() {
-        wakeUp.signal()
+        deliverer.wake()
     }
 
     /// Evaluates every app's rules once: stores an alert (and its delivery) for each condition
@@ -89,7 +91,7 @@ final class AlertService: Sendable {
     }
 
     private func evaluate(app: String, rules: [AlertRuleRecord]) throws -> Int {
-        let (findings, watched) = try evaluator.evaluate(app: app, rules: rules)
+        let (findings, watched) = try evaluator.evaluate(app: app, rules: rules, now: clock())
         let firings = try store.alertFirings(app: app)
         func key(_ rule: String, _ subject: String) -> String { rule + "\n" + subject }
         let firing = Set(firings.map { key($0.ruleID, $0.subject) })
@@ -102,18 +104,15 @@ final class AlertService: Sendable {
         return try store.recordAlerts(alerts, cleared: cleared).count
     }
 
-    /// Stops the worker; a delivery in flight is cancelled and stays pending (it is sent again
-    /// after a restart).
+    /// Stops the evaluation thread and the deliverer's; a delivery in flight is cancelled and
+    /// stays pending (it is sent again after a restart).
     func stop() {
         state.withLock { $0.stopping = true }
-        transport.cancel()
         if background {
             wakeUp.signal()
             finished.wait()
         }
-        // Waits for a pass a test runs, so no request starts on an invalidated session.
-        deliverer.waitForPass()
-        transport.invalidate()
+        deliverer.stop()
     }
 
     var isStopping: Bool { state.withLock { $0.stopping } }
@@ -132,7 +131,6 @@ final class AlertService: Sendable {
             if evaluateNow {
                 do { try evaluate() } catch { logger.warning("alert evaluation failed: \(error)") }
             }
-            do { try deliverer.deliverDue(until: { [weak self] in self?.isStopping ?? true }) } catch { logger.warning("alert delivery failed: \(error)") }
         }
         finished.signal()
     }

@@ -29,6 +29,7 @@ struct AlertRuleView: Encodable {
     @NullWhenAbsent var kind: String? = nil
     @NullWhenAbsent var minimumSessions: Int? = nil
     @NullWhenAbsent var minimumAffectedSessions: Int? = nil
+    @NullWhenAbsent var minimumInstalls: Int? = nil
     @NullWhenAbsent var threshold: Double? = nil
     var createdAt: String
     var createdBy: String
@@ -44,6 +45,7 @@ struct AlertRuleView: Encodable {
         kind = rule.kind
         if parameters.contains("minimum_sessions") { minimumSessions = rule.minimumSessions }
         if parameters.contains("minimum_affected_sessions") { minimumAffectedSessions = rule.minimumAffectedSessions }
+        if parameters.contains("minimum_installs") { minimumInstalls = rule.minimumInstalls }
         threshold = rule.threshold
         createdAt = Timestamp.format(milliseconds: rule.createdAt)
         createdBy = rule.createdBy
@@ -54,6 +56,7 @@ struct AlertRuleView: Encodable {
         case id, name, condition, hook, kind, threshold, firing
         case minimumSessions = "minimum_sessions"
         case minimumAffectedSessions = "minimum_affected_sessions"
+        case minimumInstalls = "minimum_installs"
         case createdAt = "created_at"
         case createdBy = "created_by"
     }

@@ -1,14 +1,21 @@
+import CWebhookPost
 import Dispatch
 import Foundation
 import Locking
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// Posts one webhook request and says how it went: Foundation's `URLSession` (on Linux
-/// swift-corelibs-foundation over libcurl, so `https://` — a Slack incoming webhook — works
-/// with the system's CA certificates). Redirects are not followed: a hook must name its
-/// endpoint. Blocking: called only on the alert worker's thread, never on a request's.
+/// Posts one webhook request and says how it went: Debian's libcurl, called directly
+/// (`CWebhookPost`), so `https://` — a Slack incoming webhook — works with the system's CA
+/// certificates. Redirects are not followed: a hook must name its endpoint.
+///
+/// A receiver is not trusted to behave, and libcurl enforces each limit inside its own
+/// callbacks, where no byte is buffered past it: a 2xx is the answer as soon as its status
+/// arrives (its body is not read), another status after `answerBytes` of its body, and the
+/// connection is cut either way; every attempt ends `timeoutSeconds` after it started,
+/// connection and TLS included, however slowly the receiver drips. (`URLSession` was measured
+/// first: its completion handler buffers the whole body, and even a delegate cancelling at the
+/// status let a busy machine read hundreds of megabytes of a 1 GiB answer before the cancel
+/// took effect.) Blocking: called on the delivery workers' threads, several at once, never on
+/// a request's.
 final class WebhookTransport: Sendable {
     struct Outcome: Sendable, Equatable {
         /// The HTTP status, `nil` when there was no answer (refused, timed out, TLS failed).
@@ -18,78 +25,57 @@ final class WebhookTransport: Sendable {
         var milliseconds: Int
     }
 
-    private let session: URLSession
+    /// Bytes of an answer's body read at most (4 KiB: Slack's errors are a few words); the
+    /// rest is never downloaded.
+    static let answerBytes = 4096
+
     let timeoutSeconds: Double
-    /// The request in flight, and whether `cancel` was called (then no request starts).
-    private let current = Locked<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+    /// The cancel flags of the requests in flight, and whether `cancel` was called (then no
+    /// request starts). A flag is watched by libcurl's progress callback, at least once a second.
+    private let current = Locked<(flags: [UnsafeMutablePointer<Int32>], cancelled: Bool)>(([], false))
 
     init(timeoutSeconds: Double = 10) {
         self.timeoutSeconds = timeoutSeconds
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeoutSeconds
-        configuration.timeoutIntervalForResource = timeoutSeconds
-        configuration.httpMaximumConnectionsPerHost = 2
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
+        webhook_post_global_init()
     }
 
     func post(_ url: URL, headers: [(name: String, value: String)], body: [UInt8]) -> Outcome {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeoutSeconds)
-        request.httpMethod = "POST"
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = Data(body)
+        let flag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        flag.initialize(to: 0)
+        defer { flag.deallocate() }
+        guard current.withLock({ current -> Bool in
+            guard !current.cancelled else { return false }
+            current.flags.append(flag)
+            return true
+        }) else { return Outcome(status: nil, error: "cancelled: watchdogd is stopping", milliseconds: 0) }
+        defer { current.withLock { $0.flags.removeAll { $0 == flag } } }
+
         let startedAt = DispatchTime.now().uptimeNanoseconds
-        let result = Locked<(status: Int?, error: String?)?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
-            let status = (response as? HTTPURLResponse)?.statusCode
-            let answer = String(decoding: (data ?? Data()).prefix(200), as: UTF8.self).unicodeScalars
-                .map { $0.properties.generalCategory == .control ? " " : String($0) }.joined()
-            let failure = status == nil ? (error?.localizedDescription ?? "no answer") : (answer.isEmpty ? nil : answer)
-            result.withLock { outcome in outcome = outcome ?? (status, failure) }
-            done.signal()
-        }
-        // Created and started under the lock `cancel` takes: after it, no task starts (and none
-        // is made on a session `invalidate` ended).
-        let task = current.withLock { current -> URLSessionDataTask? in
-            guard !current.cancelled else { return nil }
-            let task = session.dataTask(with: request, completionHandler: handler)
-            current.task = task
-            task.resume()
-            return task
-        }
-        guard let task else { return Outcome(status: nil, error: "cancelled: watchdogd is stopping", milliseconds: 0) }
-        defer { current.withLock { $0.task = nil } }
-        // The session's own timeout ends the task; this bound only keeps a stuck task from
-        // holding the worker forever.
-        if done.wait(timeout: .now() + timeoutSeconds + 5) == .timedOut {
-            task.cancel()
-            let failure = "no answer within \(Int(timeoutSeconds)) s"
-            result.withLock { outcome in outcome = outcome ?? (nil, failure) }
+        // Header values are ours (ids, a timestamp, a signature): no line breaks in them.
+        let lines = headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+        var answer = [UInt8](repeating: 0, count: Self.answerBytes)
+        var result = webhook_post_result()
+        answer.withUnsafeMutableBufferPointer { answer in
+            body.withUnsafeBufferPointer { body in
+                webhook_post(url.absoluteString, lines, body.baseAddress, body.count, Int(timeoutSeconds * 1000),
+                             answer.baseAddress, answer.count, flag, &result)
+            }
         }
         let milliseconds = Int((DispatchTime.now().uptimeNanoseconds - startedAt) / 1_000_000)
-        let (status, error) = result.withLock { $0 } ?? (nil, "no answer")
-        return Outcome(status: status, error: error, milliseconds: milliseconds)
+        guard result.status > 0 else {
+            let error = withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return Outcome(status: nil, error: error.isEmpty ? "no answer" : error, milliseconds: milliseconds)
+        }
+        let text = String(decoding: answer.prefix(min(result.answer_length, 200)), as: UTF8.self).unicodeScalars
+            .map { $0.properties.generalCategory == .control ? " " : String($0) }.joined()
+        return Outcome(status: result.status, error: text.isEmpty ? nil : text, milliseconds: milliseconds)
     }
 
-    /// Cancels the request in flight, and every later one (shutdown).
+    /// Cuts the requests in flight short, and refuses every later one (shutdown).
     func cancel() {
         current.withLock { current in
             current.cancelled = true
-            current.task?.cancel()
+            for flag in current.flags { webhook_post_cancel(flag) }
         }
-    }
-
-    /// Frees the session once no request can start (after `cancel`, the worker stopped).
-    func invalidate() {
-        session.finishTasksAndInvalidate()
-    }
-}
-
-/// Refuses every redirect: the 3xx itself is the answer (and not a success).
-private final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        completionHandler(nil)
     }
 }

@@ -46,21 +46,6 @@ struct AdminRoutes: Sendable {
         return response(change)
     }
 
-    /// `GET …/config/history`: every change, newest first, with before and after.
-    func history(app: String) throws(APIError) -> HTTPResponse {
-        guard try storeCall({ try store.appExists(app) }) else { throw .notFound("no app \(app)") }
-        let changes = try storeCall { try store.configHistory(app: app) }
-        return JSONBody.response(ConfigHistoryView(app: app, history: changes.map(ConfigChangeView.init)))
-    }
-
-    /// `GET …/config/history/{version}`.
-    func historyEntry(app: String, version: String) throws(APIError) -> HTTPResponse {
-        guard let number = Int(version), number >= 1, let change = try storeCall({ try store.configChange(app: app, version: number) }) else {
-            throw .notFound("app \(app) has no config version \(version.prefix(20))")
-        }
-        return JSONBody.response(ConfigChangeView(change))
-    }
-
     private func response(_ change: ConfigService.Change) -> HTTPResponse {
         guard let impact = change.impact else {
             return JSONBody.response(change.document.adminView, extraHeaders: [("ETag", change.document.etag)])

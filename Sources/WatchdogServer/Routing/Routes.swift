@@ -15,6 +15,7 @@ enum Routes {
         let unlisted = UnlistedTotals(store: store)
         let reads = ReadRoutes(store: store, lookup: lookup, config: services.config, unlisted: unlisted)
         let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
+        let history = ConfigHistoryRoutes(store: store)
         let compare = CompareRoutes(lookup: lookup, config: services.config)
         let issues = IssueRoutes(lookup: lookup)
         let series = SeriesRoutes(lookup: lookup, clock: services.clock)
@@ -93,9 +94,11 @@ enum Routes {
             Route("PATCH", "/v1/admin/apps/{app}/config", .admin) { request, context throws(APIError) in
                 .now(try admin.changeConfig(request, app: context["app"], principal: context.principal(), replace: false))
             },
-            Route("GET", "/v1/admin/apps/{app}/config/history", .viewer) { _, context throws(APIError) in .now(try admin.history(app: context["app"])) },
+            Route("GET", "/v1/admin/apps/{app}/config/history", .viewer) { request, context throws(APIError) in
+                .now(try history.page(app: context["app"], query: request.query))
+            },
             Route("GET", "/v1/admin/apps/{app}/config/history/{version}", .viewer) { _, context throws(APIError) in
-                .now(try admin.historyEntry(app: context["app"], version: context["version"]))
+                .now(try history.entry(app: context["app"], version: context["version"]))
             },
             Route("POST", "/v1/admin/apps/{app}/config/rollback", .admin) { request, context throws(APIError) in
                 .now(try admin.rollback(request, app: context["app"], principal: context.principal()))

@@ -146,6 +146,11 @@ public enum SettingsTable {
                 shown: { $0.alertAllowedHosts.isEmpty ? nil : $0.alertAllowedHosts.sorted().joined(separator: ",") }) { settings, values throws(Setting.Invalid) in
             settings.alertAllowedHosts = Set(values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }.filter { !$0.isEmpty })
         },
+        Setting(name: "alert-timeout", kind: .value(placeholder: "seconds"),
+                help: "Seconds one webhook attempt may take, connection to answer, whatever the receiver does; then it is cut and retried later.", hidden: false,
+                shown: { String(Int($0.alertTimeoutSeconds)) }) { settings, values throws(Setting.Invalid) in
+            settings.alertTimeoutSeconds = Double(try Setting.whole(values, 1...300))
+        },
         Setting(name: "alert-retry-base", kind: .value(placeholder: "seconds"), help: "Seconds before the first retry of a failed webhook delivery.", hidden: true,
                 shown: { String(Int($0.alertRetryBaseSeconds)) }) { settings, values throws(Setting.Invalid) in
             settings.alertRetryBaseSeconds = Double(try Setting.whole(values, 1...3_600))

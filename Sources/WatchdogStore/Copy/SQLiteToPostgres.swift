@@ -276,7 +276,8 @@ public final class SQLiteToPostgres {
         Table(name: "test_crash_daily", columns: columns("app, install_id, day:i, crashes:i")),
         Table(name: "alert_hooks", columns: columns("id, app, name, url, secret, created_at:i, created_by")),
         Table(name: "alert_rules", columns: columns("""
-            id, app, name, condition, kind, minimum_sessions:i, minimum_affected_sessions:i, threshold:d, hook_id, created_at:i, created_by
+            id, app, name, condition, kind, minimum_sessions:i, minimum_affected_sessions:i, threshold:d, hook_id, created_at:i, created_by,
+            minimum_installs:i
             """)),
         Table(name: "alert_firings", columns: columns("rule_id, subject, release_version, release_build, alert_id, fired_at:i")),
         Table(name: "alert_deliveries", columns: columns("""

@@ -14,6 +14,7 @@ enum PostgresMigrations {
         ("2026-11-23-core", core),
         ("2026-11-23-alerts", alerts),
         ("2026-11-26-admission", admission),
+        ("2026-11-26-alert-minimum-installs", alertMinimumInstalls),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {
@@ -346,5 +347,11 @@ enum PostgresMigrations {
         INSERT INTO release_admissions (app, version, build, state, admitted_by, admitted_at, reason)
             SELECT app, version, build, 'admitted', 'upgrade', (extract(epoch FROM now()) * 1000)::bigint, 'listed before admission existed'
             FROM releases;
+        """
+
+    /// `Migrations.registerAlerts`' `2026-11-26-alert-minimum-installs`, the same here.
+    private static let alertMinimumInstalls = """
+        ALTER TABLE alert_rules ADD COLUMN minimum_installs bigint NOT NULL DEFAULT 0;
+        UPDATE alert_rules SET minimum_installs = 20 WHERE condition IN ('release_regressed', 'new_issue', 'glitch_free_rate_below');
         """
 }

@@ -171,12 +171,12 @@ extension PostgresStore {
         }
     }
 
-    /// Every change of an app's config, newest first.
-    public func configHistory(app: String) throws -> [ConfigChange] {
+    /// An app's config versions without their documents, newest first, older than `before`.
+    public func configVersions(app: String, before: Int?, limit: Int) throws -> [ConfigVersion] {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT app, version, changed_at, changed_by, before, after FROM config_changes WHERE app = $1 ORDER BY version DESC
-                """, [app]).map(Self.configChange)
+                SELECT version, changed_at, changed_by FROM config_changes WHERE app = $1 AND version < $2 ORDER BY version DESC LIMIT $3
+                """, [app, before ?? Int.max, limit]).map { ConfigVersion(version: $0.int(0), changedAt: $0.integer(1), changedBy: $0.text(2)) }
         }
     }
 

@@ -55,10 +55,11 @@ extension PostgresStore {
                 throw StoreError.unknownApp(rule.app)
             }
             try connection.query("""
-                INSERT INTO alert_rules (id, app, name, condition, kind, minimum_sessions, minimum_affected_sessions, threshold, hook_id, created_at, created_by)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                INSERT INTO alert_rules (id, app, name, condition, kind, minimum_sessions, minimum_affected_sessions, threshold, hook_id, created_at, created_by,
+                                         minimum_installs)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
                 """, [rule.id, rule.app, rule.name, rule.condition, rule.kind, rule.minimumSessions, rule.minimumAffectedSessions,
-                      rule.threshold, rule.hookID, rule.createdAt, rule.createdBy])
+                      rule.threshold, rule.hookID, rule.createdAt, rule.createdBy, rule.minimumInstalls])
         }
     }
 
@@ -66,12 +67,12 @@ extension PostgresStore {
     public func alertRules(app: String?) throws -> [AlertRuleRecord] {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT id, app, name, condition, kind, minimum_sessions, minimum_affected_sessions, threshold, hook_id, created_at, created_by
+                SELECT id, app, name, condition, kind, minimum_sessions, minimum_affected_sessions, threshold, hook_id, created_at, created_by, minimum_installs
                 FROM alert_rules WHERE $1::text IS NULL OR app = $1::text ORDER BY app COLLATE "C", created_at, id COLLATE "C"
                 """, [app]).map { row in
                 AlertRuleRecord(id: row.text(0), app: row.text(1), name: row.text(2), condition: row.text(3), kind: row.optionalText(4),
                                 minimumSessions: row.int(5), minimumAffectedSessions: row.int(6), threshold: row.optionalDouble(7),
-                                hookID: row.text(8), createdAt: row.integer(9), createdBy: row.text(10))
+                                hookID: row.text(8), createdAt: row.integer(9), createdBy: row.text(10), minimumInstalls: row.int(11))
             }
         }
     }
@@ -134,13 +135,18 @@ extension PostgresStore {
         try pool.withConnection { connection in try Self.insert(delivery, connection) }
     }
 
-    /// Pending deliveries whose next attempt is due, the earliest first.
-    public func dueAlertDeliveries(now: Int64, limit: Int) throws -> [AlertDeliveryRecord] {
+    /// Pending deliveries whose next attempt is due, the earliest first, at most `perHook` of
+    /// each hook. Nothing is claimed: every node's workers may pick the same row, so on
+    /// several nodes a delivery can be sent more than once (at least once; receivers
+    /// deduplicate on `Watchdog-Delivery`), and `recordAlertAttempt` keeps the first end.
+    public func dueAlertDeliveries(now: Int64, limit: Int, perHook: Int) throws -> [AlertDeliveryRecord] {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT \(Self.deliveryColumns) FROM alert_deliveries WHERE state = 'pending' AND next_attempt_at <= $1
-                ORDER BY next_attempt_at, id LIMIT $2
-                """, [now, limit]).map(Self.alertDelivery)
+                SELECT \(Self.deliveryColumns) FROM (
+                    SELECT *, row_number() OVER (PARTITION BY hook_id ORDER BY next_attempt_at, id) AS position
+                    FROM alert_deliveries WHERE state = 'pending' AND next_attempt_at <= $1) AS due
+                WHERE position <= $2 ORDER BY next_attempt_at, id LIMIT $3
+                """, [now, perHook, limit]).map(Self.alertDelivery)
         }
     }
 

@@ -60,6 +60,19 @@ public struct ConfigChange: Sendable, Equatable {
     public var after: String
 }
 
+/// One version in an app's config history, without its documents.
+public struct ConfigVersion: Sendable, Equatable {
+    public var version: Int
+    public var changedAt: Int64
+    public var changedBy: String
+
+    public init(version: Int, changedAt: Int64, changedBy: String) {
+        self.version = version
+        self.changedAt = changedAt
+        self.changedBy = changedBy
+    }
+}
+
 /// Test crashes one install reported on one UTC day.
 public struct TestCrashCount: Sendable, Equatable {
     public var app: String

@@ -30,13 +30,15 @@ public struct AlertRuleRecord: Sendable, Equatable {
     public var kind: String?
     public var minimumSessions: Int
     public var minimumAffectedSessions: Int
+    /// Distinct installs with sessions a release needs before the rule looks at it.
+    public var minimumInstalls: Int
     public var threshold: Double?
     public var hookID: String
     public var createdAt: Int64
     public var createdBy: String
 
     public init(id: String, app: String, name: String, condition: String, kind: String?, minimumSessions: Int, minimumAffectedSessions: Int,
-                threshold: Double?, hookID: String, createdAt: Int64, createdBy: String) {
+                threshold: Double?, hookID: String, createdAt: Int64, createdBy: String, minimumInstalls: Int = 0) {
         self.id = id
         self.app = app
         self.name = name
@@ -44,6 +46,7 @@ public struct AlertRuleRecord: Sendable, Equatable {
         self.kind = kind
         self.minimumSessions = minimumSessions
         self.minimumAffectedSessions = minimumAffectedSessions
+        self.minimumInstalls = minimumInstalls
         self.threshold = threshold
         self.hookID = hookID
         self.createdAt = createdAt

@@ -70,5 +70,14 @@ extension Migrations {
                 CREATE INDEX alert_deliveries_by_hook ON alert_deliveries (hook_id, id);
                 """)
         }
+        // Issue 23: a rule also needs a number of distinct installs with sessions in the
+        // release (install ids are client-made; sessions alone were cheap to forge). Rules made
+        // before get the default of the conditions that take it (`AlertRules.defaultMinimumInstalls`).
+        migrator.registerMigration("2026-11-26-alert-minimum-installs") { db in
+            try db.execute(sql: """
+                ALTER TABLE alert_rules ADD COLUMN minimum_installs INTEGER NOT NULL DEFAULT 0;
+                UPDATE alert_rules SET minimum_installs = 20 WHERE condition IN ('release_regressed', 'new_issue', 'glitch_free_rate_below');
+                """)
+        }
     }
 }

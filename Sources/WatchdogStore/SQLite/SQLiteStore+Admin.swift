@@ -72,10 +72,12 @@ extension SQLiteStore {
         }
     }
 
-    public func configHistory(app: String) throws -> [ConfigChange] {
+    public func configVersions(app: String, before: Int?, limit: Int) throws -> [ConfigVersion] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT app, version, changed_at, changed_by, before, after FROM config_changes WHERE app = ? ORDER BY version DESC",
-                             arguments: [app]).map(Self.configChange)
+            // The primary key (app, version) is walked backwards; no document is read.
+            try Row.fetchAll(db, sql: """
+                SELECT version, changed_at, changed_by FROM config_changes WHERE app = ? AND version < ? ORDER BY version DESC LIMIT ?
+                """, arguments: [app, before ?? Int.max, limit]).map { ConfigVersion(version: $0[0], changedAt: $0[1], changedBy: $0[2]) }
         }
     }
 

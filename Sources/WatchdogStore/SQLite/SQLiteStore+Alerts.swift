@@ -35,10 +35,11 @@ extension SQLiteStore {
                 throw StoreError.unknownApp(rule.app)
             }
             try db.execute(sql: """
-                INSERT INTO alert_rules (id, app, name, condition, kind, minimum_sessions, minimum_affected_sessions, threshold, hook_id, created_at, created_by)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO alert_rules (id, app, name, condition, kind, minimum_sessions, minimum_affected_sessions, threshold, hook_id, created_at, created_by,
+                                         minimum_installs)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [rule.id, rule.app, rule.name, rule.condition, rule.kind, rule.minimumSessions, rule.minimumAffectedSessions,
-                                 rule.threshold, rule.hookID, rule.createdAt, rule.createdBy])
+                                 rule.threshold, rule.hookID, rule.createdAt, rule.createdBy, rule.minimumInstalls])
         }
     }
 
@@ -47,7 +48,8 @@ extension SQLiteStore {
             try Row.fetchAll(db, sql: "SELECT * FROM alert_rules WHERE ?1 IS NULL OR app = ?1 ORDER BY app, created_at, id", arguments: [app]).map { row in
                 AlertRuleRecord(id: row["id"], app: row["app"], name: row["name"], condition: row["condition"], kind: row["kind"],
                                 minimumSessions: row["minimum_sessions"], minimumAffectedSessions: row["minimum_affected_sessions"],
-                                threshold: row["threshold"], hookID: row["hook_id"], createdAt: row["created_at"], createdBy: row["created_by"])
+                                threshold: row["threshold"], hookID: row["hook_id"], createdAt: row["created_at"], createdBy: row["created_by"],
+                                minimumInstalls: row["minimum_installs"])
             }
         }
     }
@@ -102,10 +104,13 @@ extension SQLiteStore {
         }
     }
 
-    public func dueAlertDeliveries(now: Int64, limit: Int) throws -> [AlertDeliveryRecord] {
+    public func dueAlertDeliveries(now: Int64, limit: Int, perHook: Int) throws -> [AlertDeliveryRecord] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM alert_deliveries WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
-                             arguments: [now, limit]).map(Self.alertDelivery)
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY hook_id ORDER BY next_attempt_at, id) AS position
+                               FROM alert_deliveries WHERE state = 'pending' AND next_attempt_at <= ?)
+                WHERE position <= ? ORDER BY next_attempt_at, id LIMIT ?
+                """, arguments: [now, perHook, limit]).map(Self.alertDelivery)
         }
     }
 

@@ -1,0 +1,35 @@
+// One webhook POST over Debian's libcurl, with every limit enforced inside libcurl's own
+// callbacks: the answer's body is read up to a cap (a 2xx not at all), the whole attempt ends
+// at a wall-clock deadline, redirects are never followed, and another thread can cut it short.
+// A C shim because curl_easy_setopt is variadic, which Swift cannot call.
+#ifndef WEBHOOK_POST_H
+#define WEBHOOK_POST_H
+
+#include <stddef.h>
+
+/// What one attempt came to.
+typedef struct {
+    /// The HTTP status; 0 when no answer arrived.
+    long status;
+    /// Bytes of the answer's body kept in `answer` (at most the cap given).
+    size_t answer_length;
+    /// Body bytes the receiver sent that were not read (the connection was cut instead).
+    int truncated;
+    /// Why there was no answer (libcurl's message), empty otherwise.
+    char error[256];
+} webhook_post_result;
+
+/// Calls `curl_global_init` once; call before the first `webhook_post` (libcurl asks for it
+/// before threads use it).
+void webhook_post_global_init(void);
+
+/// POSTs `body` to `url` (http or https only) with `headers` (`Name: value` lines separated by
+/// `\n`). Blocks until the answer's status (2xx) or `answer_capacity` body bytes (other
+/// statuses) arrived, the transfer ended, `timeout_ms` passed, or `*cancel` became non-zero.
+void webhook_post(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
+                  unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result);
+
+/// Sets a flag `webhook_post` watches (from any thread).
+void webhook_post_cancel(int *cancel);
+
+#endif
