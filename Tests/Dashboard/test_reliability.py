@@ -19,7 +19,7 @@ def test_compare_shows_session_concentration_and_an_unreliable_verdict_with_its_
         expect(page.locator("#main .sentence .verdict")).to_have_text("unreliable")
         warning = page.locator('#main [data-role="unreliable-warning"]')
         expect(warning).to_contain_text("started in one hour")
-        expect(page.locator("#main .sentence")).to_contain_text("improved")  # the interval alone, said in words
+        expect(page.locator("#main .sentence")).to_contain_text("fewer sessions")  # what the interval alone says, in words
     finally:
         api("PUT", f"/v1/admin/apps/{APP}/admission", settings)
     expect(admin.open("compare").locator("#main .sentence .verdict")).to_have_text("improved")
