@@ -238,7 +238,7 @@ import WatchdogTesting
         try refused("rules", ["condition": "release_regressed", "hook": setup.hook, "kind": "Nope"], mentioning: "kind")
         try refused("rules", ["condition": "release_regressed", "hook": setup.hook, "minimum_sessions": 2.5], mentioning: "minimum_sessions")
         let unknownHook = try client.postJSON("\(Self.alerts)/rules", token: setup.admin, json: ["condition": "release_regressed", "hook": "wh00000000"])
-        #expect(unknownHook.status == 404 && unknownHook.errorMessage?.contains("wh00000000") == true)
+        #expect(unknownHook.status == 409 && unknownHook.errorCode == "unknown_hook" && unknownHook.errorMessage?.contains("wh00000000") == true)
         try refused("hooks", ["url": "http://user@example.com/"], mentioning: "url")
         try refused("hooks", ["url": "https://example.com:65536/"], mentioning: "url")
         try refused("hooks", ["url": receiver.url, "name": NSNull()], mentioning: "name")

@@ -34,7 +34,8 @@ struct AlertRoutes: Sendable {
         let rule = try AlertRules.rule(draft, app: app, createdAt: clock(), createdBy: principal.name)
         try requireApp(app)
         guard try storeCall({ try store.alertHooks(app: app) }).contains(where: { $0.id == rule.hookID }) else {
-            throw .notFound("hook \(rule.hookID.prefix(64)) is not a hook of \(app); make one with POST /v1/admin/apps/\(app)/alerts/hooks")
+            // 409, not 404: the app exists; the body names a hook it does not have (yet).
+            throw APIError(status: 409, code: "unknown_hook", message: "hook \(rule.hookID.prefix(64)) is not a hook of \(app); make one with POST /v1/admin/apps/\(app)/alerts/hooks")
         }
         guard try storeCall({ try store.alertRules(app: app) }).count < AlertRules.maximumRules else {
             throw APIError(status: 409, code: "limit_reached", message: "\(app) has \(AlertRules.maximumRules) alert rules, the most an app may have; delete one first")

@@ -132,9 +132,13 @@ enum ConfigDocumentReader {
             name = text
         }
         let match = try self.match(fields["match"] ?? .object([:]), path: "\(path).match")
-        // A null value in `set` means the rule does not set that key (as in a merge patch).
-        guard case .object(let given)? = fields["set"], case let values = given.filter({ $0.value != .null }), !values.isEmpty else {
+        guard case .object(let values)? = fields["set"], !values.isEmpty else {
             throw .badRequest("invalid_config_value", "\(path).set must be a non-empty object of config keys, e.g. {\"test_crash\": true}")
+        }
+        // A rule sets every key it names (openapi.yaml, ConfigRuleValues): a key it does not
+        // set is left out, not null — a set of nulls alone would be a rule that sets nothing.
+        if let key = values.first(where: { $0.value == .null })?.key {
+            throw .badRequest("invalid_config_value", "\(path).set.\(key) must not be null: leave a key the rule does not set out of set")
         }
         for key in values.keys.sorted() {
             try ConfigSchema.check(key, values[key]!, path: "\(path).set.\(key)")
