@@ -23,3 +23,20 @@ def test_compare_shows_session_concentration_and_an_unreliable_verdict_with_its_
     finally:
         api("PUT", f"/v1/admin/apps/{APP}/admission", settings)
     expect(admin.open("compare").locator("#main .sentence .verdict")).to_have_text("improved")
+
+
+def test_releases_show_the_sessions_held_apart_and_the_reports_of_unknown_sessions(admin):
+    page = admin.open("releases")
+    releases = {r["release"]: r for r in api("GET", f"/v1/apps/{APP}/releases")[0]["releases"]}
+    rows = page.locator("#main table").first.locator("tbody tr")  # the listed releases (admins also see the unlisted ones' table)
+    expect(rows.first).to_be_visible()
+    for index in range(rows.count()):
+        row = rows.nth(index)
+        name = row.locator("td").first.inner_text()
+        release = next((r for text, r in releases.items() if text.startswith(name.rstrip("…"))), None)
+        assert release is not None, name
+        expect(row.locator('[data-role="implausible-sessions"]')).to_have_text(f"{release['implausible_sessions']:,}")
+        expect(row.locator('[data-role="unknown-session-reports"]')).to_have_text(f"{release['unknown_session_reports']:,}")
+    # The long-text fixture's reports name a session nobody started: at least one such report is shown.
+    assert any(r["unknown_session_reports"] > 0 for r in releases.values())
+    expect(page.locator("#main")).to_contain_text("Reports of unknown sessions: reports whose session never had a counted start")

@@ -22,7 +22,8 @@ export async function render(main, params, { link, session }) {
     const kinds = [...new Set(data.releases.flatMap((r) => Object.keys(r.reports_by_kind)))].sort();
     const headers = ['Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Glitch-free', num: true }, { label: 'Reports / 1k sessions', num: true },
       ...kinds.map((k) => ({ label: `${kindName(k)} / 1k`, num: true })), { label: 'Auto-fixed', num: true }, { label: 'Test crashes', num: true },
-      { label: 'Suspect', num: true }, { label: 'Flooded', num: true }, { label: 'Top 1 % of installs', num: true }, 'Last seen', ...(admin ? ['Actions'] : [])];
+      { label: 'Suspect', num: true }, { label: 'Flooded', num: true }, { label: 'Sessions held apart', num: true }, { label: 'Reports of unknown sessions', num: true },
+      { label: 'Top 1 % of installs', num: true }, 'Last seen', ...(admin ? ['Actions'] : [])];
     const share = (c) => c?.top_installs_report_share === null || c?.top_installs_report_share === undefined ? '—'
       : el('span', { class: flooded(c) ? 'warn' : null, title: concentrationText(c), 'data-role': 'concentration' }, percent(c.top_installs_report_share));
     const rows = data.releases.map((r, index) => ({
@@ -31,7 +32,9 @@ export async function render(main, params, { link, session }) {
         clientText(r.release, 'a', { href: link('issues', { release: r.id }) }),
         number(r.sessions), percent(r.affected_session_rate), percent(r.glitch_free_session_rate), number(r.reports_per_1k_sessions, 1),
         ...kinds.map((k) => number(r.reports_per_1k_sessions_by_kind?.[k] ?? (r.sessions ? 0 : null), 1)),
-        number(r.auto_fixed), number(r.test_crashes), number(r.suspect_reports), number(r.flooded_reports), share(r.concentration), time(r.last_seen),
+        number(r.auto_fixed), number(r.test_crashes), number(r.suspect_reports), number(r.flooded_reports),
+        el('span', { class: r.implausible_sessions ? 'warn' : null, 'data-role': 'implausible-sessions' }, number(r.implausible_sessions ?? 0)),
+        el('span', { 'data-role': 'unknown-session-reports' }, number(r.unknown_session_reports ?? 0)), share(r.concentration), time(r.last_seen),
         ...(admin ? [el('button', { type: 'button', 'data-delete': r.id, 'aria-label': `Delete ${r.release}`,
           onclick: () => actions.delete({ ...r, all_reports: r.reports + r.suspect_reports + r.flooded_reports }) }, 'Delete')] : []),
       ],
@@ -49,6 +52,8 @@ export async function render(main, params, { link, session }) {
       floods.map((r) => el('p', { class: 'warning', 'data-role': 'flood-warning' }, '⚠ ', clientText(r.release), `: the ${concentrationText(r.concentration)}.`)),
       el('p', { class: 'muted' }, 'With a glitch: share of sessions with at least one report. Suspect: reports sent while the app was inactive or in the background ',
         '(other apps’ keyboard notifications reach it). Flooded: reports past the per-session cap for one glitch. Both are kept out of the rates. ',
+        'Sessions held apart: session starts stored but in no rate — past the app’s limits per install or per network, or dated far from their arrival. ',
+        'Reports of unknown sessions: reports whose session never had a counted start; counted as reports, never as sessions with a glitch. ',
         'Top 1 % of installs: the share of the release’s reports its most reporting installs sent — near 100 % is a flood from a few devices.'),
       older && newer ? el('p', {}, el('a', { href: link('compare', { base: older.id, target: newer.id }) }, 'Compare ', clientText(older.release), ' → ', clientText(newer.release))) : null);
   });
