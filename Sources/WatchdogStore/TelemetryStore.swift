@@ -63,8 +63,6 @@ public protocol TelemetryStore: Sendable {
     func admitRelease(_ admission: ReleaseAdmission) throws -> Bool
     /// Takes a release off the list (its data stays); `false` when it was not listed.
     func unlistRelease(app: String, release: ReleaseID) throws -> Bool
-    /// How many releases of the app were admitted by `by` (e.g. `auto`) since a time.
-    func admissions(app: String, by: String, since: Int64) throws -> Int
     /// Distinct installs and networks with counted session starts, for each of `releases`
     /// that has any stored data and is not listed.
     func admissionEvidence(app: String, releases: [ReleaseID]) throws -> [ReleaseID: AdmissionEvidence]

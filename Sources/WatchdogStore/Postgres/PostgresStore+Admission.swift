@@ -55,29 +55,25 @@ extension PostgresStore {
         }
     }
 
-    public func admissions(app: String, by: String, since: Int64) throws -> Int {
-        try pool.withConnection { connection in
-            try connection.query("SELECT count(*) FROM release_admissions WHERE app = $1 AND admitted_by = $2 AND admitted_at >= $3",
-                                 [app, by, since]).first?.int(0) ?? 0
-        }
-    }
-
     public func admissionEvidence(app: String, releases: [ReleaseID]) throws -> [ReleaseID: AdmissionEvidence] {
         let ids = Array(Set(releases))
         guard !ids.isEmpty else { return [:] }
-        return try pool.withConnection { connection in
-            var evidence: [ReleaseID: AdmissionEvidence] = [:]
-            for row in try connection.query("""
-                SELECT r.version, r.build, r.sessions,
-                       (SELECT count(*) FROM release_installs i WHERE i.app = r.app AND i.version = r.version AND i.build = r.build AND i.sessions > 0),
-                       (SELECT count(*) FROM release_networks n WHERE n.app = r.app AND n.version = r.version AND n.build = r.build AND n.sessions > 0)
-                FROM unnest($2::text[], $3::text[]) AS k(version, build) JOIN releases r ON r.app = $1 AND r.version = k.version AND r.build = k.build
-                WHERE NOT EXISTS (SELECT 1 FROM release_admissions a WHERE a.app = r.app AND a.version = r.version AND a.build = r.build)
-                """, [app, PostgresArray.text(ids.map(\.version)), PostgresArray.text(ids.map(\.build))]) {
-                evidence[ReleaseID(version: row.text(0), build: row.text(1))] = AdmissionEvidence(sessions: row.int(2), installs: row.int(3), networks: row.int(4))
-            }
-            return evidence
+        return try pool.withConnection { connection in try Self.unlistedEvidence(app: app, ids, connection) }
+    }
+
+    /// The admission evidence of those of `releases` that have data and are not listed, in one query.
+    static func unlistedEvidence(app: String, _ releases: [ReleaseID], _ connection: PostgresConnection) throws -> [ReleaseID: AdmissionEvidence] {
+        var evidence: [ReleaseID: AdmissionEvidence] = [:]
+        for row in try connection.query("""
+            SELECT r.version, r.build, r.sessions,
+                   (SELECT count(*) FROM release_installs i WHERE i.app = r.app AND i.version = r.version AND i.build = r.build AND i.sessions > 0),
+                   (SELECT count(*) FROM release_networks n WHERE n.app = r.app AND n.version = r.version AND n.build = r.build AND n.sessions > 0)
+            FROM unnest($2::text[], $3::text[]) AS k(version, build) JOIN releases r ON r.app = $1 AND r.version = k.version AND r.build = k.build
+            WHERE NOT EXISTS (SELECT 1 FROM release_admissions a WHERE a.app = r.app AND a.version = r.version AND a.build = r.build)
+            """, [app, PostgresArray.text(releases.map(\.version)), PostgresArray.text(releases.map(\.build))]) {
+            evidence[ReleaseID(version: row.text(0), build: row.text(1))] = AdmissionEvidence(sessions: row.int(2), installs: row.int(3), networks: row.int(4))
         }
+        return evidence
     }
 
     public func unlistedReleases(app: String, offset: Int, limit: Int) throws -> UnlistedReleases {

@@ -245,17 +245,10 @@ extension PostgresStore {
     /// As `SQLiteStore.admit`: lists the releases of a transaction that its apps' policies admit.
     static func admit(_ candidates: [(key: Rollup.ReleaseKey, policy: AdmissionPolicy)], now: Int64, _ connection: PostgresConnection) throws {
         for (key, policy) in candidates {
-            let release: [any PostgresEncodable] = [key.app, key.version, key.build]
-            guard try connection.query("SELECT 1 FROM release_admissions WHERE app = $1 AND version = $2 AND build = $3", release).isEmpty else { continue }
+            let release = ReleaseID(version: key.version, build: key.build)
+            guard let evidence = try unlistedEvidence(app: key.app, [release], connection)[release] else { continue }
             var reason = "listed on sight (admission open)"
             if policy.mode == .auto {
-                guard let row = try connection.query("""
-                    SELECT r.sessions,
-                           (SELECT count(*) FROM release_installs i WHERE i.app = r.app AND i.version = r.version AND i.build = r.build AND i.sessions > 0),
-                           (SELECT count(*) FROM release_networks n WHERE n.app = r.app AND n.version = r.version AND n.build = r.build AND n.sessions > 0)
-                    FROM releases r WHERE r.app = $1 AND r.version = $2 AND r.build = $3
-                    """, release).first else { continue }
-                let evidence = AdmissionEvidence(sessions: row.int(0), installs: row.int(1), networks: row.int(2))
                 guard policy.isMet(by: evidence) else { continue }
                 let today = try connection.query("SELECT count(*) FROM release_admissions WHERE app = $1 AND admitted_by = 'auto' AND admitted_at > $2",
                                                  [key.app, now - 86_400_000]).first?.int(0) ?? 0
@@ -265,7 +258,7 @@ extension PostgresStore {
             try connection.query("""
                 INSERT INTO release_admissions (app, version, build, state, admitted_by, admitted_at, reason) VALUES ($1, $2, $3, 'admitted', $4, $5, $6)
                 ON CONFLICT DO NOTHING
-                """, release + [policy.mode.rawValue, now, reason])
+                """, [key.app, key.version, key.build, policy.mode.rawValue, now, reason])
         }
     }
 

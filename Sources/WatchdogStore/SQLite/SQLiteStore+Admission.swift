@@ -42,32 +42,31 @@ extension SQLiteStore {
         }
     }
 
-    public func admissions(app: String, by: String, since: Int64) throws -> Int {
-        try pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM release_admissions WHERE app = ? AND admitted_by = ? AND admitted_at >= ?",
-                             arguments: [app, by, since]) ?? 0
-        }
-    }
-
     public func admissionEvidence(app: String, releases: [ReleaseID]) throws -> [ReleaseID: AdmissionEvidence] {
         try pool.read { db in
-            let listed = try db.cachedStatement(sql: "SELECT 1 FROM release_admissions WHERE app = ? AND version = ? AND build = ?")
-            let release = try db.cachedStatement(sql: "SELECT sessions FROM releases WHERE app = ? AND version = ? AND build = ?")
-            let installs = try db.cachedStatement(sql: "SELECT count(*) FROM release_installs WHERE app = ? AND version = ? AND build = ? AND sessions > 0")
-            let networks = try db.cachedStatement(sql: "SELECT count(*) FROM release_networks WHERE app = ? AND version = ? AND build = ? AND sessions > 0")
             var evidence: [ReleaseID: AdmissionEvidence] = [:]
             for id in Set(releases) {
-                func bind(_ bind: inout StatementBinder) {
-                    bind.text(app)
-                    bind.text(id.version)
-                    bind.text(id.build)
-                }
-                guard try listed.step(db, bind: bind) == nil, let sessions = try release.step(db, bind: bind) else { continue }
-                evidence[id] = AdmissionEvidence(sessions: Int(sessions), installs: Int(try installs.step(db, bind: bind) ?? 0),
-                                                 networks: Int(try networks.step(db, bind: bind) ?? 0))
+                evidence[id] = try Self.unlistedEvidence(Rollup.ReleaseKey(app: app, version: id.version, build: id.build), db)
             }
             return evidence
         }
+    }
+
+    /// A release's evidence for admission: `nil` when it is listed already or has no data.
+    /// One primary-key probe for a listed release; for an unlisted one, its roll-up row and a
+    /// count of its installs and of its networks.
+    static func unlistedEvidence(_ key: Rollup.ReleaseKey, _ db: Database) throws -> AdmissionEvidence? {
+        func bind(_ bind: inout StatementBinder) {
+            bind.text(key.app)
+            bind.text(key.version)
+            bind.text(key.build)
+        }
+        guard try db.cachedStatement(sql: "SELECT 1 FROM release_admissions WHERE app = ? AND version = ? AND build = ?").step(db, bind: bind) == nil,
+              let sessions = try db.cachedStatement(sql: "SELECT sessions FROM releases WHERE app = ? AND version = ? AND build = ?").step(db, bind: bind)
+        else { return nil }
+        let installs = try db.cachedStatement(sql: "SELECT count(*) FROM release_installs WHERE app = ? AND version = ? AND build = ? AND sessions > 0")
+        let networks = try db.cachedStatement(sql: "SELECT count(*) FROM release_networks WHERE app = ? AND version = ? AND build = ? AND sessions > 0")
+        return AdmissionEvidence(sessions: Int(sessions), installs: Int(try installs.step(db, bind: bind) ?? 0), networks: Int(try networks.step(db, bind: bind) ?? 0))
     }
 
     public func unlistedReleases(app: String, offset: Int, limit: Int) throws -> UnlistedReleases {

@@ -189,32 +189,18 @@ extension SQLiteStore {
 
     /// Lists the releases of a transaction that its apps' policies admit: `open` on sight,
     /// `auto` once their counted starts come from enough installs and networks, while the app's
-    /// automatic admissions of the last 24 hours are under its daily budget. Reads a listed
-    /// release's row only (a primary-key probe) and an unlisted one's installs and networks.
+    /// automatic admissions of the last 24 hours are under its daily budget
+    /// (`unlistedEvidence`: a listed release costs one primary-key probe).
     static func admit(_ candidates: [(key: Rollup.ReleaseKey, policy: AdmissionPolicy)], now: Int64, _ db: Database) throws {
         guard !candidates.isEmpty else { return }
-        let listed = try db.cachedStatement(sql: "SELECT 1 FROM release_admissions WHERE app = ? AND version = ? AND build = ?")
         let insert = try db.cachedStatement(sql: """
             INSERT INTO release_admissions (app, version, build, state, admitted_by, admitted_at, reason) VALUES (?, ?, ?, 'admitted', ?, ?, ?)
             ON CONFLICT DO NOTHING
             """)
         for (key, policy) in candidates {
-            func bind(_ bind: inout StatementBinder) {
-                bind.text(key.app)
-                bind.text(key.version)
-                bind.text(key.build)
-            }
-            guard try listed.step(db, bind: bind) == nil else { continue }
+            guard let evidence = try unlistedEvidence(key, db) else { continue }
             var reason = "listed on sight (admission open)"
             if policy.mode == .auto {
-                let evidence = AdmissionEvidence(
-                    sessions: Int(try db.cachedStatement(sql: "SELECT sessions FROM releases WHERE app = ? AND version = ? AND build = ?").step(db, bind: bind) ?? 0),
-                    installs: Int(try db.cachedStatement(sql: """
-                        SELECT count(*) FROM release_installs WHERE app = ? AND version = ? AND build = ? AND sessions > 0
-                        """).step(db, bind: bind) ?? 0),
-                    networks: Int(try db.cachedStatement(sql: """
-                        SELECT count(*) FROM release_networks WHERE app = ? AND version = ? AND build = ? AND sessions > 0
-                        """).step(db, bind: bind) ?? 0))
                 guard policy.isMet(by: evidence) else { continue }
                 let today = try Int.fetchOne(db, sql: "SELECT count(*) FROM release_admissions WHERE app = ? AND admitted_by = 'auto' AND admitted_at > ?",
                                              arguments: [key.app, now - 86_400_000]) ?? 0
