@@ -96,6 +96,9 @@ let package = Package(
         ),
         // A program that prints what hashing one credential costs (not a timed test).
         .executableTarget(name: "hash-benchmark", dependencies: ["WatchdogServer"], path: "Tests/Benchmarks/hash"),
+        // A simulation of daily looks at A/A and regressed release pairs: how often each
+        // interval calls a difference that is not there, and how soon it sees one that is.
+        .executableTarget(name: "sequential-simulation", dependencies: ["WatchdogServer", "WatchdogWire"], path: "Tests/Benchmarks/sequential"),
         // What the test targets share: a clock tests move by hand.
         .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
         .testTarget(

@@ -99,11 +99,12 @@ struct AlertEvaluator: Sendable {
         return (findings, Set(watched.map(\.release)))
     }
 
-    /// The release against its predecessor as `GET …/compare` computes it; `nil` when the two
-    /// cannot be compared (data gone meanwhile).
+    /// The release against its predecessor as `GET …/compare?interval=sequential` computes it
+    /// (an alert looks after every batch of new data: only the always-valid interval stays
+    /// right under that many looks); `nil` when the two cannot be compared (data gone meanwhile).
     private static func compare(_ lookup: ReleaseLookup, app: String, base: ReleaseStats, target: ReleaseStats) throws(APIError) -> CompareView? {
         do {
-            return try CompareRoutes.comparison(lookup, app: app, base: base, target: target)
+            return try CompareRoutes.comparison(lookup, app: app, base: base, target: target, method: .sequential)
         } catch where error.status == 404 {
             return nil
         }

@@ -45,7 +45,8 @@ enum BreakdownCut {
                                    designEffect: designEffect)
         }
         var comparison = SessionComparison(base: sum(rest.map(\.base), sessions: first.comparison.base.sessions, designEffect: designEffect.base),
-                                           target: sum(rest.map(\.target), sessions: first.comparison.target.sessions, designEffect: designEffect.target))
+                                           target: sum(rest.map(\.target), sessions: first.comparison.target.sessions, designEffect: designEffect.target),
+                                           method: first.comparison.method)
         if let partial = rest.first(where: { $0.reason == SessionComparison.partialHistoryReason }) {
             comparison = comparison.withheld(partial.reason ?? "")
         } else {

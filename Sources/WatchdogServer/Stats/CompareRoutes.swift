@@ -20,14 +20,16 @@ struct CompareRoutes: Sendable {
             throw .badRequest("same_release", "base and target are the same release (\(baseStats.release.text.prefix(200))); pick two different releases")
         }
         let limit = try BreakdownCut.limit(request.query["limit"])
-        var view = try Self.comparison(lookup, app: app, base: baseStats, target: targetStats)
+        let method = try IntervalMethod.parse(request.query["interval"], default: .fixed)
+        var view = try Self.comparison(lookup, app: app, base: baseStats, target: targetStats, method: method)
         view.cut(limit: limit)
         return JSONBody.response(view)
     }
 
     /// Two releases compared, overall and per kind, screen, keyboard mode and idiom: what
     /// `compare` answers, and what the `release_regressed` alert reads.
-    static func comparison(_ lookup: ReleaseLookup, app: String, base baseStats: ReleaseStats, target targetStats: ReleaseStats) throws(APIError) -> CompareView {
+    static func comparison(_ lookup: ReleaseLookup, app: String, base baseStats: ReleaseStats, target targetStats: ReleaseStats,
+                           method: IntervalMethod = .fixed) throws(APIError) -> CompareView {
         let store = lookup.store
         let baseID = baseStats.release, targetID = targetStats.release
         guard var base = try storeCall({ try store.releaseDetail(app: app, release: baseID) }),
@@ -42,9 +44,9 @@ struct CompareRoutes: Sendable {
             .union(base.affectedSessions["kind", default: [:]].keys).union(target.affectedSessions["kind", default: [:]].keys).sorted()
         let byKind = kinds.map { kind in
             Breakdown(value: kind, comparison: SessionComparison(base: Self.side(base, kind: kind, installs: baseInstalls),
-                                                                 target: Self.side(target, kind: kind, installs: targetInstalls)))
+                                                                 target: Self.side(target, kind: kind, installs: targetInstalls), method: method))
         }
-        let overall = SessionComparison(base: Self.side(base, installs: baseInstalls), target: Self.side(target, installs: targetInstalls))
+        let overall = SessionComparison(base: Self.side(base, installs: baseInstalls), target: Self.side(target, installs: targetInstalls), method: method)
         // Per-install counts are kept per kind only: the other breakdowns take their side's
         // overall design effect, so one install cannot make them look certain either.
         let baseCounts = Self.counts(base), targetCounts = Self.counts(target)
@@ -53,14 +55,15 @@ struct CompareRoutes: Sendable {
             return values.sorted().map { value in
                 Breakdown(value: value, comparison: SessionComparison(
                     base: Self.side(base, baseCounts, dimension, value, sessions: sessions(base, value), designEffect: overall.base.designEffect),
-                    target: Self.side(target, targetCounts, dimension, value, sessions: sessions(target, value), designEffect: overall.target.designEffect)))
+                    target: Self.side(target, targetCounts, dimension, value, sessions: sessions(target, value), designEffect: overall.target.designEffect),
+                    method: method))
             }.sorted {
                 ($0.comparison.base.affectedSessions + $0.comparison.target.affectedSessions, $1.value)
                     > ($1.comparison.base.affectedSessions + $1.comparison.target.affectedSessions, $0.value)
             }
         }
         var view = CompareView(
-            app: app, base: ReleaseSummary(base), target: ReleaseSummary(target),
+            app: app, intervalMethod: method, base: ReleaseSummary(base), target: ReleaseSummary(target),
             overall: overall, byKind: byKind,
             byScreen: breakdown("screen") { detail, _ in detail.stats.sessions },
             byKeyboardMode: breakdown("keyboard_mode") { detail, _ in detail.stats.sessions },
@@ -148,6 +151,7 @@ struct CompareRoutes: Sendable {
               rule.match.builds.isEmpty || rule.match.builds.contains(release.release.build) else {
             throw .badRequest("rule_not_for_release", "rule \(rule.id) does not apply to \(release.release.text.prefix(200)) (its versions or builds exclude it): no install of it was switched")
         }
+        let method = try IntervalMethod.parse(request.query["interval"], default: .fixed)
         let installs = try storeCall { try store.installs(app: app, release: release.release) }
         var matched = Cohort(), unmatched = Cohort()
         for install in installs {
@@ -157,11 +161,11 @@ struct CompareRoutes: Sendable {
         }
         let kinds = Set(matched.kinds.keys).union(unmatched.kinds.keys).sorted()
         var view = CompareView(
-            app: app,
+            app: app, intervalMethod: method,
             base: ReleaseSummary(cohort: unmatched, release: release.release, label: "rule \(rule.id) not matched"),
             target: ReleaseSummary(cohort: matched, release: release.release, label: "rule \(rule.id) matched"),
-            overall: SessionComparison(base: unmatched.side(), target: matched.side()),
-            byKind: kinds.map { Breakdown(value: $0, comparison: SessionComparison(base: unmatched.side(kind: $0), target: matched.side(kind: $0))) },
+            overall: SessionComparison(base: unmatched.side(), target: matched.side(), method: method),
+            byKind: kinds.map { Breakdown(value: $0, comparison: SessionComparison(base: unmatched.side(kind: $0), target: matched.side(kind: $0), method: method)) },
             byScreen: [], byKeyboardMode: [], byIdiom: [],
             cohort: CohortView(rule: rule, release: release.release, matched: matched.installs, unmatched: unmatched.installs,
                                sessionsWithoutInstall: max(0, release.sessions - matched.sessions - unmatched.sessions))

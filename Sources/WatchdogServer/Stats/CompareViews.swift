@@ -6,6 +6,8 @@ struct CompareView: Encodable {
     var app: String
     /// What the verdicts rest on: sessions with at least one glitch (see `SessionComparison`).
     var method = "affected_sessions"
+    /// Which interval the verdicts read: `fixed` (one look) or `sequential` (always valid).
+    var intervalMethod: IntervalMethod
     var base: ReleaseSummary
     var target: ReleaseSummary
     /// All kinds together.
@@ -23,6 +25,7 @@ struct CompareView: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case app, method, base, target, overall, cohort, reliability
+        case intervalMethod = "interval_method"
         case sessionConcentration = "session_concentration"
         case byKind = "by_kind"
         case byScreen = "by_screen"

@@ -24,6 +24,10 @@ import Foundation
 /// from the base has an unbounded upper limit (`null`) and a finite lower one. The verdict reads
 /// the interval: entirely below 1 `improved`, entirely above 1 `regressed`, else `no_change`.
 /// Reports per 1,000 sessions stay as a secondary figure (`report_rate_ratio`), without verdict.
+///
+/// That interval is right for one look. With `method: .sequential` the interval is instead the
+/// always-valid one of `SequentialInterval`, which holds however often the comparison is
+/// looked at (alerts, the release gate and guarded rollouts read that one).
 struct SessionComparison: Encodable, Equatable {
     struct Side: Encodable, Equatable {
         var sessions: Int
@@ -70,6 +74,8 @@ struct SessionComparison: Encodable, Equatable {
 
     var base: Side
     var target: Side
+    /// Which interval `interval` and `verdict` read.
+    var method: IntervalMethod = .fixed
     /// Affected-session rate, target / base; `null` when the base rate is 0 or a side has no sessions.
     @NullWhenAbsent var ratio: Double? = nil
     @NullWhenAbsent var interval: Interval? = nil
@@ -82,9 +88,10 @@ struct SessionComparison: Encodable, Equatable {
 
     static let z = 1.959963984540054
 
-    init(base: Side, target: Side) {
+    init(base: Side, target: Side, method: IntervalMethod = .fixed) {
         self.base = base
         self.target = target
+        self.method = method
         guard base.sessions > 0, target.sessions > 0 else {
             reason = "no session starts recorded for the \(base.sessions == 0 ? "base" : "target"): rates need them as denominator"
             return
@@ -95,7 +102,10 @@ struct SessionComparison: Encodable, Equatable {
         if base.reports > 0 {
             reportRateRatio = (Double(target.reports) / Double(target.sessions)) / (Double(base.reports) / Double(base.sessions))
         }
-        let interval = Self.moverR(target: target.effective, base: base.effective)
+        let interval = switch method {
+        case .fixed: Self.moverR(target: target.effective, base: base.effective)
+        case .sequential: SequentialInterval.ratio(target: target.effective, base: base.effective)
+        }
         self.interval = interval
         if let upper = interval.upper, upper < 1 {
             verdict = "improved"
@@ -145,6 +155,7 @@ struct SessionComparison: Encodable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case base, target, ratio, interval, verdict, reason
+        case method = "interval_method"
         case reportRateRatio = "report_rate_ratio"
     }
 }
@@ -154,6 +165,7 @@ extension SessionComparison: JSONWritable {
         json.object { json in
             json.member("base", base)
             json.member("interval", interval)
+            json.member("interval_method", method.rawValue)
             json.member("ratio", ratio)
             json.member("reason", reason)
             json.member("report_rate_ratio", reportRateRatio)
