@@ -89,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "watchdogd",
             dependencies: [
-                "WatchdogServer", "WatchdogStore", "Locking", "CBuildInfo",
+                "WatchdogServer", "WatchdogStore", "Locking", "CBuildInfo", "CWebhookPost",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

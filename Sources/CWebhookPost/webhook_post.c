@@ -19,6 +19,8 @@ typedef struct {
     unsigned char *answer;
     size_t capacity;
     webhook_post_result *result;
+    /// A GET keeps a 2xx answer's body (the answer is the point); a webhook POST does not.
+    int keep_success_body;
 } transfer;
 
 /// Keeps the body's start; returning less than given makes libcurl stop with
@@ -28,7 +30,7 @@ static size_t on_body(char *data, size_t size, size_t count, void *context) {
     size_t given = size * count;
     long status = 0;
     curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
-    if (status >= 200 && status < 300) {
+    if (!t->keep_success_body && status >= 200 && status < 300) {
         t->result->truncated = 1;  // the status is the answer; its body is not read
         return 0;
     }
@@ -49,8 +51,9 @@ static int on_progress(void *context, curl_off_t dltotal, curl_off_t dlnow, curl
     return __atomic_load_n((const int *)context, __ATOMIC_SEQ_CST) != 0;
 }
 
-void webhook_post(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
-                  unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result) {
+/// A POST of `body` (`body` non-NULL) or a GET (`body` NULL).
+static void perform(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
+                    unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result) {
     memset(result, 0, sizeof *result);
     webhook_post_global_init();
     CURL *curl = curl_easy_init();
@@ -66,7 +69,7 @@ void webhook_post(const char *url, const char *headers, const unsigned char *bod
     // No "Expect: 100-continue" round trip.
     list = curl_slist_append(list, "Expect:");
     char error[CURL_ERROR_SIZE] = "";
-    transfer t = {curl, answer, answer_capacity, result};
+    transfer t = {curl, answer, answer_capacity, result, body == NULL};
     curl_easy_setopt(curl, CURLOPT_URL, url);
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
@@ -74,9 +77,11 @@ void webhook_post(const char *url, const char *headers, const unsigned char *bod
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
-    curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, (const char *)body);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_length);
+    if (body) {
+        curl_easy_setopt(curl, CURLOPT_POST, 1L);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, (const char *)body);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_length);
+    }
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 16384L);
@@ -97,4 +102,15 @@ void webhook_post(const char *url, const char *headers, const unsigned char *bod
     }
     curl_slist_free_all(list);
     curl_easy_cleanup(curl);
+}
+
+void webhook_post(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
+                  unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result) {
+    static const unsigned char empty[1] = {0};
+    perform(url, headers, body ? body : empty, body_length, timeout_ms, answer, answer_capacity, cancel, result);
+}
+
+void http_get(const char *url, const char *headers, long timeout_ms, unsigned char *answer, size_t answer_capacity,
+              const int *cancel, webhook_post_result *result) {
+    perform(url, headers, NULL, 0, timeout_ms, answer, answer_capacity, cancel, result);
 }

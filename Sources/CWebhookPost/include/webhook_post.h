@@ -1,4 +1,4 @@
-// One webhook POST over Debian's libcurl, with every limit enforced inside libcurl's own
+// One webhook POST (and the GET of `watchdogd gate`) over Debian's libcurl, with every limit enforced inside libcurl's own
 // callbacks: the answer's body is read up to a cap (a 2xx not at all), the whole attempt ends
 // at a wall-clock deadline, redirects are never followed, and another thread can cut it short.
 // A C shim because curl_easy_setopt is variadic, which Swift cannot call.
@@ -28,6 +28,11 @@ void webhook_post_global_init(void);
 /// statuses) arrived, the transfer ended, `timeout_ms` passed, or `*cancel` became non-zero.
 void webhook_post(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
                   unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result);
+
+/// GETs `url` with `headers` (as for `webhook_post`) and keeps up to `answer_capacity` bytes of
+/// the answer's body whatever its status (`truncated` when there was more): `watchdogd gate`.
+void http_get(const char *url, const char *headers, long timeout_ms, unsigned char *answer, size_t answer_capacity,
+              const int *cancel, webhook_post_result *result);
 
 /// Sets a flag `webhook_post` watches (from any thread).
 void webhook_post_cancel(int *cancel);

@@ -17,6 +17,7 @@ enum Routes {
         let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
         let history = ConfigHistoryRoutes(store: store)
         let compare = CompareRoutes(lookup: lookup, config: services.config)
+        let gate = GateRoutes(lookup: lookup)
         let issues = IssueRoutes(lookup: lookup)
         let series = SeriesRoutes(lookup: lookup, clock: services.clock)
         let drillDown = ReportRoutes(lookup: lookup)
@@ -62,6 +63,9 @@ enum Routes {
             },
             Route("GET", "/v1/apps/{app}/compare", .viewer) { request, context throws(APIError) in
                 .now(try compare.compare(app: context["app"], request: request))
+            },
+            Route("GET", "/v1/apps/{app}/gate", .viewer) { request, context throws(APIError) in
+                .now(try gate.gate(app: context["app"], request: request))
             },
             Route("GET", "/v1/apps/{app}/rules", .viewer) { _, context throws(APIError) in .now(try compare.rules(app: context["app"])) },
             Route("GET", "/v1/apps/{app}/cohorts", .viewer) { request, context throws(APIError) in
