@@ -38,20 +38,21 @@ export function ratioCells(ratio, interval) {
 export function ratioSentence(comparison, what) {
   const { ratio, interval, verdict, reason } = comparison;
   if (!interval) return reason ?? 'no comparison possible';
+  const named = comparison.interval_method === 'sequential' ? 'always-valid 95 % interval' : '95 % interval';
   const lower = interval.lower ?? 0;
   const upper = interval.upper ?? null;  // null: unbounded
   const notSignificant = verdict === 'no_change' ? ' (not significant)' : '';  // an increase that is noise must not read as one
   if (ratio === null || ratio === undefined) {
-    return `${what} appeared (none in the base release); 95 % interval of the ratio ${upper === null ? `at least ${times(lower)}` : `${times(lower)}–${times(upper)}`}×`;
+    return `${what} appeared (none in the base release); ${named} of the ratio ${upper === null ? `at least ${times(lower)}` : `${times(lower)}–${times(upper)}`}×`;
   }
-  if (ratio === 0) return `no ${what} any more` + (upper ? ` (95 % interval: at least ${times(1 / upper)}× fewer)` : '');
+  if (ratio === 0) return `no ${what} any more` + (upper ? ` (${named}: at least ${times(1 / upper)}× fewer)` : '');
   if (ratio < 1) {
     const range = upper === null
       ? (lower > 0 ? `of the ratio at least ${times(lower)}× (unbounded above)` : 'unbounded')
       : lower > 0 ? `${times(1 / upper)}–${times(1 / lower)}` : `at least ${times(1 / upper)}`;
-    return `${times(1 / ratio)}× fewer ${what}, 95 % interval ${range}`;
+    return `${times(1 / ratio)}× fewer ${what}, ${named} ${range}`;
   }
-  return `${times(ratio)}× more ${what}, 95 % interval ${upper === null ? `at least ${times(lower)}` : `${times(lower)}–${times(upper)}`}` + notSignificant;
+  return `${times(ratio)}× more ${what}, ${named} ${upper === null ? `at least ${times(lower)}` : `${times(lower)}–${times(upper)}`}` + notSignificant;
 }
 
 export const verdictText = (verdict) => ({ improved: 'improved', regressed: 'regressed', no_change: 'no significant change', unreliable: 'unreliable' })[verdict] ?? 'n/a';

@@ -10,6 +10,7 @@ PICKERS = [
     ("releases", "#app-select", "app"),
     ("compare", "select[name=base]", "base"),
     ("compare", "select[name=target]", "target"),
+    ("compare", "select[name=interval]", "interval"),
     ("timeline", "select[name=target]", "target"),
     ("timeline", "select[name=kind]", "kind"),
     ("timeline", "select[name=bucket]", "bucket"),

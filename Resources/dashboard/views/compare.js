@@ -3,7 +3,7 @@ import { el, replace, shortened } from '../dom.js';
 import { drawChart, color, describeChart, chartTable } from '../charts.js';
 import { whenChanged } from '../changes.js';
 import { ratioSentence, kindName, number } from '../format.js';
-import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore } from '../pickers.js';
+import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore, navigatingSelect, option } from '../pickers.js';
 import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown } from '../comparison.js';
 
 /** Release comparison: base vs target — the change in sessions with a glitch in words, its
@@ -15,8 +15,15 @@ export async function render(main, params, { go, settle }) {
   // Default: the newest release against the one before it.
   const target = releaseParam(releases, params.get('target') ?? releases[0]?.id ?? null);
   const base = releaseParam(releases, params.get('base') ?? releaseBefore(releases, target));
+  // A dashboard is looked at again and again: by default its verdicts read the always-valid
+  // interval, which stays right however often; the fixed one is for a single planned look.
+  const interval = params.get('interval') === 'fixed' ? 'fixed' : 'sequential';
   const picker = (name, value) => el('label', {}, `${name} `, releaseSelect(name, releases, value,
-    (chosen) => go('compare', { base: name === 'base' ? chosen : base, target: name === 'target' ? chosen : target })));
+    (chosen) => go('compare', { base: name === 'base' ? chosen : base, target: name === 'target' ? chosen : target, interval })));
+  const intervalPicker = el('label', {}, 'interval ', navigatingSelect({ name: 'interval', 'aria-label': 'interval' }, [
+    option('sequential', 'always valid (any number of looks)', interval === 'sequential'),
+    option('fixed', 'fixed (one planned look)', interval === 'fixed'),
+  ], (chosen) => go('compare', { base, target, interval: chosen })));
   const summary = el('div', { class: 'card', id: 'comparison' });
   // Each chart with its numbers in a table under it (its text alternative).
   const chartCard = (by) => {
@@ -27,14 +34,15 @@ export async function render(main, params, { go, settle }) {
   const charts = { kind: chartCard('kind'), screen: chartCard('screen'), keyboard_mode: chartCard('keyboard mode') };
   const tables = el('div');
   replace(main, el('h1', {}, 'Compare releases'),
-    el('form', { class: 'inline' }, picker('base', base), picker('target', target)), summary,
+    el('form', { class: 'inline' }, picker('base', base), picker('target', target), intervalPicker), summary,
     el('div', { class: 'row' }, charts.kind.node, charts.screen.node, charts.keyboard_mode.node),
     tables);
-  settle({ base, target });
+  settle({ base, target, interval });
   const same = (message) => replace(summary, el('p', { class: 'error', 'data-role': 'same-release' }, message));
   const draw = whenChanged((data) => {
     replace(summary,
       el('p', { class: 'sentence' }, `${data.target.release} against ${data.base.release}: `, ratioSentence(data.overall, sessionsWith(null)), ' ', verdictBadge(data.overall.verdict)),
+      intervalNote(data.interval_method),
       kindSentences(data.by_kind),
       secondary(data),
       sides(data));
@@ -66,7 +74,7 @@ export async function render(main, params, { go, settle }) {
     if (!base || !target) return replace(summary, 'This app needs two releases to compare.');
     if (base === target) { draw.forget(); return same(`Base and target are the same release (${releaseLabel(releases, base)}): pick two different releases.`); }
     try {
-      draw(await api.get(`/v1/apps/${q(app)}/compare?base=${q(base)}&target=${q(target)}`));
+      draw(await api.get(`/v1/apps/${q(app)}/compare?base=${q(base)}&target=${q(target)}&interval=${interval}`));
     } catch (error) {
       if (!(error instanceof APIError) || error.code !== 'same_release') throw error;
       draw.forget();
@@ -76,3 +84,8 @@ export async function render(main, params, { go, settle }) {
   await refresh();
   return { refresh };
 }
+
+/** Which interval the verdicts on the page read, in words. */
+const intervalNote = (method) => el('p', { class: 'muted', 'data-role': 'interval-method' }, method === 'sequential'
+  ? 'Verdicts use the always-valid 95 % interval (sequential): it stays right however often this page is looked at, so acting on the first "regressed" is wrong at most 5 % of the time. It is wider than the fixed one.'
+  : 'Verdicts use the fixed-sample 95 % interval: right for one look planned in advance; looked at every day, it calls a difference that is not there far more often than 5 % of the time.');
