@@ -11,6 +11,10 @@ struct GateRoutes: Sendable {
         guard let releaseText = request.query["release"] else {
             throw .badRequest("missing_parameter", "release is required: /gate?release=14.2.0 (31245)[&against=14.1.0 (31102)]")
         }
+        // An unknown release is "not yet"; one longer than any release ingest accepts is a mistake.
+        guard !releaseText.isEmpty, releaseText.unicodeScalars.count <= 1100 else {
+            throw .badRequest("invalid_parameter", "release must be 1 to 1100 characters: a release's id, its VERSION (BUILD) or VERSION")
+        }
         let thresholds = GateDecision.Thresholds(
             minimumSessions: try Self.whole(request.query["minimum_sessions"], "minimum_sessions", default: 200),
             minimumInstalls: try Self.whole(request.query["minimum_installs"], "minimum_installs", default: 20),
@@ -64,7 +68,7 @@ struct GateRoutes: Sendable {
 /// The JSON of `GET /v1/apps/{app}/gate`.
 struct GateView: Encodable {
     struct Side: Encodable {
-        var release: String?
+        @NullWhenAbsent var release: String? = nil
         var sessions: Int
         var installs: Int
         var affectedSessions: Int
