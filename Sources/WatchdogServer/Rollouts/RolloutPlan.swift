@@ -39,11 +39,17 @@ enum RolloutPlanReader {
     static let fields: Set<String> = ["rule", "steps", "minimum_sessions", "minimum_hours", "guard"]
     static let example = #"{"rule": "r1", "steps": [1, 5, 25, 50, 100], "minimum_sessions": 200, "minimum_hours": 24, "guard": {"overall": true, "kinds": ["view_frame_mismatch"]}}"#
 
-    /// The rule id and the plan of a request body.
-    static func read(_ fields: [String: JSONValue]) throws(APIError) -> (rule: String, plan: RolloutPlan) {
+    /// The rule id of a request body.
+    static func rule(_ fields: [String: JSONValue]) throws(APIError) -> String {
         guard case .string(let rule)? = fields["rule"], !rule.isEmpty, rule.utf8.count <= 64 else {
             throw .badRequest("invalid_field", "rule must be the id of one of the app's config rules, e.g. \(example)")
         }
+        return rule
+    }
+
+    /// The rule id and the plan of a request body.
+    static func read(_ fields: [String: JSONValue]) throws(APIError) -> (rule: String, plan: RolloutPlan) {
+        let rule = try rule(fields)
         let plan = RolloutPlan(steps: try steps(fields["steps"]),
                                minimumSessions: try minimumSessions(fields["minimum_sessions"]),
                                minimumHours: try minimumHours(fields["minimum_hours"]),

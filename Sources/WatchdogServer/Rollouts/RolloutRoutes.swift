@@ -18,8 +18,9 @@ struct RolloutRoutes: Sendable {
     /// `POST …/rollouts {"rule": …, "steps": […], …}` → 201 with the rollout at its first step.
     func start(_ request: HTTPRequest, app: String, principal: Principal) throws(APIError) -> HTTPResponse {
         let fields = try AlertRoutes.object(request, example: RolloutPlanReader.example, allowed: RolloutPlanReader.fields)
-        let (rule, plan) = try RolloutPlanReader.read(fields)
-        return try Self.response(status: 201, try rollouts.start(app: app, rule: rule, plan: plan, actor: principal.name))
+        let rule = try RolloutPlanReader.rule(fields)
+        // The plan is read once the app and the rule are known (an unknown one is a 404 first).
+        return try Self.response(status: 201, try rollouts.start(app: app, rule: rule, actor: principal.name) { () throws(APIError) in try RolloutPlanReader.read(fields).plan })
     }
 
     /// `POST …/rollouts/{rule}/{action}`: `pause`, `resume`, `advance` or `abort`; no body.

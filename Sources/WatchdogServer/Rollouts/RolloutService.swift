@@ -104,7 +104,7 @@ final class RolloutService: Sendable {
     }
 
     /// Starts a rollout of `rule` at its plan's first step (a config version by `actor`).
-    func start(app: String, rule ruleID: String, plan: RolloutPlan, actor: String) throws(APIError) -> Rollout {
+    func start(app: String, rule ruleID: String, actor: String, plan readPlan: () throws(APIError) -> RolloutPlan) throws(APIError) -> Rollout {
         try serial.withLock { _ throws(APIError) in
             guard let document = try storeCall({ try config.document(app: app) }) else { throw .notFound("no app \(app)") }
             guard let rule = document.rules.first(where: { $0.id == ruleID }) else {
@@ -113,6 +113,7 @@ final class RolloutService: Sendable {
             if rule.set.keys.contains("test_crash") || rule.set.keys.contains("test_crash_expires_at") {
                 throw .badRequest("rollout_not_allowed", "rule \(rule.id) sets test_crash: crashing installs on purpose is not rolled out by a guard (its budget and expiry bound it); change its percent by hand")
             }
+            let plan = try readPlan()
             let existing = try storeCall { try load(app: app) }
             let previous = existing.first { $0.rollout.rule == ruleID }
             if let previous, !previous.rollout.isFinished {
