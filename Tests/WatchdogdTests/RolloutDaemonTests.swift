@@ -204,8 +204,11 @@ import WatchdogTesting
     @Test func aPausedRolloutStaysPutAndAnAbortPutsTheRuleBackAtZero() async throws {
         let setup = try Setup()
         _ = try setup.start(["rule": Self.rule, "steps": [10, 50, 100], "minimum_sessions": 30, "minimum_hours": 6])
-        let paused = try setup.act("pause")
-        #expect(paused.status == 200 && paused.json["status"] as? String == "paused")
+        // Paused with the CLI, which goes through the running server's API.
+        let cli = try ChildProcess.run(Daemon.binary, ["rollouts", "act", "pause", Self.app, Self.rule, "--url", "http://127.0.0.1:\(setup.daemon.port)", "--token", setup.admin],
+                                       seconds: Daemon.commandSeconds)
+        #expect(cli.status == 0 && cli.stdout.contains(#""status":"paused""#), "\(cli.stdout)")
+        #expect(try setup.rollout()["status"] as? String == "paused")
         #expect(try setup.act("pause").status == 409)
         for day in 0..<2 {
             _ = try await setup.day(UInt64(300 + day), factor: 0.5)
