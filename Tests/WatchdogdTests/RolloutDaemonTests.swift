@@ -238,6 +238,30 @@ import WatchdogTesting
     }
 }
 
+extension RolloutDaemonTests {
+    @Test func aPercentSetByHandEndsTheRolloutAndTheTestClockNeedsItsFlag() throws {
+        let setup = try Setup()
+        _ = try setup.start(["rule": Self.rule, "steps": [10, 100]])
+        let patch = try setup.daemon.client.request("PATCH", "/v1/admin/apps/\(Self.app)/config", token: setup.admin, headers: ["Content-Type": "application/json"],
+                                                    body: Array(#"{"rules": [{"id": "fix", "name": "auto fix", "match": {"percent": 30}, "set": {"auto_fix": true}}]}"#.utf8))
+        #expect(patch.status == 200, "\(patch.text)")
+        #expect(try AlertDaemonTests.eventually(30) { try setup.rollout()["status"] as? String == "aborted" })
+        let last = (try setup.rollout()["history"] as? [[String: Any]])?.last
+        #expect((last?["reason"] as? String ?? "").contains("set by hand") && last?["actor"] as? String == "rollout-guard", "\(last ?? [:])")
+        let rules = try setup.daemon.client.request("GET", "/v1/admin/apps/\(Self.app)/config", token: setup.admin).json["rules"] as? [[String: Any]]
+        #expect((rules?.first?["match"] as? [String: Any])?["percent"] as? Double == 30, "the person's percentage stays")
+        #expect(setup.daemon.stop() == 0)
+
+        // The movable clock is refused without the test flag in the environment.
+        var environment = ProcessInfo.processInfo.environment
+        environment["WATCHDOG_TEST_HOOKS"] = nil
+        let refused = try ChildProcess.run(Daemon.binary, ["serve", "--listen", "127.0.0.1:0", "--data-dir", setup.daemon.dataDir.path,
+                                                           "--test-clock-file", setup.clockFile.path] + (try setup.daemon.storeArguments()),
+                                           environment: environment, seconds: Daemon.commandSeconds)
+        #expect(refused.status != 0 && refused.stderr.contains("for tests only"), "\(refused.stderr)")
+    }
+}
+
 /// The daemon's clock as the tests read it (the system's; the daemon adds the clock file's offset).
 enum WatchdogServerClock {
     static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

@@ -108,7 +108,7 @@ enum AlertMessage {
         body.rollout = view
         let payload = AlertPayload(text: slackEscaped(String(text.prefix(2_000)) + " Rule: \(rule.name)."), event: "alert", alert: body)
         let encoded = (try? JSONBody.encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        let firing = AlertFiringRecord(ruleID: rule.id, subject: "rollout \(rollout.rule) \(rollout.startedAt)", release: ReleaseID(version: "", build: ""),
+        let firing = AlertFiringRecord(ruleID: rule.id, subject: "rollout \(rollout.rule) \(rollout.startedAt)", release: ReleaseID(version: "rollout", build: rollout.rule),
                                        alertID: id, firedAt: now)
         return NewAlert(firings: [firing], delivery: AlertDeliveryRecord(alertID: id, hookID: hook.id, app: rollout.app, ruleID: rule.id, event: "alert",
                                                                          body: encoded, createdAt: now, nextAttemptAt: now))
