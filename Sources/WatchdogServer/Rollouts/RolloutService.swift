@@ -176,7 +176,13 @@ final class RolloutService: Sendable {
         }
         guard rollout.status == .active else { return false }
         let now = clock()
-        guard let document = try config.document(app: rollout.app) else { return false }
+        guard var document = try config.document(app: rollout.app) else { return false }
+        if document.rules.first(where: { $0.id == rollout.rule })?.match.percent != rollout.percent {
+            // Another node may have taken the step a moment ago: read the stored config before
+            // calling the rule changed by hand.
+            try config.reloadFromStore(app: rollout.app)
+            document = try config.document(app: rollout.app) ?? document
+        }
         guard let rule = document.rules.first(where: { $0.id == rollout.rule }), rule.match.percent == rollout.percent else {
             // A person removed the rule or set its percentage by hand: the plan no longer says
             // what the rule does, so it ends (without a config version of its own).
