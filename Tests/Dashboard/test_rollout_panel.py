@@ -94,6 +94,9 @@ def test_the_rollout_card_fits_a_phone_and_200_percent_zoom(signed):
             expect(page.locator('[data-role="rollout"] table').first.locator("tbody tr").first).to_be_visible()
             overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
             assert overflow <= 0, f"the rollout card at {width} px scrolls {overflow} px sideways"
+            from test_axe import violations
+            found = violations(page)
+            assert not found, found
         api("POST", f"/v1/admin/apps/{APP}/rollouts/fix/abort")
     finally:
         api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": []})

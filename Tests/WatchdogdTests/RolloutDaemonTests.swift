@@ -178,6 +178,7 @@ import WatchdogTesting
         // The rollback is a config version by the guard, with the evidence in its note.
         let version = try #require(steps.last?.version)
         let change = try setup.daemon.client.request("GET", "/v1/admin/apps/\(Self.app)/config/history/\(version)", token: setup.admin).json
+        print("rollback at \(steps.last?.by ?? ""): config version \(version): \(change["note"] ?? "")")
         #expect(change["changed_by"] as? String == "rollout-guard")
         #expect((change["note"] as? String ?? "").contains("view_frame_mismatch regressed"), "\(change["note"] ?? "")")
         let after = try config(switched)
