@@ -79,36 +79,6 @@ struct RolloutEvent: Codable, Equatable, Sendable {
     var evidence: [RolloutEvidence]
 }
 
-/// The cohort comparison of one release at a look (`GET …/cohorts?interval=sequential`).
-struct RolloutEvidence: Codable, Equatable, Sendable {
-    struct Cohort: Codable, Equatable, Sendable {
-        var installs: Int
-        var sessions: Int
-        var affectedSessions: Int
-        /// Session starts since the step began.
-        var stepSessions: Int
-    }
-
-    /// One verdict the guard reads: `overall` or a kind.
-    struct Verdict: Codable, Equatable, Sendable {
-        var scope: String
-        /// `improved`, `regressed`, `no_change`, `unreliable`, or `nil` when withheld.
-        var verdict: String?
-        var ratio: Double?
-        var lower: Double?
-        var upper: Double?
-        var reason: String?
-    }
-
-    var release: String
-    var matched: Cohort
-    var unmatched: Cohort
-    var verdicts: [Verdict]
-    /// The reliability marks of the comparison (`few_installs`, `one_network`, `one_burst`).
-    var reliable: Bool
-    var reasons: [String]
-}
-
 /// Milliseconds since the epoch, written and read as RFC 3339 (`2026-11-20T10:00:01.001Z`).
 @propertyWrapper
 struct ISOTime: Codable, Equatable, Sendable {
