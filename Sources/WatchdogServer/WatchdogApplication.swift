@@ -22,6 +22,7 @@ public final class WatchdogApplication: Sendable {
     let queue: IngestQueue
     let authenticator: Authenticator
     let alerts: AlertService
+    let rollouts: RolloutService
     public let store: any TelemetryStore
     /// Watches a shared store for config changes made on other nodes.
     private let configWatch: (any StoreWatch)?
@@ -53,8 +54,9 @@ public final class WatchdogApplication: Sendable {
                                                        metrics: metrics),
                                   metrics: metrics, trustedProxies: settings.trustedProxies, admission: admission,
                                   cardinality: CardinalityRegistry(store: store))
+        let rollouts = RolloutService(store: store, config: config, lookup: lookup, alerts: alerts, settings: settings, clock: clock, logger: logger)
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
-                                ingest: ingest, metrics: metrics, alerts: alerts, lookup: lookup, admission: admission, clock: clock)
+                                ingest: ingest, metrics: metrics, alerts: alerts, rollouts: rollouts, lookup: lookup, admission: admission, clock: clock)
         router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
                         trustedProxies: settings.trustedProxies, logger: logger)
         configFastPath = ConfigFastPath(authenticator: authenticator, config: config, metrics: metrics)
@@ -73,6 +75,7 @@ public final class WatchdogApplication: Sendable {
         self.authenticator = authenticator
         self.store = store
         self.alerts = alerts
+        self.rollouts = rollouts
     }
 
     /// The views the dashboard opens an app with, answered once per app by `warmUp`.
@@ -136,6 +139,13 @@ public final class WatchdogApplication: Sendable {
         try alerts.evaluate()
     }
 
+    /// One pass of the rollout guard now (its thread does it every `rolloutIntervalSeconds`);
+    /// how many steps it took. For tests that run the guard's passes by hand.
+    @discardableResult
+    public func evaluateRollouts() throws -> Int {
+        try rollouts.evaluate()
+    }
+
     /// Sends the webhook deliveries due now (by the application's clock); how many were tried.
     @discardableResult
     public func deliverAlerts() throws -> Int {
@@ -147,6 +157,7 @@ public final class WatchdogApplication: Sendable {
     public func stop() {
         configWatch?.stop()
         queue.stop()
+        rollouts.stop()
         alerts.stop()
     }
 }

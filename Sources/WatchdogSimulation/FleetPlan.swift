@@ -39,6 +39,13 @@ public struct FleetPlan: Sendable {
     /// keyboard frame mostly below the screen.
     public var hardwareKeyboardProbability: Double = 0.15
     public var seed: UInt64 = 1
+    /// Mixed into each device's random numbers but not its install id: the same fleet run
+    /// again (the next simulated day) with fresh sessions and glitches.
+    public var variation: UInt64 = 0
+    /// A device whose remote config has `auto_fix` on glitches this many times as often (0.5:
+    /// the fix halves misplaced views, 2: it doubles them) — what a guarded rollout of
+    /// `auto_fix` is to find out.
+    public var autoFixGlitchFactor: Double = 1
     /// Longest backoff between upload attempts, seconds (small for tests and demos).
     public var maximumBackoff: Double = 2
     /// Upload after every this many sessions (and at the end).
@@ -82,6 +89,9 @@ public struct FleetResult: Sendable, Equatable {
     /// `hardware`), and locks only automatic detection could find.
     public var expectedHardwareKeyboardReports = 0
     public var expectedAutomaticLockReports = 0
+    /// The config versions devices ran their sessions under, and how many devices had `auto_fix` on.
+    public var configVersions: Set<Int> = []
+    public var devicesWithAutoFix = 0
 
     public var totalSessions: Int { sessions.values.reduce(0, +) }
     public var totalReports: Int { reports.values.reduce(0, +) }
@@ -96,6 +106,8 @@ public struct FleetResult: Sendable, Equatable {
         devicesRefused += other.devicesRefused
         expectedHardwareKeyboardReports += other.expectedHardwareKeyboardReports
         expectedAutomaticLockReports += other.expectedAutomaticLockReports
+        configVersions.formUnion(other.configVersions)
+        devicesWithAutoFix += other.devicesWithAutoFix
     }
 }
 

@@ -48,7 +48,7 @@ final class SimulatedDevice {
         self.plan = plan
         // A device runs one release; the fleet spreads devices over the releases.
         releasePlan = plan.releases[index % plan.releases.count]
-        random = SeededGenerator(seed: plan.seed &* 1_000_003 &+ UInt64(index))
+        random = SeededGenerator(seed: (plan.seed &* 1_000_003 &+ UInt64(index)) ^ (plan.variation &* 0x9E37_79B9_7F4A_7C15))
         (device, screen) = Self.models[index % Self.models.count]
         window = screen
         self.keys = keys
@@ -78,6 +78,8 @@ final class SimulatedDevice {
         var result = FleetResult()
         let name = ReleaseName.of(releasePlan.release)
         await agent.syncNow()
+        result.configVersions.insert(agent.config.current.version)
+        if agent.config.current.autoFix { result.devicesWithAutoFix = 1 }
         for index in 0..<count {
             agent.startSession()
             result.sessions[name, default: 0] += 1
@@ -113,7 +115,7 @@ final class SimulatedDevice {
         agent.setAppState(.active)
         showOwn(height)
         tick(2)
-        if random.unit() < releasePlan.glitchProbability {
+        if random.unit() < releasePlan.glitchProbability * (agent.config.current.autoFix ? plan.autoFixGlitchFactor : 1) {
             // The view keeps the English keyboard's place under a taller one, say.
             viewOffset = 36
             expected += 1

@@ -157,6 +157,14 @@ public protocol TelemetryStore: Sendable {
     /// Deletes finished deliveries past the newest `keepPerHook` of each hook.
     func pruneAlertDeliveries(keepPerHook: Int) throws
 
+    // MARK: Guarded rollouts
+
+    /// The rollouts of `app` (every app's when `nil`), by app and rule.
+    func rollouts(app: String?) throws -> [RolloutRecord]
+    /// Saves a rollout if its stored revision is still `expectedRevision` (0: none stored) and
+    /// stores it as revision `expectedRevision + 1`; `false` when another save came first.
+    func saveRollout(_ record: RolloutRecord, expectedRevision: Int) throws -> Bool
+
     // MARK: Operations
 
     /// Deletes up to `limit` of the oldest raw reports and session starts received before a

@@ -50,9 +50,10 @@ struct Serve: ParsableCommand {
             return source
         }
 
+        let testClock = try settings.testClockFile.map { try TestClock(path: $0) }
         let server: WatchdogServer
         do {
-            server = try WatchdogServer(settings: settings, store: store, logger: logger)
+            server = try WatchdogServer(settings: settings, store: store, logger: logger, clock: testClock?.now ?? WatchdogServer.systemClock)
         } catch {
             throw CLIError("\(error)")
         }

@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'kill "${daemon_pid:-}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 python3 -c 'import playwright, axe_playwright_python, pytest' 2> /dev/null ||
   python3 -m pip install -q playwright axe-playwright-python pytest
-"$bin" serve --demo --listen 127.0.0.1:0 --data-dir "$work/data" --rate-per-key 0 --rate-per-address 0 --alert-allowed-hosts 127.0.0.1 \
+"$bin" serve --demo --listen 127.0.0.1:0 --data-dir "$work/data" --rate-per-key 0 --rate-per-address 0 --alert-allowed-hosts 127.0.0.1 --rollout-interval 1 \
   --resources-dir "${WATCHDOG_RESOURCES:-$repo/Resources}" --log-level error > "$work/out" &
 daemon_pid=$!
 for _ in $(seq 300); do grep -q WATCHDOG_ADMIN_TOKEN "$work/out" 2>/dev/null && break; sleep 0.1; done

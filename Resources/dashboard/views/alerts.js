@@ -1,6 +1,7 @@
 import { api, q } from '../api.js';
 import { el, replace, table, clientText } from '../dom.js';
 import { time, percent } from '../format.js';
+import { confirmAction } from '../confirm.js';
 
 const conditions = [
   ['release_regressed', 'Release regressed against its predecessor'],
@@ -33,31 +34,8 @@ export async function renderAlerts(holder, app, { admin }) {
     el('p', { class: 'muted' }, 'Rules are evaluated shortly after new data arrives, on the affected-session verdicts (a flood from one device fires nothing); each fires once per release until it clears. Deliveries are signed (Watchdog-Signature) and retried for 24 hours.'),
     message, secret, body));
 
-  /** Asks before a delete that cannot be undone: Cancel has the focus, Escape cancels, and
-   * focus goes back to the button that asked. Resolves to whether to go ahead. */
-  function confirmDelete(title, consequence, returnTo) {
-    return new Promise((resolve) => {
-      const titleID = 'alerts-delete-title';
-      const dialog = el('dialog', { 'aria-labelledby': titleID, 'data-role': 'alerts-delete' });
-      let answered = false;
-      const finish = (go) => {
-        if (answered) return;
-        answered = true;
-        if (dialog.open) dialog.close();
-        dialog.remove();
-        if (!go) returnTo?.focus();
-        resolve(go);
-      };
-      const cancel = el('button', { type: 'button', onclick: () => finish(false) }, 'Cancel');
-      const remove = el('button', { type: 'button', class: 'danger', onclick: () => finish(true) }, 'Delete');
-      dialog.append(el('h2', { id: titleID }, title), el('p', {}, consequence), el('p', { class: 'actions' }, cancel, ' ', remove));
-      dialog.oncancel = (event) => { event.preventDefault(); finish(false); };  // Escape = Cancel
-      dialog.onclose = () => finish(false);
-      document.body.append(dialog);
-      dialog.showModal();
-      cancel.focus();  // a stray Space or Enter must not delete
-    });
-  }
+  /** Asks before a delete that cannot be undone (`confirmAction`: Cancel has the focus). */
+  const confirmDelete = (title, consequence, returnTo) => confirmAction({ title, consequence, confirm: 'Delete', danger: true, role: 'alerts-delete', returnTo });
   async function deleteAfterAsking(event, title, consequence, path) {
     if (await confirmDelete(title, consequence, event.currentTarget)) await act(() => api.delete(path));
   }

@@ -3,6 +3,7 @@ import { el, replace, clientText } from '../dom.js';
 import { whenChanged } from '../changes.js';
 import { number, percent, ratioSentence, kindName } from '../format.js';
 import { loadReleases, releaseParam, releaseSelect, navigatingSelect, option } from '../pickers.js';
+import { rolloutCard } from './rollout.js';
 import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown } from '../comparison.js';
 
 const roles = ['Not matched', 'Matched'];
@@ -55,11 +56,13 @@ export async function render(main, params, { go, settle, session }) {
   }
   const summary = el('div', { class: 'card', id: 'cohort' });
   const tables = el('div');
+  // Admins see the rule's guarded rollout, if any, and its controls.
+  const rollout = session?.role === 'admin' && rule ? rolloutCard(app, rule) : null;
   replace(main, el('h1', {}, 'Config effect'),
     el('form', { class: 'inline' }, el('label', {}, 'Release ', releaseSelect('release', releases, release, (chosen) => reopen({ release: chosen }))), rulePicker),
     el('p', { class: 'muted', 'data-role': 'cohort-explained' }, 'The cohorts are the installs of this release that the rule matched and those it did not, ',
       'picked by the same salted hash of install_id the config uses — an A/B split you already ran.'),
-    summary, tables);
+    summary, rollout?.node, tables);
   settle({ release, rule });
   const draw = whenChanged((data) => {
     const cohort = data.cohort ?? {};
@@ -88,6 +91,6 @@ export async function render(main, params, { go, settle, session }) {
       replace(summary, el('p', { class: 'error', 'data-role': 'cohort-error' }, error.message));
     }
   }
-  await refresh();
-  return { refresh };
+  await Promise.all([refresh(), rollout?.refresh()]);
+  return { refresh: () => Promise.all([refresh(), rollout?.refresh()]) };
 }

@@ -65,7 +65,8 @@ struct AlertEvaluator: Sendable {
             // The previous listed release with sessions, whether watched or not.
             let predecessor = releases.last { $0.sessions > 0 && ReleaseOrder.isOlder($0.release, release.release) }
             for rule in rules {
-                guard let condition = AlertCondition(rawValue: rule.condition) else { continue }
+                // Rollout alerts are the rollout guard's (`RolloutService`), not a release's.
+                guard let condition = AlertCondition(rawValue: rule.condition), !condition.isRollout else { continue }
                 if condition != .testCrashes, rule.minimumInstalls > 0, try installsOf(release) < rule.minimumInstalls { continue }
                 switch condition {
                 case .releaseRegressed:
@@ -86,6 +87,8 @@ struct AlertEvaluator: Sendable {
                 case .testCrashes:
                     guard release.testCrashes > 0 else { continue }
                     findings.append(Finding(rule: rule, subject: release.release.id, release: release, detail: .testCrashes(release.testCrashes)))
+                case .rolloutRolledBack, .rolloutCompleted:
+                    continue
                 case .glitchFreeRateBelow:
                     guard let threshold = rule.threshold, release.sessions > 0, release.sessions >= rule.minimumSessions,
                           let rate = release.glitchFreeSessionRate else { continue }

@@ -51,9 +51,11 @@ struct AlertBody: Encodable {
     var glitchFreeSessionRate: Double?
     var glitchFreeUpperBound: Double?
     var threshold: Double?
+    /// `rollout_rolled_back`, `rollout_completed`: the rollout as `GET …/rollouts/{rule}` shows it.
+    var rollout: JSONValue?
 
     enum CodingKeys: String, CodingKey {
-        case id, app, condition, rule, hook, release, sessions, base, kind, comparison, issues, threshold
+        case id, app, condition, rule, hook, release, sessions, base, kind, comparison, issues, threshold, rollout
         case createdAt = "created_at"
         case releaseID = "release_id"
         case testCrashes = "test_crashes"
@@ -90,6 +92,26 @@ enum AlertMessage {
             return NewAlert(firings: firings, delivery: AlertDeliveryRecord(alertID: id, hookID: hook.id, app: app, ruleID: first.rule.id, event: "alert",
                                                                             body: body, createdAt: now, nextAttemptAt: now))
         }
+    }
+
+    /// The alert of a rollout that ended (`rollout_rolled_back`, `rollout_completed`) for one
+    /// rule: its firing's subject is the rollout (rule and start), so it is stored once.
+    static func rollout(_ rollout: Rollout, view: JSONValue?, rule: AlertRuleRecord, hook: AlertHookRecord, now: Int64) -> NewAlert {
+        let id = UUID().uuidString.lowercased()
+        let last = rollout.history.last
+        let what = "rule \(code(rollout.rule))"
+        let text = rollout.status == .rolledBack
+            ? "Watchdog: the guarded rollout of \(what) in \(rollout.app) was rolled back from \(RolloutMachine.percent(last?.fromPercent ?? 0)) to 0 %: \(last?.reason ?? "")"
+            : "Watchdog: the guarded rollout of \(what) in \(rollout.app) reached \(RolloutMachine.percent(rollout.percent)) and is complete."
+        var body = AlertBody(id: id, app: rollout.app, condition: rule.condition, createdAt: Timestamp.format(milliseconds: now),
+                             rule: .init(id: rule.id, name: rule.name), hook: .init(id: hook.id, name: hook.name))
+        body.rollout = view
+        let payload = AlertPayload(text: slackEscaped(String(text.prefix(2_000)) + " Rule: \(rule.name)."), event: "alert", alert: body)
+        let encoded = (try? JSONBody.encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let firing = AlertFiringRecord(ruleID: rule.id, subject: "rollout \(rollout.rule) \(rollout.startedAt)", release: ReleaseID(version: "rollout", build: rollout.rule),
+                                       alertID: id, firedAt: now)
+        return NewAlert(firings: [firing], delivery: AlertDeliveryRecord(alertID: id, hookID: hook.id, app: rollout.app, ruleID: rule.id, event: "alert",
+                                                                         body: encoded, createdAt: now, nextAttemptAt: now))
     }
 
     /// The delivery of the "send test" button: a fresh id, like an alert's.

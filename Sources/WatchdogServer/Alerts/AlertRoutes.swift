@@ -109,7 +109,7 @@ struct AlertRoutes: Sendable {
 
     // MARK: Request bodies
 
-    private static func object(_ request: HTTPRequest, example: String, allowed: Set<String>) throws(APIError) -> [String: JSONValue] {
+    static func object(_ request: HTTPRequest, example: String, allowed: Set<String>) throws(APIError) -> [String: JSONValue] {
         guard case .object(let fields)? = JSONValue.parse(request.body) else { throw .badRequest("invalid_json", "the body must be a JSON object, e.g. \(example)") }
         for key in fields.keys.sorted() where !allowed.contains(key) {
             throw .badRequest("invalid_field", "\(key.prefix(40)) is not a field; the fields are \(allowed.sorted().joined(separator: ", "))")
@@ -117,7 +117,7 @@ struct AlertRoutes: Sendable {
         return fields
     }
 
-    private static func string(_ fields: [String: JSONValue], _ name: String) throws(APIError) -> String? {
+    static func string(_ fields: [String: JSONValue], _ name: String) throws(APIError) -> String? {
         switch fields[name] {
         case nil: return nil
         case .string(let value)?: return value
@@ -125,7 +125,7 @@ struct AlertRoutes: Sendable {
         }
     }
 
-    private static func number(_ fields: [String: JSONValue], _ name: String) throws(APIError) -> Double? {
+    static func number(_ fields: [String: JSONValue], _ name: String) throws(APIError) -> Double? {
         switch fields[name] {
         case nil: return nil
         case .number(let value)?: return value
@@ -133,7 +133,7 @@ struct AlertRoutes: Sendable {
         }
     }
 
-    private static func whole(_ fields: [String: JSONValue], _ name: String) throws(APIError) -> Int? {
+    static func whole(_ fields: [String: JSONValue], _ name: String) throws(APIError) -> Int? {
         guard let value = try number(fields, name) else { return nil }
         guard value == value.rounded(), abs(value) <= 1e12 else { throw .badRequest("invalid_field", "\(name) must be a whole number, got \(value)") }
         return Int(value)

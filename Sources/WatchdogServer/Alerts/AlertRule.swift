@@ -15,6 +15,14 @@ public enum AlertCondition: String, Sendable, CaseIterable {
     /// The release's glitch-free session rate is below `threshold` with 95 % confidence (the
     /// upper bound of its interval, widened by clustering by install, is below it).
     case glitchFreeRateBelow = "glitch_free_rate_below"
+    /// A guarded rollout's guard rolled its rule back to 0 % on a regression (sent by the
+    /// rollout guard, once per rollout, not by the evaluation of releases).
+    case rolloutRolledBack = "rollout_rolled_back"
+    /// A guarded rollout reached its last step.
+    case rolloutCompleted = "rollout_completed"
+
+    /// Sent by the rollout guard when a rollout ends, not found in a release.
+    var isRollout: Bool { self == .rolloutRolledBack || self == .rolloutCompleted }
 
     /// The fields a rule of this condition may carry besides `name`, `condition` and `hook`.
     var parameters: Set<String> {
@@ -23,6 +31,7 @@ public enum AlertCondition: String, Sendable, CaseIterable {
         case .newIssue: ["minimum_affected_sessions", "minimum_installs"]
         case .testCrashes: []
         case .glitchFreeRateBelow: ["threshold", "minimum_sessions", "minimum_installs"]
+        case .rolloutRolledBack, .rolloutCompleted: []
         }
     }
 }

@@ -97,7 +97,9 @@ final class AlertService: Sendable {
         let firing = Set(firings.map { key($0.ruleID, $0.subject) })
         let holding = Set(findings.map { key($0.rule.id, $0.subject) })
         let fresh = findings.filter { !firing.contains(key($0.rule.id, $0.subject)) }
-        let cleared = firings.filter { watched.contains($0.release) && !holding.contains(key($0.ruleID, $0.subject)) }
+        // A rollout's alert is the guard's, once per rollout: never cleared here.
+        let rolloutRules = Set(rules.filter { AlertCondition(rawValue: $0.condition)?.isRollout == true }.map(\.id))
+        let cleared = firings.filter { !rolloutRules.contains($0.ruleID) && watched.contains($0.release) && !holding.contains(key($0.ruleID, $0.subject)) }
         guard !fresh.isEmpty || !cleared.isEmpty else { return 0 }
         let hooks = Dictionary(try store.alertHooks(app: app).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let alerts = AlertMessage.alerts(fresh, hooks: hooks, app: app, now: clock())

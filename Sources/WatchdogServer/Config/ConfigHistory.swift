@@ -57,15 +57,18 @@ struct ConfigVersionView: Encodable {
     var version: Int
     var changedAt: String
     var changedBy: String
+    /// Why it was made, when its author said (a guarded rollout's step and evidence).
+    @NullWhenAbsent var note: String? = nil
 
     init(_ version: ConfigVersion) {
         self.version = version.version
         changedAt = Timestamp.format(milliseconds: version.changedAt)
         changedBy = version.changedBy
+        note = version.note
     }
 
     enum CodingKeys: String, CodingKey {
-        case version
+        case version, note
         case changedAt = "changed_at"
         case changedBy = "changed_by"
     }
@@ -79,17 +82,19 @@ struct ConfigChangeView: Encodable {
     var changedBy: String
     var before: JSONValue
     var after: JSONValue
+    @NullWhenAbsent var note: String? = nil
 
     init(_ change: ConfigChange) {
         version = change.version
         changedAt = Timestamp.format(milliseconds: change.changedAt)
         changedBy = change.changedBy
+        note = change.note
         before = change.before.flatMap { JSONValue.parse(Array($0.utf8)) } ?? .null
         after = JSONValue.parse(Array(change.after.utf8)) ?? .null
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, before, after
+        case version, before, after, note
         case changedAt = "changed_at"
         case changedBy = "changed_by"
     }

@@ -1,3 +1,4 @@
+import WatchdogStore
 import WatchdogWire
 
 /// One rule of an app's config: which clients it matches and the keys it sets for them.
@@ -50,6 +51,11 @@ struct ConfigClient: Sendable, Hashable {
 }
 
 extension ConfigRule {
+    /// Whether the rule can match installs of `release` (its versions and builds admit it).
+    func applies(to release: ReleaseID) -> Bool {
+        (match.versions.map { $0.contains(release.version) } ?? true) && (match.builds.isEmpty || match.builds.contains(release.build))
+    }
+
     func matches(_ client: ConfigClient) -> Bool {
         if let range = match.versions {
             guard let version = client.version, range.contains(version) else { return false }

@@ -278,7 +278,21 @@ final class ConfigService: Sendable {
         }
     }
 
-    private func change(app: String, ifMatch: String?, actor: String, dryRun: Bool,
+    /// Sets one rule's `match.percent` as a new version with `note` in its history (a guarded
+    /// rollout's step, by the guard or a person); no version when the rule already has it.
+    /// - Throws: 404 when the rule is not in the current document.
+    func setRulePercent(app: String, ruleID: String, percent: Double, actor: String, note: String?) throws -> Change {
+        try change(app: app, ifMatch: nil, actor: actor, dryRun: false, note: note) { current throws(APIError) in
+            guard let index = current.rules.firstIndex(where: { $0.id == ruleID }) else {
+                throw .notFound("rule \(ruleID.prefix(64)) is not in the app's current config")
+            }
+            var next = current
+            next.rules[index].match.percent = percent
+            return next
+        }
+    }
+
+    private func change(app: String, ifMatch: String?, actor: String, dryRun: Bool, note: String? = nil,
                         edit: (ConfigDocument) throws(APIError) -> ConfigDocument) throws -> Change {
         try changeLock.withLock { _ in
             guard let current = try document(app: app) else {
@@ -302,7 +316,7 @@ final class ConfigService: Sendable {
             guard changed else { return Change(document: current, saved: false, impact: nil) }
             do {
                 try store.saveConfig(
-                    ConfigRecord(app: app, version: next.version, document: next.storedJSON, updatedAt: next.updatedAt ?? 0, updatedBy: actor),
+                    ConfigRecord(app: app, version: next.version, document: next.storedJSON, updatedAt: next.updatedAt ?? 0, updatedBy: actor, note: note),
                     expectedVersion: current.version, before: current.version == 0 ? nil : current.storedJSON
                 )
             } catch StoreError.conflict(let stored) {

@@ -26,6 +26,7 @@ enum Routes {
         let metricsAccess = MetricsAccess(token: services.settings.metricsToken, trustedProxies: services.settings.trustedProxies)
         let health = HealthRoutes(store: store, queue: services.queue)
         let alerts = AlertRoutes(store: store, alerts: services.alerts, clock: services.clock)
+        let rollouts = RolloutRoutes(rollouts: services.rollouts)
         let admission = AdmissionRoutes(store: store, lookup: lookup, admission: services.admission, unlisted: unlisted, clock: services.clock)
 
         return [
@@ -148,6 +149,16 @@ enum Routes {
             Route("POST", "/v1/admin/apps/{app}/alerts/hooks/{id}/test", .admin) { _, context throws(APIError) in
                 .now(try alerts.sendTest(app: context["app"], id: context["id"], principal: context.principal()))
             },
+            Route("GET", "/v1/admin/apps/{app}/rollouts", .admin) { _, context throws(APIError) in .now(try rollouts.list(app: context["app"])) },
+            Route("POST", "/v1/admin/apps/{app}/rollouts", .admin) { request, context throws(APIError) in
+                .now(try rollouts.start(request, app: context["app"], principal: context.principal()))
+            },
+            Route("GET", "/v1/admin/apps/{app}/rollouts/{rule}", .admin) { _, context throws(APIError) in
+                .now(try rollouts.get(app: context["app"], rule: context["rule"]))
+            },
+            Route("POST", "/v1/admin/apps/{app}/rollouts/{rule}/{action}", .admin) { request, context throws(APIError) in
+                .now(try rollouts.act(request, action: context["action"], app: context["app"], rule: context["rule"], principal: context.principal()))
+            },
         ]
     }
 }
@@ -162,6 +173,7 @@ struct Services: Sendable {
     let ingest: IngestRoutes
     let metrics: ServerMetrics
     let alerts: AlertService
+    let rollouts: RolloutService
     let lookup: ReleaseLookup
     let admission: AdmissionService
     let clock: @Sendable () -> Int64

@@ -57,6 +57,12 @@ public struct ServerSettings: Sendable {
     /// Evaluate and deliver alerts on their own thread. `WatchdogTesting` turns it off and runs
     /// passes by hand (`WatchdogApplication.evaluateAlerts`, `deliverAlerts`).
     public var alertsInBackground = true
+    /// Seconds between passes of the rollout guard (`RolloutService`), on its own thread.
+    public var rolloutIntervalSeconds: Int = 60
+    /// TEST ONLY: a file holding milliseconds the daemon's clock runs ahead of the system's,
+    /// re-read every 50 ms (`watchdogd serve` honours it only with `WATCHDOG_TEST_HOOKS=1` in
+    /// its environment and refuses to start otherwise). Daemon tests move time forward with it.
+    public var testClockFile: String?
     /// How long shutdown waits for requests in flight.
     public var drainSeconds: Double = 10
     /// `Cache-Control: max-age` of `GET /v1/config`: how long a fleet may reuse a config

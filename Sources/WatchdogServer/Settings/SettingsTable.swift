@@ -138,6 +138,14 @@ public enum SettingsTable {
                 shown: { String(Int($0.retentionIntervalSeconds)) }) { settings, values throws(Setting.Invalid) in
             settings.retentionIntervalSeconds = Double(try Setting.whole(values, 1...86_400))
         },
+        .integer("rollout-interval", 1...86_400,
+                 "Seconds between passes of the guarded-rollout guard (on its own thread, never on ingest's): each pass advances or rolls back active rollouts.",
+                 \.rolloutIntervalSeconds),
+        Setting(name: "test-clock-file", kind: .value(placeholder: "path"),
+                help: "Test only: a file of milliseconds the clock runs ahead; refused unless WATCHDOG_TEST_HOOKS=1.", hidden: true,
+                shown: { $0.testClockFile }) { settings, values throws(Setting.Invalid) in
+            settings.testClockFile = values.last
+        },
         .integer("alert-delay", 0...3_600,
                  "Seconds after new data before alert rules are evaluated (on their own thread, never on ingest's); data arriving meanwhile joins that evaluation.",
                  \.alertDelaySeconds),

@@ -147,12 +147,20 @@ struct CompareRoutes: Sendable {
             let known = document.rules.map(\.id)
             throw .notFound("rule=\(ruleID.prefix(64)) is not in the app's current config; its rules are: \(known.isEmpty ? "none" : known.joined(separator: ", ").prefix(400))")
         }
-        guard rule.match.versions.map({ $0.contains(release.release.version) }) ?? true,
-              rule.match.builds.isEmpty || rule.match.builds.contains(release.release.build) else {
+        guard rule.applies(to: release.release) else {
             throw .badRequest("rule_not_for_release", "rule \(rule.id) does not apply to \(release.release.text.prefix(200)) (its versions or builds exclude it): no install of it was switched")
         }
         let method = try IntervalMethod.parse(request.query["interval"], default: .fixed)
-        let installs = try storeCall { try store.installs(app: app, release: release.release) }
+        var view = try Self.cohorts(lookup, app: app, release: release, rule: rule, method: method)
+        view.cut(limit: try BreakdownCut.limit(request.query["limit"]))
+        return JSONBody.response(view)
+    }
+
+    /// The installs of `release` that `rule` matches against those it does not, as `cohorts`
+    /// answers it (and the rollout guard reads it); the caller checked that the rule applies
+    /// to the release.
+    static func cohorts(_ lookup: ReleaseLookup, app: String, release: ReleaseStats, rule: ConfigRule, method: IntervalMethod) throws(APIError) -> CompareView {
+        let installs = try storeCall { try lookup.store.installs(app: app, release: release.release) }
         var matched = Cohort(), unmatched = Cohort()
         for install in installs {
             let client = ConfigClient(version: release.release.version, build: release.release.build, channel: install.channel,
@@ -177,8 +185,7 @@ struct CompareRoutes: Sendable {
         // Both cohorts are installs of one release: its sessions' concentration is theirs.
         let concentration = try storeCall { try lookup.store.sessionConcentration(app: app, release: release.release) }
         view.assessReliability(base: concentration, target: concentration, settings: lookup.admission.settings(app: app))
-        view.cut(limit: try BreakdownCut.limit(request.query["limit"]))
-        return JSONBody.response(view)
+        return view
     }
 }
 

@@ -135,7 +135,7 @@ public final class SQLiteToPostgres {
         "releases", "release_kinds", "release_breakdown", "release_hourly", "release_idiom_sessions", "release_affected",
         "release_installs", "release_install_kinds", "release_hourly_sessions", "issue_releases", "keyboard_heights",
         "session_issue_marks", "session_affected_marks", "session_value_marks",
-        "install_origins", "ingest_hourly_counts", "release_networks", "release_admissions", "app_admission",
+        "install_origins", "ingest_hourly_counts", "release_networks", "release_admissions", "app_admission", "rollouts",
     ]
 
     /// `true` when continuing an unfinished copy; throws when the destination has anything else.
@@ -272,7 +272,8 @@ public final class SQLiteToPostgres {
         Table(name: "dashboard_sessions", columns: columns("id_hash:x, credential_id, csrf_token, created_at:i, expires_at:i")),
         Table(name: "login_links", columns: columns("code_hash:x, credential_id, expires_at:i")),
         Table(name: "config_documents", columns: columns("app, version:i, document, updated_at:i, updated_by")),
-        Table(name: "config_changes", columns: columns("app, version:i, changed_at:i, changed_by, before, after")),
+        Table(name: "config_changes", columns: columns("app, version:i, changed_at:i, changed_by, before, after, note")),
+        Table(name: "rollouts", columns: columns("app, rule_id, revision:i, status, document, updated_at:i")),
         Table(name: "test_crash_daily", columns: columns("app, install_id, day:i, crashes:i")),
         Table(name: "alert_hooks", columns: columns("id, app, name, url, secret, created_at:i, created_by")),
         Table(name: "alert_rules", columns: columns("""

@@ -15,6 +15,7 @@ enum PostgresMigrations {
         ("2026-11-23-alerts", alerts),
         ("2026-11-26-admission", admission),
         ("2026-11-26-alert-minimum-installs", alertMinimumInstalls),
+        ("2026-11-26-rollouts", rollouts),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {
@@ -353,5 +354,19 @@ enum PostgresMigrations {
     private static let alertMinimumInstalls = """
         ALTER TABLE alert_rules ADD COLUMN minimum_installs bigint NOT NULL DEFAULT 0;
         UPDATE alert_rules SET minimum_installs = 20 WHERE condition IN ('release_regressed', 'new_issue', 'glitch_free_rate_below');
+        """
+
+    /// Guarded rollouts (`Migrations+Rollouts.swift` says what each column holds).
+    private static let rollouts = """
+        ALTER TABLE config_changes ADD COLUMN note text;
+        CREATE TABLE rollouts (
+            app text NOT NULL REFERENCES apps(id),
+            rule_id text NOT NULL,
+            revision bigint NOT NULL,
+            status text NOT NULL,
+            document text NOT NULL,
+            updated_at bigint NOT NULL,
+            PRIMARY KEY (app, rule_id)
+        );
         """
 }

@@ -164,8 +164,8 @@ extension PostgresStore {
                     """, [record.app, record.version, record.document, record.updatedAt, record.updatedBy])
             }
             try connection.query("""
-                INSERT INTO config_changes (app, version, changed_at, changed_by, before, after) VALUES ($1, $2, $3, $4, $5, $6)
-                """, [record.app, record.version, record.updatedAt, record.updatedBy, before, record.document])
+                INSERT INTO config_changes (app, version, changed_at, changed_by, before, after, note) VALUES ($1, $2, $3, $4, $5, $6, $7)
+                """, [record.app, record.version, record.updatedAt, record.updatedBy, before, record.document, record.note])
             // Delivered to every node's listener when (and only if) this commits.
             try connection.query("SELECT pg_notify($1, $2)", [PostgresChangeWatch.configChannel, record.app])
         }
@@ -175,8 +175,8 @@ extension PostgresStore {
     public func configVersions(app: String, before: Int?, limit: Int) throws -> [ConfigVersion] {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT version, changed_at, changed_by FROM config_changes WHERE app = $1 AND version < $2 ORDER BY version DESC LIMIT $3
-                """, [app, before ?? Int.max, limit]).map { ConfigVersion(version: $0.int(0), changedAt: $0.integer(1), changedBy: $0.text(2)) }
+                SELECT version, changed_at, changed_by, note FROM config_changes WHERE app = $1 AND version < $2 ORDER BY version DESC LIMIT $3
+                """, [app, before ?? Int.max, limit]).map { ConfigVersion(version: $0.int(0), changedAt: $0.integer(1), changedBy: $0.text(2), note: $0.optionalText(3)) }
         }
     }
 
@@ -184,13 +184,13 @@ extension PostgresStore {
     public func configChange(app: String, version: Int) throws -> ConfigChange? {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT app, version, changed_at, changed_by, before, after FROM config_changes WHERE app = $1 AND version = $2
+                SELECT app, version, changed_at, changed_by, before, after, note FROM config_changes WHERE app = $1 AND version = $2
                 """, [app, version]).first.map(Self.configChange)
         }
     }
 
     private static func configChange(_ row: PostgresRow) -> ConfigChange {
-        ConfigChange(app: row.text(0), version: row.int(1), changedAt: row.integer(2), changedBy: row.text(3), before: row.optionalText(4), after: row.text(5))
+        ConfigChange(app: row.text(0), version: row.int(1), changedAt: row.integer(2), changedBy: row.text(3), before: row.optionalText(4), after: row.text(5), note: row.optionalText(6))
     }
 
     /// Test crashes reported per install on a UTC day (days since the epoch) — for every app;

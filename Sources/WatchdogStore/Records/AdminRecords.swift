@@ -39,13 +39,17 @@ public struct ConfigRecord: Sendable, Equatable {
     public var updatedAt: Int64
     /// The name of the credential that made the change.
     public var updatedBy: String
+    /// Why the version was made, when its author said (a guarded rollout's evidence); at most
+    /// a few kilobytes, kept in the history with the version.
+    public var note: String?
 
-    public init(app: String, version: Int, document: String, updatedAt: Int64, updatedBy: String) {
+    public init(app: String, version: Int, document: String, updatedAt: Int64, updatedBy: String, note: String? = nil) {
         self.app = app
         self.version = version
         self.document = document
         self.updatedAt = updatedAt
         self.updatedBy = updatedBy
+        self.note = note
     }
 }
 
@@ -58,6 +62,8 @@ public struct ConfigChange: Sendable, Equatable {
     /// The document before (`nil` for the first version).
     public var before: String?
     public var after: String
+    /// The version's note (`ConfigRecord.note`).
+    public var note: String? = nil
 }
 
 /// One version in an app's config history, without its documents.
@@ -65,11 +71,14 @@ public struct ConfigVersion: Sendable, Equatable {
     public var version: Int
     public var changedAt: Int64
     public var changedBy: String
+    /// The version's note (`ConfigRecord.note`).
+    public var note: String?
 
-    public init(version: Int, changedAt: Int64, changedBy: String) {
+    public init(version: Int, changedAt: Int64, changedBy: String, note: String? = nil) {
         self.version = version
         self.changedAt = changedAt
         self.changedBy = changedBy
+        self.note = note
     }
 }
 

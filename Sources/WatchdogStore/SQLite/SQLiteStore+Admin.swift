@@ -66,8 +66,8 @@ extension SQLiteStore {
                     updated_at = excluded.updated_at, updated_by = excluded.updated_by
                 """, arguments: [record.app, record.version, record.document, record.updatedAt, record.updatedBy])
             try db.execute(
-                sql: "INSERT INTO config_changes (app, version, changed_at, changed_by, before, after) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [record.app, record.version, record.updatedAt, record.updatedBy, before, record.document]
+                sql: "INSERT INTO config_changes (app, version, changed_at, changed_by, before, after, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [record.app, record.version, record.updatedAt, record.updatedBy, before, record.document, record.note]
             )
         }
     }
@@ -76,20 +76,20 @@ extension SQLiteStore {
         try pool.read { db in
             // The primary key (app, version) is walked backwards; no document is read.
             try Row.fetchAll(db, sql: """
-                SELECT version, changed_at, changed_by FROM config_changes WHERE app = ? AND version < ? ORDER BY version DESC LIMIT ?
-                """, arguments: [app, before ?? Int.max, limit]).map { ConfigVersion(version: $0[0], changedAt: $0[1], changedBy: $0[2]) }
+                SELECT version, changed_at, changed_by, note FROM config_changes WHERE app = ? AND version < ? ORDER BY version DESC LIMIT ?
+                """, arguments: [app, before ?? Int.max, limit]).map { ConfigVersion(version: $0[0], changedAt: $0[1], changedBy: $0[2], note: $0[3]) }
         }
     }
 
     public func configChange(app: String, version: Int) throws -> ConfigChange? {
         try pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT app, version, changed_at, changed_by, before, after FROM config_changes WHERE app = ? AND version = ?",
+            try Row.fetchOne(db, sql: "SELECT app, version, changed_at, changed_by, before, after, note FROM config_changes WHERE app = ? AND version = ?",
                              arguments: [app, version]).map(Self.configChange)
         }
     }
 
     private static func configChange(_ row: Row) -> ConfigChange {
-        ConfigChange(app: row[0], version: row[1], changedAt: row[2], changedBy: row[3], before: row[4], after: row[5])
+        ConfigChange(app: row[0], version: row[1], changedAt: row[2], changedBy: row[3], before: row[4], after: row[5], note: row[6])
     }
 
     public func testCrashCounts(day: Int64, limit: Int) throws -> [TestCrashCount] {

@@ -1,0 +1,90 @@
+import { api, q, APIError } from '../api.js';
+import { el, replace, table, clientText } from '../dom.js';
+import { number, time } from '../format.js';
+import { confirmAction } from '../confirm.js';
+
+const actionWords = { started: 'started', advanced: 'advanced', completed: 'completed', rolled_back: 'rolled back', paused: 'paused', resumed: 'resumed', aborted: 'aborted' };
+const statusWords = { active: 'active', paused: 'paused', completed: 'completed', rolled_back: 'rolled back', aborted: 'aborted' };
+const decisionWords = { wait: 'wait', advance: 'advance', roll_back: 'roll back' };
+const pct = (value) => `${number(value, value % 1 ? 1 : 0)} %`;
+const ratio = (value) => (value === undefined || value === null ? '—' : `${value.toFixed(2)}×`);
+const interval = (v) => (v.lower === undefined ? '—' : `${v.lower.toFixed(2)}–${v.upper === undefined ? '∞' : `${v.upper.toFixed(2)}×`}`);
+
+/** What each control does, for its confirmation. */
+const controls = {
+  pause: { label: 'Pause', consequence: 'No step is taken — no advance, no rollback — until you resume, however much evidence comes in.' },
+  resume: { label: 'Resume', consequence: 'The guard looks again at its next pass and advances or rolls back on the evidence.' },
+  advance: { label: 'Advance one step', consequence: 'The rule moves to the next percentage now, as a new config version by you; devices get it at their next poll.' },
+  abort: { label: 'Abort', consequence: 'The rule goes back to 0 % of installs, as a new config version by you, and the rollout ends. The rule stays in the config.', danger: true },
+};
+
+/** Evidence rows: one per release and watched verdict. */
+function evidenceRows(step, evidence) {
+  return (evidence ?? []).flatMap((release) => release.verdicts.map((v) => ({
+    data: release,
+    cells: [step, clientText(release.release), v.scope === 'overall' ? 'all kinds' : clientText(v.scope),
+      `${number(release.matched.sessions)} (${number(release.matched.step_sessions)} at step)`,
+      `${number(release.unmatched.sessions)} (${number(release.unmatched.step_sessions)} at step)`,
+      ratio(v.ratio), interval(v), v.verdict ?? 'none', release.reliable ? 'yes' : release.reasons.join('; ')],
+  })));
+}
+
+const evidenceHeaders = ['Step', 'Release', 'Verdict on', { label: 'Matched sessions', num: true }, { label: 'Not matched', num: true },
+  { label: 'Ratio', num: true }, 'Always-valid 95 % interval', 'Verdict', 'Reliable'];
+
+/** The guarded rollout of one rule (admins): where it stands, its steps with the evidence of
+ * each, the guard's latest decision, and pause/resume/advance/abort, each confirmed. */
+export function rolloutCard(app, rule) {
+  const card = el('div', { class: 'card', 'data-role': 'rollout' });
+  const message = el('p', { class: 'error', role: 'status', 'data-role': 'rollout-message' });
+  const path = `/v1/admin/apps/${q(app)}/rollouts/${q(rule)}`;
+
+  async function act(action, event) {
+    const control = controls[action];
+    const go = await confirmAction({ title: `${control.label}: rollout of rule ${rule}?`, consequence: control.consequence, confirm: control.label,
+      danger: control.danger, role: 'rollout-confirm', returnTo: event.currentTarget });
+    if (!go) return;
+    try {
+      await api.post(`${path}/${action}`);
+      await draw();
+    } catch (error) {
+      message.textContent = error.message;
+    }
+  }
+
+  async function draw() {
+    let rollout;
+    try {
+      rollout = await api.get(path);
+    } catch (error) {
+      if (!(error instanceof APIError) || error.status !== 404) throw error;
+      return replace(card, el('h2', {}, 'Guarded rollout'),
+        el('p', { class: 'muted', 'data-role': 'rollout-none' }, `Rule ${rule} has no guarded rollout. Start one with POST /v1/admin/apps/${app}/rollouts (README, "Guarded rollouts").`));
+    }
+    const steps = rollout.plan.steps;
+    const finished = ['completed', 'rolled_back', 'aborted'].includes(rollout.status);
+    const look = rollout.last_look;
+    const buttons = finished ? [] : [rollout.status === 'paused' ? 'resume' : 'pause', 'advance', 'abort']
+      .map((action) => el('button', { type: 'button', class: controls[action].danger ? 'danger' : null, 'data-action': action, onclick: (event) => act(action, event) }, controls[action].label));
+    const history = rollout.history.map((e) => ({ data: e, cells: [time(e.at), actionWords[e.action] ?? e.action, pct(e.from_percent), pct(e.to_percent),
+      clientText(e.actor), e.config_version === undefined ? '—' : String(e.config_version), clientText(e.reason)] }));
+    const evidence = rollout.history.flatMap((e, i) => evidenceRows(`${i + 1}. ${actionWords[e.action] ?? e.action}`, e.evidence))
+      .concat(look ? evidenceRows('latest look', look.evidence) : []);
+    replace(card, el('h2', {}, 'Guarded rollout'),
+      el('p', { class: 'sentence', 'data-role': 'rollout-state' },
+        `Rule ${rule} is at ${pct(rollout.percent)} of installs (step ${rollout.step + 1} of ${steps.length}: ${steps.map(pct).join(' → ')}); the rollout is `,
+        el('strong', { 'data-role': 'rollout-status' }, statusWords[rollout.status] ?? rollout.status), '.'),
+      el('p', { class: 'muted' }, `Each step needs ${number(rollout.plan.minimum_hours, 1)} hours and ${number(rollout.plan.minimum_sessions)} sessions on each side; `,
+        `a regressed verdict on ${[rollout.plan.guard.overall ? 'all kinds' : null, ...rollout.plan.guard.kinds].filter(Boolean).join(', ')} rolls it back.`),
+      look ? el('p', { 'data-role': 'rollout-decision' }, `The guard's latest look (${time(look.at)}): `, el('strong', {}, decisionWords[look.decision] ?? look.decision), ' — ', clientText(look.reason))
+        : el('p', { class: 'muted', 'data-role': 'rollout-decision' }, 'The guard has not looked yet.'),
+      buttons.length ? el('p', { class: 'actions', 'data-role': 'rollout-controls' }, buttons.flatMap((b) => [b, ' '])) : null,
+      message,
+      el('h3', {}, 'Steps'),
+      el('div', { class: 'scroll' }, table(['When', 'Action', { label: 'From', num: true }, { label: 'To', num: true }, 'By', { label: 'Config version', num: true }, 'Why'], history)),
+      el('h3', {}, 'Evidence'),
+      evidence.length ? el('div', { class: 'scroll' }, table(evidenceHeaders, evidence)) : el('p', { class: 'muted' }, 'No evidence yet: the rule\'s releases have no sessions.'));
+  }
+
+  return { node: card, refresh: () => draw().catch((error) => { message.textContent = error.message; }) };
+}

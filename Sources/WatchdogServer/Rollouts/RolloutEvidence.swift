@@ -1,0 +1,55 @@
+/// The cohort comparison of one release at a look (`GET …/cohorts?interval=sequential`).
+struct RolloutEvidence: Codable, Equatable, Sendable {
+    struct Cohort: Codable, Equatable, Sendable {
+        var installs: Int
+        var sessions: Int
+        var affectedSessions: Int
+        /// Session starts since the step began.
+        var stepSessions: Int
+    }
+
+    /// One verdict the guard reads: `overall` or a kind.
+    struct Verdict: Codable, Equatable, Sendable {
+        var scope: String
+        /// `improved`, `regressed`, `no_change`, `unreliable`, or `nil` when withheld.
+        var verdict: String?
+        var ratio: Double?
+        var lower: Double?
+        var upper: Double?
+        var reason: String?
+    }
+
+    var release: String
+    var matched: Cohort
+    var unmatched: Cohort
+    var verdicts: [Verdict]
+    /// The reliability marks of the comparison (`few_installs`, `one_network`, `one_burst`).
+    var reliable: Bool
+    var reasons: [String]
+}
+
+extension RolloutEvidence {
+    /// The evidence of one release from its cohort comparison, reading the verdicts `guard` watches.
+    init(_ view: CompareView, guard watch: RolloutGuard, baseline: CohortSessions?) {
+        func verdict(_ scope: String, _ comparison: SessionComparison) -> Verdict {
+            Verdict(scope: scope, verdict: comparison.verdict, ratio: comparison.ratio, lower: comparison.interval?.lower,
+                    upper: comparison.interval?.upper, reason: comparison.reason)
+        }
+        var verdicts: [Verdict] = []
+        if watch.overall { verdicts.append(verdict("overall", view.overall)) }
+        for kind in watch.kinds {
+            if let breakdown = view.byKind.first(where: { $0.value == kind }) {
+                verdicts.append(verdict(kind, breakdown.comparison))
+            } else {
+                verdicts.append(Verdict(scope: kind, verdict: view.overall.verdict == nil ? nil : "no_change", ratio: nil, lower: nil, upper: nil,
+                                        reason: "no reports of this kind on either side"))
+            }
+        }
+        self.init(release: view.cohort?.release ?? view.target.release,
+                  matched: Cohort(installs: view.cohort?.installsMatched ?? 0, sessions: view.target.sessions, affectedSessions: view.target.affectedSessions,
+                                  stepSessions: max(0, view.target.sessions - (baseline?.matched ?? 0))),
+                  unmatched: Cohort(installs: view.cohort?.installsNotMatched ?? 0, sessions: view.base.sessions, affectedSessions: view.base.affectedSessions,
+                                    stepSessions: max(0, view.base.sessions - (baseline?.unmatched ?? 0))),
+                  verdicts: verdicts, reliable: view.reliability.reliable, reasons: view.reliability.reasons.map(\.message))
+    }
+}
