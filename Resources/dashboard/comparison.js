@@ -1,5 +1,6 @@
 // What Compare and Config effect both show: the affected-session comparison in words, each
 // side's sessions, reports, flooded reports and concentration, and a table per breakdown.
+import { navigatingSelect, option } from './pickers.js';
 import { el, table, clientText } from './dom.js';
 import { number, percent, ratioSentence, verdictText, ratioCells, kindName } from './format.js';
 
@@ -97,3 +98,19 @@ export function breakdown(list, label, roles = ['Base', 'Target'], what = 'Kind'
     ...ratioCells(r.ratio, r.interval), verdictBadge(r.verdict),
     `${number(r.base.reports_per_1k_sessions, 1)} → ${number(r.target.reports_per_1k_sessions, 1)}${floodedNote(r)}`] }))));
 }
+
+/** The interval a comparison view asks for: a dashboard is looked at again and again, so by
+ * default its verdicts read the always-valid interval, which stays right however often; the
+ * fixed one (`interval=fixed`) is for a single planned look. */
+export const intervalChoice = (params) => (params.get('interval') === 'fixed' ? 'fixed' : 'sequential');
+
+/** The picker between the two intervals. */
+export const intervalPicker = (interval, onCommit) => el('label', {}, 'interval ', navigatingSelect({ name: 'interval', 'aria-label': 'interval' }, [
+  option('sequential', 'always valid (any number of looks)', interval === 'sequential'),
+  option('fixed', 'fixed (one planned look)', interval === 'fixed'),
+], onCommit));
+
+/** Which interval the verdicts on the page read, in words. */
+export const intervalNote = (method) => el('p', { class: 'muted', 'data-role': 'interval-method' }, method === 'sequential'
+  ? 'Verdicts use the always-valid 95 % interval (sequential): it stays right however often this page is looked at, so acting on the first "regressed" is wrong at most 5 % of the time. It is wider than the fixed one.'
+  : 'Verdicts use the fixed-sample 95 % interval: right for one look planned in advance; looked at every day, it calls a difference that is not there far more often than 5 % of the time.');

@@ -18,6 +18,7 @@ PICKERS = [
     ("keyboard", "select[name=release]", "release"),
     ("cohort", "select[name=release]", "release"),
     ("cohort", "select[name=rule]", "rule"),
+    ("cohort", "select[name=interval]", "interval"),
 ]
 TWO_RULES = [{"name": "half auto-fix", "match": {"percent": 50}, "set": {"auto_fix": True}},
              {"name": "quarter auto-fix", "match": {"percent": 25}, "set": {"auto_fix": True}}]

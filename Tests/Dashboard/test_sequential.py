@@ -40,3 +40,19 @@ def test_compare_reads_the_always_valid_interval_by_default_and_the_fixed_one_on
     assert not named and abs(low_fixed - want[0]) < 0.06 and abs(high_fixed - want[1]) < 0.06, (low_fixed, high_fixed, want)
     # One look's interval is narrower than the one valid at every look.
     assert low < low_fixed and high > high_fixed
+
+
+def test_config_effect_reads_the_always_valid_interval_and_says_so(admin):
+    api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": [{"name": "half auto-fix", "match": {"percent": 50}, "set": {"auto_fix": True}}]})
+    try:
+        page = admin.open("cohort")
+        note = page.locator('#main [data-role="interval-method"]')
+        expect(note).to_contain_text("always-valid 95 % interval")
+        expect(page.locator("#main #cohort .sentence")).to_contain_text("always-valid 95 % interval")
+        picker = page.locator("select[name=interval]")
+        picker.select_option("fixed")
+        picker.press("Enter")
+        expect(note).to_contain_text("fixed-sample 95 % interval")
+        expect(page.locator("#main #cohort .sentence")).not_to_contain_text("always-valid")
+    finally:
+        api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": []})

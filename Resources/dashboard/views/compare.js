@@ -3,8 +3,8 @@ import { el, replace, shortened } from '../dom.js';
 import { drawChart, color, describeChart, chartTable } from '../charts.js';
 import { whenChanged } from '../changes.js';
 import { ratioSentence, kindName, number } from '../format.js';
-import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore, navigatingSelect, option } from '../pickers.js';
-import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown } from '../comparison.js';
+import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore } from '../pickers.js';
+import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown, intervalChoice, intervalPicker, intervalNote } from '../comparison.js';
 
 /** Release comparison: base vs target — the change in sessions with a glitch in words, its
  * interval and the verdict; report rates, flooded reports and concentration beside it. */
@@ -15,15 +15,9 @@ export async function render(main, params, { go, settle }) {
   // Default: the newest release against the one before it.
   const target = releaseParam(releases, params.get('target') ?? releases[0]?.id ?? null);
   const base = releaseParam(releases, params.get('base') ?? releaseBefore(releases, target));
-  // A dashboard is looked at again and again: by default its verdicts read the always-valid
-  // interval, which stays right however often; the fixed one is for a single planned look.
-  const interval = params.get('interval') === 'fixed' ? 'fixed' : 'sequential';
+  const interval = intervalChoice(params);
   const picker = (name, value) => el('label', {}, `${name} `, releaseSelect(name, releases, value,
     (chosen) => go('compare', { base: name === 'base' ? chosen : base, target: name === 'target' ? chosen : target, interval })));
-  const intervalPicker = el('label', {}, 'interval ', navigatingSelect({ name: 'interval', 'aria-label': 'interval' }, [
-    option('sequential', 'always valid (any number of looks)', interval === 'sequential'),
-    option('fixed', 'fixed (one planned look)', interval === 'fixed'),
-  ], (chosen) => go('compare', { base, target, interval: chosen })));
   const summary = el('div', { class: 'card', id: 'comparison' });
   // Each chart with its numbers in a table under it (its text alternative).
   const chartCard = (by) => {
@@ -34,7 +28,7 @@ export async function render(main, params, { go, settle }) {
   const charts = { kind: chartCard('kind'), screen: chartCard('screen'), keyboard_mode: chartCard('keyboard mode') };
   const tables = el('div');
   replace(main, el('h1', {}, 'Compare releases'),
-    el('form', { class: 'inline' }, picker('base', base), picker('target', target), intervalPicker), summary,
+    el('form', { class: 'inline' }, picker('base', base), picker('target', target), intervalPicker(interval, (chosen) => go('compare', { base, target, interval: chosen }))), summary,
     el('div', { class: 'row' }, charts.kind.node, charts.screen.node, charts.keyboard_mode.node),
     tables);
   settle({ base, target, interval });
@@ -85,7 +79,3 @@ export async function render(main, params, { go, settle }) {
   return { refresh };
 }
 
-/** Which interval the verdicts on the page read, in words. */
-const intervalNote = (method) => el('p', { class: 'muted', 'data-role': 'interval-method' }, method === 'sequential'
-  ? 'Verdicts use the always-valid 95 % interval (sequential): it stays right however often this page is looked at, so acting on the first "regressed" is wrong at most 5 % of the time. It is wider than the fixed one.'
-  : 'Verdicts use the fixed-sample 95 % interval: right for one look planned in advance; looked at every day, it calls a difference that is not there far more often than 5 % of the time.');
