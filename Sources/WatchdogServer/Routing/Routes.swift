@@ -26,6 +26,7 @@ enum Routes {
         let health = HealthRoutes(store: store, queue: services.queue)
         let alerts = AlertRoutes(store: store, alerts: services.alerts, clock: services.clock)
         let admission = AdmissionRoutes(store: store, lookup: lookup, admission: services.admission, unlisted: unlisted, clock: services.clock)
+        let attestation = AttestationRoutes(attestation: services.attestation, trustedProxies: services.settings.trustedProxies)
 
         return [
             Route("GET", "/", .open) { _, _ throws(APIError) in .now(try resources.dashboard("index.html")) },
@@ -53,6 +54,10 @@ enum Routes {
                 try ingest.post(SessionStart.self, request, principal: context.principal(), responder: pending)
                 return .later(pending)
             },
+            Route("POST", "/v1/attest/challenge", .ingest) { request, context throws(APIError) in
+                .now(try attestation.challenge(request, principal: context.principal()))
+            },
+            Route("POST", "/v1/attest", .ingest) { request, context throws(APIError) in .now(try attestation.attest(request, principal: context.principal())) },
             Route("GET", "/v1/config", .anyCredential) { request, context throws(APIError) in
                 .now(try reads.effectiveConfig(request, principal: context.principal()))
             },
@@ -124,6 +129,10 @@ enum Routes {
             Route("PUT", "/v1/admin/apps/{app}/admission", .admin) { request, context throws(APIError) in
                 .now(try admission.saveSettings(request, app: context["app"]))
             },
+            Route("GET", "/v1/admin/apps/{app}/attestation", .viewer) { _, context throws(APIError) in .now(try attestation.settings(app: context["app"])) },
+            Route("PUT", "/v1/admin/apps/{app}/attestation", .admin) { request, context throws(APIError) in
+                .now(try attestation.saveSettings(request, app: context["app"]))
+            },
             Route("GET", "/v1/admin/apps/{app}/alerts/rules", .admin) { _, context throws(APIError) in .now(try alerts.rules(app: context["app"])) },
             Route("POST", "/v1/admin/apps/{app}/alerts/rules", .admin) { request, context throws(APIError) in
                 .now(try alerts.createRule(request, app: context["app"], principal: context.principal()))
@@ -160,5 +169,6 @@ struct Services: Sendable {
     let alerts: AlertService
     let lookup: ReleaseLookup
     let admission: AdmissionService
+    let attestation: AttestationService
     let clock: @Sendable () -> Int64
 }

@@ -375,6 +375,7 @@ enum Migrations {
         registerCompactStorage(&migrator)
         registerAlerts(&migrator)
         registerAdmission(&migrator)
+        registerAttestation(&migrator)
         return migrator
     }
 }
