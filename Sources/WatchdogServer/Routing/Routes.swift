@@ -16,7 +16,7 @@ enum Routes {
         let reads = ReadRoutes(store: store, lookup: lookup, config: services.config, unlisted: unlisted)
         let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
         let history = ConfigHistoryRoutes(store: store)
-        let compare = CompareRoutes(lookup: lookup, config: services.config)
+        let compare = CompareRoutes(lookup: lookup, config: services.config, attestation: services.attestation)
         let issues = IssueRoutes(lookup: lookup)
         let series = SeriesRoutes(lookup: lookup, clock: services.clock)
         let drillDown = ReportRoutes(lookup: lookup)

@@ -7,6 +7,7 @@ import WatchdogWire
 struct CompareRoutes: Sendable {
     let lookup: ReleaseLookup
     let config: ConfigService
+    let attestation: AttestationService
 
     private var store: any TelemetryStore { lookup.store }
 
@@ -20,14 +21,20 @@ struct CompareRoutes: Sendable {
             throw .badRequest("same_release", "base and target are the same release (\(baseStats.release.text.prefix(200))); pick two different releases")
         }
         let limit = try BreakdownCut.limit(request.query["limit"])
-        var view = try Self.comparison(lookup, app: app, base: baseStats, target: targetStats)
+        var view = try Self.comparison(lookup, app: app, base: baseStats, target: targetStats,
+                                       installs: InstallFilter.of(request, app: app, attestation: attestation))
         view.cut(limit: limit)
         return JSONBody.response(view)
     }
 
     /// Two releases compared, overall and per kind, screen, keyboard mode and idiom: what
-    /// `compare` answers, and what the `release_regressed` alert reads.
-    static func comparison(_ lookup: ReleaseLookup, app: String, base baseStats: ReleaseStats, target targetStats: ReleaseStats) throws(APIError) -> CompareView {
+    /// `compare` answers, and what the `release_regressed` alert reads. `installs`: `.attested`
+    /// compares the attested installs only (`attestedComparison`).
+    static func comparison(_ lookup: ReleaseLookup, app: String, base baseStats: ReleaseStats, target targetStats: ReleaseStats,
+                           installs: InstallFilter = .all) throws(APIError) -> CompareView {
+        if case .attested = installs {
+            return try attestedComparison(lookup, app: app, base: baseStats, target: targetStats, filter: installs)
+        }
         let store = lookup.store
         let baseID = baseStats.release, targetID = targetStats.release
         guard var base = try storeCall({ try store.releaseDetail(app: app, release: baseID) }),
@@ -148,9 +155,10 @@ struct CompareRoutes: Sendable {
               rule.match.builds.isEmpty || rule.match.builds.contains(release.release.build) else {
             throw .badRequest("rule_not_for_release", "rule \(rule.id) does not apply to \(release.release.text.prefix(200)) (its versions or builds exclude it): no install of it was switched")
         }
+        let filter = try InstallFilter.of(request, app: app, attestation: attestation)
         let installs = try storeCall { try store.installs(app: app, release: release.release) }
         var matched = Cohort(), unmatched = Cohort()
-        for install in installs {
+        for install in installs where filter.includes(install.installID) {
             let client = ConfigClient(version: release.release.version, build: release.release.build, channel: install.channel,
                                       idiom: install.idiom, installID: install.installID)
             if rule.matchesIgnoringVersion(client) { matched.add(install) } else { unmatched.add(install) }
@@ -166,6 +174,7 @@ struct CompareRoutes: Sendable {
             cohort: CohortView(rule: rule, release: release.release, matched: matched.installs, unmatched: unmatched.installs,
                                sessionsWithoutInstall: max(0, release.sessions - matched.sessions - unmatched.sessions))
         )
+        view.installs = filter.name
         if release.partialHistory {
             view.overall = view.overall.withheld(SessionComparison.partialHistoryReason)
             view.withholdBreakdowns()
