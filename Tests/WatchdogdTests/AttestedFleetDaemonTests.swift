@@ -118,4 +118,28 @@ import WatchdogTesting
         let target = stored.first { $0["release"] as? String == "14.2.0 (1)" }
         #expect(((target?["sessions"] as? Int) ?? 0) + ((target?["implausible_sessions"] as? Int) ?? 0) == 2060)
     }
+
+    @Test func theAppsAttestationCommandShowsAndChangesTheSettings() throws {
+        let daemon = try Daemon()
+        _ = try daemon.addApp(Self.app)
+        let viewer = try daemon.addToken(role: "viewer")
+        func command(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+            try ChildProcess.run(Daemon.binary, ["apps", "attestation", Self.app] + arguments + ["--data-dir", daemon.dataDir.path] + (try daemon.storeArguments()),
+                                 seconds: Daemon.commandSeconds)
+        }
+        let shown = try command([])
+        #expect(shown.status == 0)
+        #expect(shown.stdout.contains(#""mode":"off""#), "\(shown.stdout)")
+        let saved = try command(["--mode", "require", "--team-id", "ABCDE12345", "--bundle-id", "com.example.mail", "--environment", "development"])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let settings = try daemon.client.request("GET", "/v1/admin/apps/\(Self.app)/attestation", token: viewer).json
+        #expect(settings["mode"] as? String == "require")
+        #expect(settings["environment"] as? String == "development")
+        #expect(settings["team_id"] as? String == "ABCDE12345")
+        for bad in [["--mode", "always"], ["--team-id", "short"], ["--environment", "staging"]] {
+            let refused = try command(bad)
+            #expect(refused.status != 0, "\(bad)")
+        }
+        #expect(try daemon.client.request("GET", "/v1/admin/apps/\(Self.app)/attestation", token: viewer).json["mode"] as? String == "require")
+    }
 }

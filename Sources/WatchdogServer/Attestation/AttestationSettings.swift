@@ -50,7 +50,7 @@ public struct AttestationSettings: Codable, Sendable, Equatable {
     var appID: String { teamID + "." + bundleID }
 
     /// Throws the error naming the first field that is wrong.
-    func validate() throws(APIError) {
+    public func validate() throws(APIError) {
         let teamCharacters = teamID.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
         if mode != .off || !teamID.isEmpty {
             guard teamID.utf8.count == 10, teamCharacters else {
