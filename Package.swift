@@ -103,7 +103,7 @@ let package = Package(
         // A program that prints what hashing one credential costs (not a timed test).
         .executableTarget(name: "hash-benchmark", dependencies: ["WatchdogServer"], path: "Tests/Benchmarks/hash"),
         // A program that prints what checking an App Attest assertion costs ingest (not a timed test).
-        .executableTarget(name: "attest-benchmark", dependencies: ["WatchdogTesting", "WatchdogWire"], path: "Tests/Benchmarks/attest"),
+        .executableTarget(name: "attest-benchmark", dependencies: ["WatchdogTesting", "WatchdogStore", "WatchdogWire"], path: "Tests/Benchmarks/attest"),
         // What the test targets share: a clock tests move by hand.
         .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
         .testTarget(

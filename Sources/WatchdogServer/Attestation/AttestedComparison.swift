@@ -42,13 +42,12 @@ extension CompareRoutes {
         var baseSide = Cohort(), targetSide = Cohort()
         for install in try storeCall({ try store.installs(app: app, release: base.release) }) where filter.includes(install.installID) { baseSide.add(install) }
         for install in try storeCall({ try store.installs(app: app, release: target.release) }) where filter.includes(install.installID) { targetSide.add(install) }
-        let kinds = Set(baseSide.kinds.keys).union(targetSide.kinds.keys).sorted()
         var view = CompareView(
             app: app,
             base: ReleaseSummary(cohort: baseSide, release: base.release, label: "attested installs"),
             target: ReleaseSummary(cohort: targetSide, release: target.release, label: "attested installs"),
             overall: SessionComparison(base: baseSide.side(), target: targetSide.side()),
-            byKind: kinds.map { Breakdown(value: $0, comparison: SessionComparison(base: baseSide.side(kind: $0), target: targetSide.side(kind: $0))) },
+            byKind: Cohort.byKind(base: baseSide, target: targetSide),
             byScreen: [], byKeyboardMode: [], byIdiom: [])
         view.installs = filter.name
         if base.partialHistory || target.partialHistory {

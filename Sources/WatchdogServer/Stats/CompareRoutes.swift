@@ -163,13 +163,12 @@ struct CompareRoutes: Sendable {
                                       idiom: install.idiom, installID: install.installID)
             if rule.matchesIgnoringVersion(client) { matched.add(install) } else { unmatched.add(install) }
         }
-        let kinds = Set(matched.kinds.keys).union(unmatched.kinds.keys).sorted()
         var view = CompareView(
             app: app,
             base: ReleaseSummary(cohort: unmatched, release: release.release, label: "rule \(rule.id) not matched"),
             target: ReleaseSummary(cohort: matched, release: release.release, label: "rule \(rule.id) matched"),
             overall: SessionComparison(base: unmatched.side(), target: matched.side()),
-            byKind: kinds.map { Breakdown(value: $0, comparison: SessionComparison(base: unmatched.side(kind: $0), target: matched.side(kind: $0))) },
+            byKind: Cohort.byKind(base: unmatched, target: matched),
             byScreen: [], byKeyboardMode: [], byIdiom: [],
             cohort: CohortView(rule: rule, release: release.release, matched: matched.installs, unmatched: unmatched.installs,
                                sessionsWithoutInstall: max(0, release.sessions - matched.sessions - unmatched.sessions))
@@ -215,6 +214,13 @@ struct Cohort {
         floodedReports += max(0, install.reports - installReports)
         reportsPerInstall.append(install.reports)
         members.append(install)
+    }
+
+    /// Per kind of either side, `base` against `target`.
+    static func byKind(base: Cohort, target: Cohort) -> [Breakdown] {
+        Set(base.kinds.keys).union(target.kinds.keys).sorted().map {
+            Breakdown(value: $0, comparison: SessionComparison(base: base.side(kind: $0), target: target.side(kind: $0)))
+        }
     }
 
     func side() -> SessionComparison.Side {

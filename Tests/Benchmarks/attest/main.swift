@@ -5,12 +5,14 @@
 // the counter's compare-and-set in the store), alternating rounds of each.
 //
 //   swift build -c release --product attest-benchmark && "$(swift build -c release --show-bin-path)/attest-benchmark" [requests per round]
+//   SYNCHRONOUS=normal …   (the store's --synchronous; default full, as watchdogd's)
 //
 // Bodies and assertions are made before a round is timed: the figures are the server's only
 // (wall time per request, to its 202 after the commit, and the process's CPU per request).
 // A program that prints figures, not a timed test.
 import Foundation
 import WatchdogTesting
+import WatchdogStore
 import WatchdogWire
 
 func benchmark() throws {
@@ -18,7 +20,8 @@ func benchmark() throws {
     let rounds = 5
     let clock = TestClock()
     let fixture = try AppAttestFixture(now: Date(timeIntervalSince1970: clock.seconds))
-    let application = try TestApplication(clock: clock, attestationRoots: [fixture.rootPEM])
+    let synchronous = ProcessInfo.processInfo.environment["SYNCHRONOUS"] == "normal" ? SQLiteStore.Synchronous.normal : .full
+    let application = try TestApplication(clock: clock, attestationRoots: [fixture.rootPEM]) { $0.synchronous = synchronous }
     let admin = try application.addToken(role: "admin")
     let plainKey = try application.addApp("com.example.plain")
     let attestedKey = try application.addApp("com.example.mail")
@@ -75,7 +78,7 @@ func benchmark() throws {
     }
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     let offWall = median(off.map(\.0)), reqWall = median(required.map(\.0)), offCPU = median(off.map(\.1)), reqCPU = median(required.map(\.1))
-    print(String(format: "POST /v1/reports, 100 reports a request, %d requests a round, %d rounds alternating (medians):", perRound, rounds))
+    print("POST /v1/reports, 100 reports a request, one at a time, \(perRound) requests a round, \(rounds) rounds alternating, synchronous=\(synchronous.rawValue) (medians):")
     print(String(format: "  attestation off:     %.0f µs wall, %.0f µs CPU per request", offWall, offCPU))
     print(String(format: "  attestation require: %.0f µs wall, %.0f µs CPU per request", reqWall, reqCPU))
     print(String(format: "  require/off: wall %.3f×, CPU %.3f× (%.0f µs more CPU per request)", reqWall / offWall, reqCPU / offCPU, reqCPU - offCPU))
