@@ -7,12 +7,13 @@ import WatchdogWire
 /// attestation settings for admins (README, "Attested installs").
 struct AttestationRoutes: Sendable {
     let attestation: AttestationService
-    let trustedProxies: Set<String>
+    /// Its rate limits per key and address apply here too, and its trusted proxies.
+    let ingest: IngestRoutes
 
     /// `POST /v1/attest/challenge`: 201 `{"challenge": base64, "expires_at": ms}`.
     func challenge(_ request: HTTPRequest, principal: Principal) throws(APIError) -> HTTPResponse {
         let app = try Self.app(of: principal)
-        let client = IngestRoutes.client(of: request, trusting: trustedProxies)
+        let client = try limit(request, principal)
         let issued = try attestation.challenge(app: app, network: ClientNetwork.of(client) ?? client)
         return JSONBody.response(status: 201, ChallengeView(challenge: Data(issued.challenge).base64EncodedString(), expiresAt: issued.expiresAt))
     }
@@ -21,6 +22,7 @@ struct AttestationRoutes: Sendable {
     /// base64): 201 with the key stored for the install.
     func attest(_ request: HTTPRequest, principal: Principal) throws(APIError) -> HTTPResponse {
         let app = try Self.app(of: principal)
+        _ = try limit(request, principal)
         guard case .object(let fields)? = JSONValue.parse(request.body) else {
             throw .badRequest("invalid_json", "the body must be {\"install_id\", \"key_id\", \"challenge\", \"attestation\"}, the last three base64")
         }
@@ -71,6 +73,13 @@ struct AttestationRoutes: Sendable {
 
     /// A real attestation object is about 5 KB (two certificates and a receipt).
     static let maximumAttestation = 32 * 1024
+
+    /// The client's address, once the ingest rate limits let the request through.
+    private func limit(_ request: HTTPRequest, _ principal: Principal) throws(APIError) -> String {
+        let client = IngestRoutes.client(of: request, trusting: ingest.trustedProxies)
+        try ingest.limits.check(key: principal.credentialID, address: client, now: ingest.clock())
+        return client
+    }
 
     private static func app(of principal: Principal) throws(APIError) -> String {
         guard let app = principal.app else { throw .forbidden("attestation needs an app's ingest key, not a \(principal.role.rawValue) token") }

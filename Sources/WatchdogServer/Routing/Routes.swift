@@ -26,7 +26,7 @@ enum Routes {
         let health = HealthRoutes(store: store, queue: services.queue)
         let alerts = AlertRoutes(store: store, alerts: services.alerts, clock: services.clock)
         let admission = AdmissionRoutes(store: store, lookup: lookup, admission: services.admission, unlisted: unlisted, clock: services.clock)
-        let attestation = AttestationRoutes(attestation: services.attestation, trustedProxies: services.settings.trustedProxies)
+        let attestation = AttestationRoutes(attestation: services.attestation, ingest: services.ingest)
 
         return [
             Route("GET", "/", .open) { _, _ throws(APIError) in .now(try resources.dashboard("index.html")) },

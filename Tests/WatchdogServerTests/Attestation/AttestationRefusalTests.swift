@@ -146,6 +146,20 @@ import WatchdogWire
         #expect(try fleet.challenge(from: "203.0.113.1").count == 32)
     }
 
+    @Test func theIngestRateLimitsApplyToChallengesAndAttestations() throws {
+        let fleet = try AttestedFleet { settings in
+            settings.ingestRatePerAddress = 1
+            settings.ingestBurstPerAddress = 2
+        }
+        _ = try fleet.challenge(from: "198.51.100.7")
+        _ = try fleet.challenge(from: "198.51.100.7")
+        let limited = try fleet.application.client(from: "198.51.100.7").request("POST", "/v1/attest/challenge", token: fleet.key)
+        #expect(limited.status == 429)
+        #expect(limited.errorCode == "rate_limited")
+        let attest = try fleet.application.client(from: "198.51.100.7").postJSON("/v1/attest", token: fleet.key, json: [:])
+        #expect(attest.errorCode == "rate_limited")
+    }
+
     // MARK: Assertions
 
     @Test func underRequireEveryWrongAssertionIsRefusedAndNothingIsStored() throws {

@@ -15,10 +15,10 @@ struct AttestedFleet {
     let key: String
     let admin: String
 
-    init(mode: String = "require", environment: String = "production") throws {
+    init(mode: String = "require", environment: String = "production", configure: (inout ServerSettings) throws -> Void = { _ in }) throws {
         let clock = TestClock()
         fixture = try AppAttestFixture(now: Date(timeIntervalSince1970: clock.seconds))
-        application = try TestApplication(clock: clock, attestationRoots: [fixture.rootPEM])
+        application = try TestApplication(clock: clock, attestationRoots: [fixture.rootPEM], configure: configure)
         key = try application.addApp(Self.app)
         admin = try application.addToken(role: "admin", name: "admin")
         try setMode(mode, environment: environment)
