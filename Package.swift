@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // App Attest: X.509 chains to Apple's App Attestation root and the DER inside them.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         .systemLibrary(
@@ -78,13 +81,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         // The router in memory over a real store in a temp dir, for tests (like HummingbirdTesting).
         .target(
             name: "WatchdogTesting",
             dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogKit", "WatchdogWire", "Gzip", "Locking", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift")]
+                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1")]
         ),
         .executableTarget(
             name: "watchdogd",
@@ -99,6 +105,8 @@ let package = Package(
         // A simulation of daily looks at A/A and regressed release pairs: how often each
         // interval calls a difference that is not there, and how soon it sees one that is.
         .executableTarget(name: "sequential-simulation", dependencies: ["WatchdogServer", "WatchdogWire"], path: "Tests/Benchmarks/sequential"),
+        // A program that prints what checking an App Attest assertion costs ingest (not a timed test).
+        .executableTarget(name: "attest-benchmark", dependencies: ["WatchdogTesting", "WatchdogStore", "WatchdogWire"], path: "Tests/Benchmarks/attest"),
         // What the test targets share: a clock tests move by hand.
         .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
         .testTarget(
@@ -113,7 +121,7 @@ let package = Package(
         .testTarget(
             name: "WatchdogServerTests",
             dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogTesting", "WatchdogWire", "WatchdogKit", "Locking", "Gzip", "PostgresClient",
-                           .product(name: "GRDB", package: "GRDB.swift")]
+                           .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Starts the real `watchdogd` binary (built by `swift test` with every product) on
         // port 0 with a temporary data dir and talks HTTP to it: what needs the process

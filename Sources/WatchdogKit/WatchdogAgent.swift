@@ -49,8 +49,13 @@ public final class WatchdogAgent {
         logger = TaggedLogger(tag: "keyboard", capacity: settings.logLines)
         outbox = try Outbox(directory: settings.storageDirectory.appendingPathComponent("outbox"), capacity: settings.outboxCapacity,
                             fallbackRelease: settings.release)
+        let logger = self.logger
+        let attester = settings.appAttest.map { service in
+            AppAttester(service: service, transport: transport, endpoint: settings.endpoint, ingestKey: settings.ingestKey, installID: installID,
+                        stateFile: settings.storageDirectory.appendingPathComponent("app-attest.json"), clock: clock, logger: logger)
+        }
         uploader = Uploader(outbox: outbox, endpoint: settings.endpoint, ingestKey: settings.ingestKey, transport: transport, clock: clock,
-                            logger: logger, maximumBackoff: settings.maximumBackoff)
+                            logger: logger, maximumBackoff: settings.maximumBackoff, attester: attester)
         config = RemoteConfigClient(endpoint: settings.endpoint, app: settings.app, version: settings.release.version, build: settings.release.build,
                                     channel: settings.release.channel, idiom: settings.device.idiom, installID: installID, ingestKey: settings.ingestKey,
                                     cacheFile: settings.storageDirectory.appendingPathComponent("config.json"), transport: transport,
@@ -220,6 +225,10 @@ public struct WatchdogSettings: Sendable {
     /// How much the outbox holds per kind before the oldest items are evicted (and counted).
     public var outboxCapacity = Outbox.Capacity()
     public var logLines: Int = 50
+    /// Opt in to App Attest (README, "Attested installs"): the install attests a key once and
+    /// signs every upload. `nil` (the default): uploads are not signed. In an app:
+    /// `DeviceCheckAppAttestService()`; where `isSupported` is false, uploads go unattested.
+    public var appAttest: (any AppAttestService)?
 
     public init(endpoint: URL, ingestKey: String, app: String, release: Release, device: Device, idiom: DeviceIdiom, storageDirectory: URL, installID: String? = nil) {
         self.endpoint = endpoint

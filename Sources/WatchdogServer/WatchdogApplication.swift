@@ -3,6 +3,7 @@ import Logging
 import WatchdogHTTP
 import WatchdogStore
 import WatchdogWire
+import X509
 
 /// The watchdogd service without its transport: the route table over the store, the ingest
 /// writer and the config cache. `WatchdogServer` serves it over HTTP; `WatchdogTesting` calls
@@ -29,9 +30,22 @@ public final class WatchdogApplication: Sendable {
     /// The periodic re-read of every config behind the change notifications.
     static let configReloadSeconds = 10.0
 
-    public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
+    public convenience init(settings: ServerSettings, store: any TelemetryStore, logger: Logger,
+                            clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
+        try self.init(settings: settings, store: store, logger: logger, clock: clock, attestationRoots: [AppAttestRoot.pem])
+    }
+
+    /// - Parameter attestationRoots: the CA (PEM) an App Attest chain must end at — Apple's,
+    ///   except for tests, which make their own (`WatchdogTesting`; no config file or flag
+    ///   reaches it).
+    @_spi(Testing)
+    public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64,
+                attestationRoots: [String]) throws {
+        let roots: [Certificate]
+        do { roots = try attestationRoots.map { try Certificate(pemEncoded: $0) } } catch { throw SettingsError("an attestation root is not a PEM certificate: \(error)") }
         let metrics = ServerMetrics()
         let admission = AdmissionService(store: store)
+        let attestation = AttestationService(store: store, clock: clock, roots: roots)
         let lookup = ReleaseLookup(store: store, admission: admission)
         let alerts = AlertService(store: store, lookup: lookup, settings: settings, clock: clock, logger: logger)
         let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity) { items in
@@ -52,11 +66,12 @@ public final class WatchdogApplication: Sendable {
                                   limits: IngestLimits(perKey: RateLimiter(rate: settings.ingestRatePerKey, burst: settings.ingestBurstPerKey),
                                                        perAddress: RateLimiter(rate: settings.ingestRatePerAddress, burst: settings.ingestBurstPerAddress),
                                                        metrics: metrics),
-                                  metrics: metrics, trustedProxies: settings.trustedProxies, admission: admission,
+                                  metrics: metrics, trustedProxies: settings.trustedProxies, admission: admission, attestation: attestation,
                                   cardinality: CardinalityRegistry(store: store))
         let rollouts = RolloutService(store: store, config: config, lookup: lookup, alerts: alerts, settings: settings, clock: clock, logger: logger)
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
-                                ingest: ingest, metrics: metrics, alerts: alerts, rollouts: rollouts, lookup: lookup, admission: admission, clock: clock)
+                                ingest: ingest, metrics: metrics, alerts: alerts, rollouts: rollouts, lookup: lookup, admission: admission,
+                                attestation: attestation, clock: clock)
         router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
                         trustedProxies: settings.trustedProxies, logger: logger)
         configFastPath = ConfigFastPath(authenticator: authenticator, config: config, metrics: metrics)

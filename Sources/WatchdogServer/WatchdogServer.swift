@@ -24,7 +24,7 @@ public final class WatchdogServer: Sendable {
     public var port: UInt16 { http.port }
 
     public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64 = WatchdogServer.systemClock) throws {
-        let application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock)
+        let application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock, attestationRoots: Self.attestationRoots())
         // Before listening: the first dashboard view after a restart is as fast as the next one.
         // Bounded, so a large install still starts taking reports within a few seconds.
         let warmed = application.warmUp(for: Self.warmUpNanoseconds)
@@ -90,5 +90,19 @@ public final class WatchdogServer: Sendable {
     /// Milliseconds since the epoch, from the system clock.
     public static let systemClock: @Sendable () -> Int64 = {
         Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// A debug build's daemon (what `swift test` starts) trusts the CA in the PEM file this
+    /// variable names instead of Apple's App Attestation root, for the daemon tests' attested
+    /// fleets. Release builds — the .deb, the image — never read it: they pin Apple's root.
+    public static let testAttestationRootVariable = "WATCHDOG_TESTING_ATTESTATION_ROOT_PEM_FILE"
+
+    static func attestationRoots() throws -> [String] {
+        #if DEBUG
+        if let path = ProcessInfo.processInfo.environment[testAttestationRootVariable] {
+            return [try String(contentsOfFile: path, encoding: .utf8)]
+        }
+        #endif
+        return [AppAttestRoot.pem]
     }
 }

@@ -79,6 +79,24 @@ public protocol TelemetryStore: Sendable {
     /// How concentrated a release's counted session starts are (installs, networks, hours).
     func sessionConcentration(app: String, release: ReleaseID) throws -> SessionConcentration
 
+    // Attested installs (README, "Attested installs").
+
+    /// Stores the SHA-256 of a new attestation challenge unless `network` already has
+    /// `maximumPerNetwork` unexpired ones for the app (then `false`); drops the app's expired ones.
+    func issueAttestChallenge(app: String, hash: [UInt8], network: String, expiresAt: Int64, now: Int64, maximumPerNetwork: Int) throws -> Bool
+    /// Uses a challenge once: it is deleted whatever the answer.
+    func consumeAttestChallenge(app: String, hash: [UInt8], now: Int64) throws -> ChallengeUse
+    /// `false` when the app already has this key id (nothing changes then).
+    func saveAttestedKey(_ key: AttestedKey) throws -> Bool
+    func attestedKey(app: String, keyID: [UInt8]) throws -> AttestedKey?
+    /// Sets the key's counter to `counter` if it is below it, atomically; `false` otherwise.
+    func advanceAttestedCounter(app: String, keyID: [UInt8], to counter: Int64) throws -> Bool
+    /// The install ids with an attested key.
+    func attestedInstalls(app: String) throws -> Set<String>
+    /// The app's `AttestationSettings` JSON, `nil` when never saved.
+    func attestationSettings(app: String) throws -> String?
+    func saveAttestationSettings(app: String, json: String) throws
+
     // MARK: Apps and credentials
 
     /// Creates an app; `false` if it already existed.

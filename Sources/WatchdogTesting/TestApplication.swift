@@ -2,7 +2,7 @@ import Foundation
 import Locking
 import Logging
 import WatchdogHTTP
-import WatchdogServer
+@_spi(Testing) import WatchdogServer
 import WatchdogStore
 
 /// The whole watchdogd router over a real `SQLiteStore` in a temporary directory (or a real
@@ -34,13 +34,18 @@ public final class TestApplication {
     public let storeKind: TestStore
     private let logger: Logger
     private var stopped = false
+    /// The CA App Attest chains must end at (PEM): Apple's unless a test gives its own.
+    private let attestationRoots: [String]?
 
     /// Starts the application on a fresh data dir. Rate limits are off unless `configure` sets
     /// them (tests post from one address far faster than devices do), as for the live daemon.
     /// - Parameter sharing: another application whose store this one opens too — on
     ///   PostgreSQL, a second node of a cluster.
     /// - Parameter storeKind: the store to run on, whatever `WATCHDOG_TEST_STORE` says.
-    public init(clock: TestClock = TestClock(), sharing: TestApplication? = nil, storeKind: TestStore? = nil, configure: (inout ServerSettings) throws -> Void = { _ in }) throws {
+    /// - Parameter attestationRoots: a test CA (`AppAttestFixture.rootPEM`) trusted instead of
+    ///   Apple's App Attestation root.
+    public init(clock: TestClock = TestClock(), sharing: TestApplication? = nil, storeKind: TestStore? = nil, attestationRoots: [String]? = nil,
+                configure: (inout ServerSettings) throws -> Void = { _ in }) throws {
         dataDirectory = sharing?.dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("watchdog-testing-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         var settings = ServerSettings(listen: ListenAddress("127.0.0.1:0")!, dataDirectory: dataDirectory.path)
@@ -57,7 +62,14 @@ public final class TestApplication {
         logger.logLevel = .warning
         self.logger = logger
         store = try self.storeKind.open(directory: dataDirectory, synchronous: settings.synchronous, floodCap: settings.floodCap)
-        application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock.milliseconds)
+        self.attestationRoots = attestationRoots
+        application = try Self.application(settings: settings, store: store, logger: logger, clock: clock, attestationRoots: attestationRoots)
+    }
+
+    private static func application(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: TestClock,
+                                    attestationRoots: [String]?) throws -> WatchdogApplication {
+        guard let attestationRoots else { return try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock.milliseconds) }
+        return try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock.milliseconds, attestationRoots: attestationRoots)
     }
 
     /// A test that ends without `stop()` stops here: its threads and (on PostgreSQL) its
@@ -80,7 +92,7 @@ public final class TestApplication {
     public func restart() throws {
         try stop()
         store = try storeKind.open(directory: dataDirectory, synchronous: settings.synchronous, floodCap: settings.floodCap)
-        application = try WatchdogApplication(settings: settings, store: store, logger: logger, clock: clock.milliseconds)
+        application = try Self.application(settings: settings, store: store, logger: logger, clock: clock, attestationRoots: attestationRoots)
         stopped = false
     }
 

@@ -46,7 +46,7 @@ struct AppleAPILedger {
         for line in code.split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("#if ") {
-                stack.append(trimmed.contains("canImport(UIKit)") || trimmed.contains("canImport(SwiftUI)"))
+                stack.append(trimmed.contains("canImport(UIKit)") || trimmed.contains("canImport(SwiftUI)") || trimmed.contains("canImport(DeviceCheck)"))
                 out.append("")
             } else if trimmed.hasPrefix("#endif") {
                 _ = stack.popLast()

@@ -51,6 +51,8 @@ public final class Uploader: Sendable {
     private let maxItems: Int
     /// Longest backoff (and longest `Retry-After` honoured), seconds.
     public let maximumBackoff: Double
+    /// Signs each batch when the app opted in to App Attest (`AppAttester`).
+    private let attester: AppAttester?
 
     private struct State {
         var ingestKey: String
@@ -75,7 +77,9 @@ public final class Uploader: Sendable {
 
     public init(outbox: Outbox, endpoint: URL, ingestKey: String, transport: any HTTPTransport = URLSessionTransport(),
                 clock: @escaping @Sendable () -> Double, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-                logger: TaggedLogger, maxItems: Int = Limits.itemsPerBatch, maxBytes: Int = 900_000, maximumBackoff: Double = 300) {
+                logger: TaggedLogger, maxItems: Int = Limits.itemsPerBatch, maxBytes: Int = 900_000, maximumBackoff: Double = 300,
+                attester: AppAttester? = nil) {
+        self.attester = attester
         self.outbox = outbox
         self.endpoint = endpoint
         self.transport = transport
@@ -112,6 +116,7 @@ public final class Uploader: Sendable {
             state.nextAttemptAt = -.infinity
             return true
         }
+        attester?.setIngestKey(key)
         if changed { logger.log("ingest key replaced; retrying at once") }
     }
 
@@ -180,6 +185,8 @@ public final class Uploader: Sendable {
         body.append(UInt8(ascii: "}"))
         let key = state.withLock { $0.ingestKey }
         var headers = ["Authorization": "Bearer \(key)", "Content-Type": "application/json"]
+        // Over the JSON before gzip: what the server hashes is the body it decodes.
+        if let attester, let assertion = await attester.assertionHeader(for: body) { headers["Watchdog-Assertion"] = assertion }
         let payload: Data
         do {
             payload = Data(try Gzip.compress(Array(body)))
@@ -239,6 +246,7 @@ public final class Uploader: Sendable {
         case 408, 425, 500...:
             return .wait(backOff("\(kind.rawValue) upload got \(response.status)"))
         case 401, 403:
+            if error?.code == "assertion_unknown_key" { attester?.serverForgotKey() }
             setStatus(.ingestKeyRefused(status: response.status, message: message))
             return .wait(backOff("ingest key refused (\(response.status)): \(message); keeping \(outbox.count(kind)) \(kind.rawValue)"))
         case 413:

@@ -6,6 +6,8 @@ import WatchdogStore
 /// sessions). See `GateDecision`; `watchdogd gate` calls it and exits 0, 1 or 2.
 struct GateRoutes: Sendable {
     let lookup: ReleaseLookup
+    /// For `installs=attested`: the gate over the installs with an attested App Attest key only.
+    let attestation: AttestationService
 
     func gate(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
         guard let releaseText = request.query["release"] else {
@@ -19,6 +21,7 @@ struct GateRoutes: Sendable {
             minimumSessions: try Self.whole(request.query["minimum_sessions"], "minimum_sessions", default: 200),
             minimumInstalls: try Self.whole(request.query["minimum_installs"], "minimum_installs", default: 20),
             maximumRatio: try Self.ratio(request.query["maximum_ratio"]))
+        let installFilter = try InstallFilter.of(request, app: app, attestation: attestation)
         let releases = try lookup.releases(of: app)
         let resolver = ReleaseResolver(releases: releases)
         // A base named by the job must exist (a typo is an error); the release may simply not have
@@ -39,8 +42,12 @@ struct GateRoutes: Sendable {
         guard against.release != target.release else {
             throw .badRequest("same_release", "against names the release itself (\(target.release.text.prefix(200))); pick another release")
         }
-        let view = try CompareRoutes.comparison(lookup, app: app, base: against, target: target, method: .sequential)
-        let installs = (base: view.sessionConcentration["base"]?.installs ?? 0, target: view.sessionConcentration["target"]?.installs ?? 0)
+        let view = try CompareRoutes.comparison(lookup, app: app, base: against, target: target, method: .sequential, installs: installFilter)
+        // Attested: the installs counted are the attested ones each side's comparison summed.
+        let installs = switch installFilter {
+        case .all: (base: view.sessionConcentration["base"]?.installs ?? 0, target: view.sessionConcentration["target"]?.installs ?? 0)
+        case .attested: (base: view.base.concentration.installs, target: view.target.concentration.installs)
+        }
         return respond(GateView(app: app, release: target.release.text, against: against.release.text, thresholds: thresholds, view: view, installs: installs))
     }
 

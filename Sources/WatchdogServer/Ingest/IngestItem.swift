@@ -16,6 +16,7 @@ protocol IngestItem: JSONItemDecodable {
 protocol IngestRecord: Sendable {
     var id: String { get }
     var app: String { get }
+    var installID: String? { get }
     /// A report of a deliberate test crash (counts against the install's daily budget).
     var isTestCrash: Bool { get }
     /// Adds what the server knows and the client cannot say: the app's admission policy and,

@@ -15,6 +15,7 @@ struct IngestRoutes: Sendable {
     let metrics: ServerMetrics
     let trustedProxies: Set<String>
     let admission: AdmissionService
+    let attestation: AttestationService
     let cardinality: CardinalityRegistry
 
     func post<Item: IngestItem>(_ type: Item.Type, _ request: HTTPRequest, principal: Principal, responder: PendingResponse) throws(APIError) {
@@ -24,6 +25,9 @@ struct IngestRoutes: Sendable {
         let client = Self.client(of: request, trusting: trustedProxies)
         try limits.check(key: principal.credentialID, address: client, now: clock())
         try requireJSON(request)
+        // Before anything is decoded: under `require`, an upload without a valid assertion
+        // costs one signature check at most.
+        let upload = try attestation.check(request, app: app)
         let batch: DecodedBatch<Item>
         do { batch = try BatchDecoder.decode(Item.self, key: Item.batchKey, from: request.body) } catch { throw .from(error) }
         var clientDropped: ClientDropped?
@@ -47,6 +51,10 @@ struct IngestRoutes: Sendable {
                     guard record.app == app else {
                         wrongApp += 1
                         rejected.append(RejectedItem(index: index, id: record.id, error: Self.wrongAppError(record.app, keyApp: app)))
+                        continue
+                    }
+                    if upload.mode != .off, let refusal = upload.refusal(installID: record.installID) {
+                        rejected.append(RejectedItem(index: index, id: record.id, error: refusal))
                         continue
                     }
                     record.prepare(admission, settings: settings, network: network, now: now)

@@ -16,8 +16,8 @@ enum Routes {
         let reads = ReadRoutes(store: store, lookup: lookup, config: services.config, unlisted: unlisted)
         let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
         let history = ConfigHistoryRoutes(store: store)
-        let compare = CompareRoutes(lookup: lookup, config: services.config)
-        let gate = GateRoutes(lookup: lookup)
+        let compare = CompareRoutes(lookup: lookup, config: services.config, attestation: services.attestation)
+        let gate = GateRoutes(lookup: lookup, attestation: services.attestation)
         let issues = IssueRoutes(lookup: lookup)
         let series = SeriesRoutes(lookup: lookup, clock: services.clock)
         let drillDown = ReportRoutes(lookup: lookup)
@@ -28,6 +28,7 @@ enum Routes {
         let alerts = AlertRoutes(store: store, alerts: services.alerts, clock: services.clock)
         let rollouts = RolloutRoutes(rollouts: services.rollouts)
         let admission = AdmissionRoutes(store: store, lookup: lookup, admission: services.admission, unlisted: unlisted, clock: services.clock)
+        let attestation = AttestationRoutes(attestation: services.attestation, ingest: services.ingest)
 
         return [
             Route("GET", "/", .open) { _, _ throws(APIError) in .now(try resources.dashboard("index.html")) },
@@ -55,6 +56,10 @@ enum Routes {
                 try ingest.post(SessionStart.self, request, principal: context.principal(), responder: pending)
                 return .later(pending)
             },
+            Route("POST", "/v1/attest/challenge", .ingest) { request, context throws(APIError) in
+                .now(try attestation.challenge(request, principal: context.principal()))
+            },
+            Route("POST", "/v1/attest", .ingest) { request, context throws(APIError) in .now(try attestation.attest(request, principal: context.principal())) },
             Route("GET", "/v1/config", .anyCredential) { request, context throws(APIError) in
                 .now(try reads.effectiveConfig(request, principal: context.principal()))
             },
@@ -129,6 +134,10 @@ enum Routes {
             Route("PUT", "/v1/admin/apps/{app}/admission", .admin) { request, context throws(APIError) in
                 .now(try admission.saveSettings(request, app: context["app"]))
             },
+            Route("GET", "/v1/admin/apps/{app}/attestation", .viewer) { _, context throws(APIError) in .now(try attestation.settings(app: context["app"])) },
+            Route("PUT", "/v1/admin/apps/{app}/attestation", .admin) { request, context throws(APIError) in
+                .now(try attestation.saveSettings(request, app: context["app"]))
+            },
             Route("GET", "/v1/admin/apps/{app}/alerts/rules", .admin) { _, context throws(APIError) in .now(try alerts.rules(app: context["app"])) },
             Route("POST", "/v1/admin/apps/{app}/alerts/rules", .admin) { request, context throws(APIError) in
                 .now(try alerts.createRule(request, app: context["app"], principal: context.principal()))
@@ -176,5 +185,6 @@ struct Services: Sendable {
     let rollouts: RolloutService
     let lookup: ReleaseLookup
     let admission: AdmissionService
+    let attestation: AttestationService
     let clock: @Sendable () -> Int64
 }

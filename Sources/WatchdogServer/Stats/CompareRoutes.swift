@@ -7,6 +7,7 @@ import WatchdogWire
 struct CompareRoutes: Sendable {
     let lookup: ReleaseLookup
     let config: ConfigService
+    let attestation: AttestationService
 
     private var store: any TelemetryStore { lookup.store }
 
@@ -21,15 +22,20 @@ struct CompareRoutes: Sendable {
         }
         let limit = try BreakdownCut.limit(request.query["limit"])
         let method = try IntervalMethod.parse(request.query["interval"], default: .fixed)
-        var view = try Self.comparison(lookup, app: app, base: baseStats, target: targetStats, method: method)
+        var view = try Self.comparison(lookup, app: app, base: baseStats, target: targetStats, method: method,
+                                       installs: InstallFilter.of(request, app: app, attestation: attestation))
         view.cut(limit: limit)
         return JSONBody.response(view)
     }
 
     /// Two releases compared, overall and per kind, screen, keyboard mode and idiom: what
-    /// `compare` answers, and what the `release_regressed` alert reads.
+    /// `compare` answers, and what the `release_regressed` alert reads. `installs`: `.attested`
+    /// compares the attested installs only (`attestedComparison`).
     static func comparison(_ lookup: ReleaseLookup, app: String, base baseStats: ReleaseStats, target targetStats: ReleaseStats,
-                           method: IntervalMethod = .fixed) throws(APIError) -> CompareView {
+                           method: IntervalMethod = .fixed, installs: InstallFilter = .all) throws(APIError) -> CompareView {
+        if case .attested = installs {
+            return try attestedComparison(lookup, app: app, base: baseStats, target: targetStats, method: method, filter: installs)
+        }
         let store = lookup.store
         let baseID = baseStats.release, targetID = targetStats.release
         guard var base = try storeCall({ try store.releaseDetail(app: app, release: baseID) }),
@@ -151,33 +157,35 @@ struct CompareRoutes: Sendable {
             throw .badRequest("rule_not_for_release", "rule \(rule.id) does not apply to \(release.release.text.prefix(200)) (its versions or builds exclude it): no install of it was switched")
         }
         let method = try IntervalMethod.parse(request.query["interval"], default: .fixed)
-        var view = try Self.cohorts(lookup, app: app, release: release, rule: rule, method: method)
+        let filter = try InstallFilter.of(request, app: app, attestation: attestation)
+        var view = try Self.cohorts(lookup, app: app, release: release, rule: rule, method: method, installs: filter)
         view.cut(limit: try BreakdownCut.limit(request.query["limit"]))
         return JSONBody.response(view)
     }
 
     /// The installs of `release` that `rule` matches against those it does not, as `cohorts`
     /// answers it (and the rollout guard reads it); the caller checked that the rule applies
-    /// to the release.
-    static func cohorts(_ lookup: ReleaseLookup, app: String, release: ReleaseStats, rule: ConfigRule, method: IntervalMethod) throws(APIError) -> CompareView {
+    /// to the release. `installs`: `.attested` splits the attested installs only.
+    static func cohorts(_ lookup: ReleaseLookup, app: String, release: ReleaseStats, rule: ConfigRule, method: IntervalMethod,
+                        installs filter: InstallFilter = .all) throws(APIError) -> CompareView {
         let installs = try storeCall { try lookup.store.installs(app: app, release: release.release) }
         var matched = Cohort(), unmatched = Cohort()
-        for install in installs {
+        for install in installs where filter.includes(install.installID) {
             let client = ConfigClient(version: release.release.version, build: release.release.build, channel: install.channel,
                                       idiom: install.idiom, installID: install.installID)
             if rule.matchesIgnoringVersion(client) { matched.add(install) } else { unmatched.add(install) }
         }
-        let kinds = Set(matched.kinds.keys).union(unmatched.kinds.keys).sorted()
         var view = CompareView(
             app: app, intervalMethod: method,
             base: ReleaseSummary(cohort: unmatched, release: release.release, label: "rule \(rule.id) not matched"),
             target: ReleaseSummary(cohort: matched, release: release.release, label: "rule \(rule.id) matched"),
             overall: SessionComparison(base: unmatched.side(), target: matched.side(), method: method),
-            byKind: kinds.map { Breakdown(value: $0, comparison: SessionComparison(base: unmatched.side(kind: $0), target: matched.side(kind: $0), method: method)) },
+            byKind: Cohort.byKind(base: unmatched, target: matched, method: method),
             byScreen: [], byKeyboardMode: [], byIdiom: [],
             cohort: CohortView(rule: rule, release: release.release, matched: matched.installs, unmatched: unmatched.installs,
                                sessionsWithoutInstall: max(0, release.sessions - matched.sessions - unmatched.sessions))
         )
+        view.installs = filter.name
         if release.partialHistory {
             view.overall = view.overall.withheld(SessionComparison.partialHistoryReason)
             view.withholdBreakdowns()
@@ -217,6 +225,13 @@ struct Cohort {
         floodedReports += max(0, install.reports - installReports)
         reportsPerInstall.append(install.reports)
         members.append(install)
+    }
+
+    /// Per kind of either side, `base` against `target`.
+    static func byKind(base: Cohort, target: Cohort, method: IntervalMethod) -> [Breakdown] {
+        Set(base.kinds.keys).union(target.kinds.keys).sorted().map {
+            Breakdown(value: $0, comparison: SessionComparison(base: base.side(kind: $0), target: target.side(kind: $0), method: method))
+        }
     }
 
     func side() -> SessionComparison.Side {

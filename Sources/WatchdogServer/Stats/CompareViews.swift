@@ -22,9 +22,11 @@ struct CompareView: Encodable {
     var sessionConcentration: [String: SessionConcentrationView] = [:]
     /// Whether the verdicts can be acted on; when not, they read `unreliable`.
     var reliability = VerdictReliability(reasons: [])
+    /// `all`, or `attested`: only installs with an attested App Attest key (`installs=attested`).
+    var installs = "all"
 
     enum CodingKeys: String, CodingKey {
-        case app, method, base, target, overall, cohort, reliability
+        case app, method, base, target, overall, cohort, reliability, installs
         case intervalMethod = "interval_method"
         case sessionConcentration = "session_concentration"
         case byKind = "by_kind"

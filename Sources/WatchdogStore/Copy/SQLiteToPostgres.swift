@@ -136,6 +136,7 @@ public final class SQLiteToPostgres {
         "release_installs", "release_install_kinds", "release_hourly_sessions", "issue_releases", "keyboard_heights",
         "session_issue_marks", "session_affected_marks", "session_value_marks",
         "install_origins", "ingest_hourly_counts", "release_networks", "release_admissions", "app_admission", "rollouts",
+        "attest_challenges", "attested_keys", "app_attestation",
     ]
 
     /// `true` when continuing an unfinished copy; throws when the destination has anything else.
@@ -295,6 +296,9 @@ public final class SQLiteToPostgres {
         Table(name: "release_networks", columns: columns("app, version, build, network, sessions:i")),
         Table(name: "release_admissions", columns: columns("app, version, build, state, admitted_by, admitted_at:i, reason")),
         Table(name: "app_admission", columns: columns("app, settings")),
+        Table(name: "attest_challenges", columns: columns("app, hash:x, network, expires_at:i")),
+        Table(name: "attested_keys", columns: columns("app, key_id:x, install_id, public_key:x, counter:i, environment, attested_at:i")),
+        Table(name: "app_attestation", columns: columns("app, settings")),
         Table(name: "release_kinds", columns: columns("app, version, build, kind, reports:i, suspect_reports:i, flooded_reports:i")),
         Table(name: "release_breakdown", columns: columns("app, version, build, dimension, value, kind, reports:i, suspect_reports:i, flooded_reports:i")),
         Table(name: "release_hourly", columns: columns("app, version, build, kind, hour:i, reports:i, suspect_reports:i, flooded_reports:i")),

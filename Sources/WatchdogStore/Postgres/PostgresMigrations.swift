@@ -16,6 +16,7 @@ enum PostgresMigrations {
         ("2026-11-26-admission", admission),
         ("2026-11-26-alert-minimum-installs", alertMinimumInstalls),
         ("2026-11-26-rollouts", rollouts),
+        ("2026-11-26-attestation", attestation),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {
@@ -367,6 +368,33 @@ enum PostgresMigrations {
             document text NOT NULL,
             updated_at bigint NOT NULL,
             PRIMARY KEY (app, rule_id)
+        );
+        """
+
+    /// As the SQLite migration `2026-11-26-attestation` (Migrations+Attestation.swift).
+    private static let attestation = """
+        CREATE TABLE attest_challenges (
+            app text NOT NULL,
+            hash bytea NOT NULL,
+            network text NOT NULL,
+            expires_at bigint NOT NULL,
+            PRIMARY KEY (app, hash)
+        );
+        CREATE INDEX attest_challenges_by_network ON attest_challenges (app, network, expires_at);
+        CREATE TABLE attested_keys (
+            app text NOT NULL,
+            key_id bytea NOT NULL,
+            install_id text NOT NULL,
+            public_key bytea NOT NULL,
+            counter bigint NOT NULL,
+            environment text NOT NULL,
+            attested_at bigint NOT NULL,
+            PRIMARY KEY (app, key_id)
+        );
+        CREATE INDEX attested_keys_by_install ON attested_keys (app, install_id);
+        CREATE TABLE app_attestation (
+            app text PRIMARY KEY REFERENCES apps(id),
+            settings text NOT NULL
         );
         """
 }

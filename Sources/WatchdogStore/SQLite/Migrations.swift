@@ -376,6 +376,7 @@ enum Migrations {
         registerAlerts(&migrator)
         registerAdmission(&migrator)
         registerRollouts(&migrator)
+        registerAttestation(&migrator)
         return migrator
     }
 }

@@ -24,7 +24,9 @@ final class Daemon {
 
     /// Starts a daemon; `dataDir` reuses another's directory (for restarts); with `startServing`
     /// false only the directory is set up (call `restart()` to serve).
-    init(demo: Bool = false, dataDir: URL? = nil, extraArguments: [String] = [], startServing: Bool = true) throws {
+    /// `environment`: added to the daemon's (e.g. `WatchdogServer.testAttestationRootVariable`).
+    init(demo: Bool = false, dataDir: URL? = nil, extraArguments: [String] = [], environment: [String: String] = [:], startServing: Bool = true) throws {
+        self.environment = environment
         if let dataDir {
             self.dataDir = dataDir
             ownsDataDir = false
@@ -56,6 +58,7 @@ final class Daemon {
     }
 
     private var extraArguments: [String] = []
+    private let environment: [String: String]
 
     /// How long `watchdogd serve` may take to print its address, and to exit after a signal.
     static let startSeconds = 60.0
@@ -77,6 +80,7 @@ final class Daemon {
             + (demo ? ["--demo"] : []) + limits + (try storeArguments()) + extraArguments
         process.standardOutput = output.pipe
         process.standardError = FileHandle.standardError
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         try process.run()
         output.start()
         var text = ""

@@ -1,0 +1,192 @@
+import Crypto
+import Dispatch
+import Foundation
+import Locking
+import WatchdogHTTP
+import WatchdogStore
+import WatchdogWire
+import X509
+
+/// Attested installs (README, "Attested installs"): each app's `AttestationSettings` (kept in
+/// memory like `AdmissionService`'s), challenges, attestations, and the assertion check of
+/// every upload.
+final class AttestationService: Sendable {
+    let store: any TelemetryStore
+    let verifier: AttestationVerifier
+    private let clock: @Sendable () -> Int64
+    private let settingsCache = Locked<[String: (settings: AttestationSettings, readAt: UInt64)]>([:])
+    /// Parsed public keys by app and key id: parsing a point costs more than verifying with it.
+    private let keys = Locked<[KeyName: CachedKey]>([:])
+    private let attestedInstalls = Locked<[String: (installs: Set<String>, readAt: UInt64)]>([:])
+
+    /// A challenge is good for 5 minutes and once; a network may hold 16 unused ones per app.
+    static let challengeLifetimeSeconds: Int64 = 300
+    static let challengesPerNetwork = 16
+    static let maximumAgeSeconds: UInt64 = 10
+    static let cachedKeys = 100_000
+
+    private struct KeyName: Hashable {
+        var app: String
+        var keyID: [UInt8]
+    }
+
+    private struct CachedKey {
+        var installID: String
+        var publicKey: P256.Signing.PublicKey
+    }
+
+    /// - Parameter roots: Apple's root unless a test gives its own CA (`WatchdogApplication`).
+    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, roots: [Certificate]) {
+        self.store = store
+        self.clock = clock
+        verifier = AttestationVerifier(roots: roots)
+    }
+
+    // MARK: Settings
+
+    /// The app's settings (`off` when none are stored or the store cannot be read).
+    func settings(app: String) -> AttestationSettings {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let entry = settingsCache.withLock({ $0[app] }), now - entry.readAt < Self.maximumAgeSeconds * 1_000_000_000 { return entry.settings }
+        let settings = (try? store.attestationSettings(app: app)).flatMap { $0 }.flatMap(AttestationSettings.decoded) ?? AttestationSettings()
+        settingsCache.withLock { cache in
+            if cache.count > 10_000 { cache.removeAll() }
+            cache[app] = (settings, now)
+        }
+        return settings
+    }
+
+    func save(app: String, _ settings: AttestationSettings) throws(APIError) {
+        try settings.validate()
+        do {
+            try store.saveAttestationSettings(app: app, json: settings.json)
+        } catch StoreError.unknownApp {
+            throw .notFound("app \(app) does not exist")
+        } catch {
+            throw .unavailable("the store could not save the settings; retry later")
+        }
+        settingsCache.withLock { $0[app] = (settings, DispatchTime.now().uptimeNanoseconds) }
+    }
+
+    // MARK: Challenges and attestations
+
+    /// A new challenge for `app`, stored (as its SHA-256) until used or expired.
+    func challenge(app: String, network: String) throws(APIError) -> (challenge: [UInt8], expiresAt: Int64) {
+        guard settings(app: app).mode != .off else { throw AttestationError.notConfigured.apiError }
+        var generator = SystemRandomNumberGenerator()
+        let challenge = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let now = clock(), expiresAt = now + Self.challengeLifetimeSeconds * 1000
+        let issued = try storeCall {
+            try store.issueAttestChallenge(app: app, hash: Array(SHA256.hash(data: challenge)), network: network, expiresAt: expiresAt, now: now,
+                                           maximumPerNetwork: Self.challengesPerNetwork)
+        }
+        guard issued else {
+            throw APIError(status: 429, code: "too_many_challenges", message: "this network holds \(Self.challengesPerNetwork) unused challenges for \(app); use one or wait \(Self.challengeLifetimeSeconds) s",
+                           headers: [("Retry-After", "\(Self.challengeLifetimeSeconds)")])
+        }
+        return (challenge, expiresAt)
+    }
+
+    /// Verifies an attestation and stores its key for `installID`. The challenge is used up
+    /// first, whatever the verification finds.
+    func attest(app: String, installID: String, keyID: [UInt8], object: [UInt8], challenge: [UInt8]) throws(APIError) -> AttestedKey {
+        let settings = settings(app: app)
+        guard settings.mode != .off, !settings.teamID.isEmpty else { throw AttestationError.notConfigured.apiError }
+        let now = clock()
+        switch try storeCall({ try store.consumeAttestChallenge(app: app, hash: Array(SHA256.hash(data: challenge)), now: now) }) {
+        case .consumed: break
+        case .expired: throw AttestationError.expiredChallenge.apiError
+        case .unknown: throw AttestationError.unknownChallenge.apiError
+        }
+        let attested: AttestationVerifier.Attested
+        do {
+            attested = try verifier.verify(object: object, keyID: keyID, challenge: challenge, appID: settings.appID, environment: settings.environment,
+                                                 at: Date(timeIntervalSince1970: Double(now) / 1000))
+        } catch {
+            throw error.apiError
+        }
+        let key = AttestedKey(app: app, keyID: keyID, installID: installID, publicKey: attested.publicKey, counter: Int64(attested.counter),
+                              environment: settings.environment.rawValue, attestedAt: now)
+        guard try storeCall({ try store.saveAttestedKey(key) }) else { throw AttestationError.alreadyAttested.apiError }
+        attestedInstalls.withLock { $0[app] = nil }
+        return key
+    }
+
+    // MARK: Uploads
+
+    /// What the assertion of an upload established: the install its key was attested for, or
+    /// none (`off`, or `observe` without an assertion).
+    struct Upload: Sendable {
+        var mode: AttestationSettings.Mode
+        var installID: String?
+        /// `observe` without an assertion: installs with an attested key, whose items only
+        /// their key may post.
+        var attestedInstalls: Set<String> = []
+
+        /// Why an item of `installID` is refused, or `nil` when it may be stored.
+        func refusal(installID itemInstall: String?) -> ErrorDetail? {
+            if let installID {
+                guard itemInstall == installID else {
+                    let error = AttestationError.installMismatch.apiError
+                    return ErrorDetail(code: error.code, message: error.message)
+                }
+                return nil
+            }
+            guard mode == .observe, let itemInstall, attestedInstalls.contains(itemInstall) else { return nil }
+            return ErrorDetail(code: "assertion_required", message: "install \(itemInstall.prefix(64)) has an attested key: its items need its Watchdog-Assertion")
+        }
+    }
+
+    /// Checks the `Watchdog-Assertion` header of an upload against its body, and moves the
+    /// key's counter on. Throws (nothing is stored) when the assertion is wrong, or missing
+    /// under `require`.
+    func check(_ request: HTTPRequest, app: String) throws(APIError) -> Upload {
+        let settings = settings(app: app)
+        guard settings.mode != .off else { return Upload(mode: .off) }
+        guard let value = request.headers["watchdog-assertion"] else {
+            guard settings.mode == .observe else { throw AttestationError.missingAssertion.apiError }
+            return Upload(mode: .observe, attestedInstalls: try installs(app: app))
+        }
+        let header: AssertionVerifier.Header
+        do { header = try AssertionVerifier.Header(value) } catch { throw error.apiError }
+        guard let key = try key(app: app, keyID: header.keyID) else { throw AttestationError.unknownKey.apiError }
+        let counter: UInt32
+        do {
+            counter = try AssertionVerifier.verify(header.assertion, body: request.body, publicKey: key.publicKey,
+                                                   appIDHash: Array(SHA256.hash(data: Array(settings.appID.utf8))))
+        } catch {
+            throw error.apiError
+        }
+        // The counter moves on only if it is above the stored one: one statement, so two
+        // nodes given the same assertion accept it once.
+        guard try storeCall({ try store.advanceAttestedCounter(app: app, keyID: header.keyID, to: Int64(counter)) }) else {
+            throw AttestationError.counterNotIncreasing.apiError
+        }
+        return Upload(mode: settings.mode, installID: key.installID)
+    }
+
+    private func key(app: String, keyID: [UInt8]) throws(APIError) -> CachedKey? {
+        let name = KeyName(app: app, keyID: keyID)
+        if let cached = keys.withLock({ $0[name] }) { return cached }
+        guard let stored = try storeCall({ try store.attestedKey(app: app, keyID: keyID) }),
+              let publicKey = try? P256.Signing.PublicKey(x963Representation: stored.publicKey) else { return nil }
+        let key = CachedKey(installID: stored.installID, publicKey: publicKey)
+        keys.withLock { keys in
+            if keys.count >= Self.cachedKeys { keys.removeAll() }
+            keys[name] = key
+        }
+        return key
+    }
+
+    /// The app's attested installs, read again after `maximumAgeSeconds` or a new attestation.
+    func installs(app: String) throws(APIError) -> Set<String> {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let entry = attestedInstalls.withLock({ $0[app] }), now - entry.readAt < Self.maximumAgeSeconds * 1_000_000_000 { return entry.installs }
+        let installs = try storeCall { try store.attestedInstalls(app: app) }
+        attestedInstalls.withLock { cache in
+            if cache.count > 10_000 { cache.removeAll() }
+            cache[app] = (installs, now)
+        }
+        return installs
+    }
+}

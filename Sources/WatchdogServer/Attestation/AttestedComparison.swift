@@ -1,0 +1,62 @@
+import WatchdogHTTP
+import WatchdogStore
+
+/// `installs=attested` on `compare` and `cohorts` (README, "Attested installs"): the same
+/// comparison over the installs with an attested App Attest key only, from their per-install
+/// roll-ups (`release_installs`), so no install id a client merely claimed counts.
+enum InstallFilter: Sendable, Equatable {
+    case all
+    case attested(Set<String>)
+
+    /// `installs=` of a request: absent or `all`, or `attested` (the app's attested installs).
+    static func of(_ request: HTTPRequest, app: String, attestation: AttestationService) throws(APIError) -> InstallFilter {
+        switch request.query["installs"] {
+        case nil, "all": return .all
+        case "attested": return .attested(try attestation.installs(app: app))
+        case let other?: throw .badRequest("invalid_parameter", "installs must be all or attested, got \"\(other.prefix(32))\"")
+        }
+    }
+
+    func includes(_ installID: String) -> Bool {
+        switch self {
+        case .all: true
+        case .attested(let installs): installs.contains(installID)
+        }
+    }
+
+    var name: String {
+        switch self {
+        case .all: "all"
+        case .attested: "attested"
+        }
+    }
+}
+
+extension CompareRoutes {
+    /// Two releases compared over their attested installs: overall and per kind, as a cohort
+    /// comparison is (screen, keyboard-mode and idiom breakdowns are empty: they are not kept
+    /// per install). Sessions without an install id, or of an install never attested, are left out.
+    static func attestedComparison(_ lookup: ReleaseLookup, app: String, base: ReleaseStats, target: ReleaseStats,
+                                   method: IntervalMethod, filter: InstallFilter) throws(APIError) -> CompareView {
+        let store = lookup.store
+        var baseSide = Cohort(), targetSide = Cohort()
+        for install in try storeCall({ try store.installs(app: app, release: base.release) }) where filter.includes(install.installID) { baseSide.add(install) }
+        for install in try storeCall({ try store.installs(app: app, release: target.release) }) where filter.includes(install.installID) { targetSide.add(install) }
+        var view = CompareView(
+            app: app, intervalMethod: method,
+            base: ReleaseSummary(cohort: baseSide, release: base.release, label: "attested installs"),
+            target: ReleaseSummary(cohort: targetSide, release: target.release, label: "attested installs"),
+            overall: SessionComparison(base: baseSide.side(), target: targetSide.side(), method: method),
+            byKind: Cohort.byKind(base: baseSide, target: targetSide, method: method),
+            byScreen: [], byKeyboardMode: [], byIdiom: [])
+        view.installs = filter.name
+        if base.partialHistory || target.partialHistory {
+            view.overall = view.overall.withheld(SessionComparison.partialHistoryReason)
+            view.withholdBreakdowns()
+        }
+        view.assessReliability(base: try storeCall { try store.sessionConcentration(app: app, release: base.release) },
+                               target: try storeCall { try store.sessionConcentration(app: app, release: target.release) },
+                               settings: lookup.admission.settings(app: app))
+        return view
+    }
+}

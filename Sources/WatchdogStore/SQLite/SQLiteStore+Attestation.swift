@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    public func issueAttestChallenge(app: String, hash: [UInt8], network: String, expiresAt: Int64, now: Int64, maximumPerNetwork: Int) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM attest_challenges WHERE app = ? AND expires_at <= ?", arguments: [app, now])
+            let outstanding = try Int.fetchOne(db, sql: "SELECT count(*) FROM attest_challenges WHERE app = ? AND network = ?", arguments: [app, network]) ?? 0
+            guard outstanding < maximumPerNetwork else { return false }
+            try db.execute(sql: "INSERT INTO attest_challenges (app, hash, network, expires_at) VALUES (?, ?, ?, ?)",
+                           arguments: [app, Data(hash), network, expiresAt])
+            return true
+        }
+    }
+
+    public func consumeAttestChallenge(app: String, hash: [UInt8], now: Int64) throws -> ChallengeUse {
+        try pool.write { db in
+            guard let expiresAt = try Int64.fetchOne(db, sql: "SELECT expires_at FROM attest_challenges WHERE app = ? AND hash = ?", arguments: [app, Data(hash)]) else {
+                return .unknown
+            }
+            try db.execute(sql: "DELETE FROM attest_challenges WHERE app = ? AND hash = ?", arguments: [app, Data(hash)])
+            return expiresAt > now ? .consumed : .expired
+        }
+    }
+
+    public func saveAttestedKey(_ key: AttestedKey) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO attested_keys (app, key_id, install_id, public_key, counter, environment, attested_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
+                """, arguments: [key.app, Data(key.keyID), key.installID, Data(key.publicKey), key.counter, key.environment, key.attestedAt])
+            return db.changesCount > 0
+        }
+    }
+
+    public func attestedKey(app: String, keyID: [UInt8]) throws -> AttestedKey? {
+        try pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT install_id, public_key, counter, environment, attested_at FROM attested_keys WHERE app = ? AND key_id = ?",
+                             arguments: [app, Data(keyID)]).map { row in
+                AttestedKey(app: app, keyID: keyID, installID: row[0], publicKey: Array(row[1] as Data), counter: row[2], environment: row[3], attestedAt: row[4])
+            }
+        }
+    }
+
+    public func advanceAttestedCounter(app: String, keyID: [UInt8], to counter: Int64) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE attested_keys SET counter = ? WHERE app = ? AND key_id = ? AND counter < ?", arguments: [counter, app, Data(keyID), counter])
+            return db.changesCount > 0
+        }
+    }
+
+    public func attestedInstalls(app: String) throws -> Set<String> {
+        try pool.read { db in Set(try String.fetchAll(db, sql: "SELECT DISTINCT install_id FROM attested_keys WHERE app = ?", arguments: [app])) }
+    }
+
+    public func attestationSettings(app: String) throws -> String? {
+        try pool.read { db in try String.fetchOne(db, sql: "SELECT settings FROM app_attestation WHERE app = ?", arguments: [app]) }
+    }
+
+    public func saveAttestationSettings(app: String, json: String) throws {
+        try pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [app]) != nil else { throw StoreError.unknownApp(app) }
+            try db.execute(sql: "INSERT INTO app_attestation (app, settings) VALUES (?, ?) ON CONFLICT DO UPDATE SET settings = excluded.settings",
+                           arguments: [app, json])
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import WatchdogServer
+import WatchdogTesting
+import WatchdogWire
+
+/// An app with attestation settings over a `TestApplication` that trusts a test CA, and the
+/// calls an attested install makes: a challenge, its attestation, signed uploads.
+struct AttestedFleet {
+    static let app = "com.example.mail"
+    static let teamID = "ABCDE12345"
+    static let appID = "ABCDE12345.com.example.mail"
+
+    let application: TestApplication
+    let fixture: AppAttestFixture
+    let key: String
+    let admin: String
+
+    init(mode: String = "require", environment: String = "production", configure: (inout ServerSettings) throws -> Void = { _ in }) throws {
+        let clock = TestClock()
+        fixture = try AppAttestFixture(now: Date(timeIntervalSince1970: clock.seconds))
+        application = try TestApplication(clock: clock, attestationRoots: [fixture.rootPEM], configure: configure)
+        key = try application.addApp(Self.app)
+        admin = try application.addToken(role: "admin", name: "admin")
+        try setMode(mode, environment: environment)
+    }
+
+    func setMode(_ mode: String, environment: String = "production") throws {
+        let response = try application.client.request("PUT", "/v1/admin/apps/\(Self.app)/attestation", token: admin,
+                                                      body: Array(#"{"mode":"\#(mode)","team_id":"\#(Self.teamID)","bundle_id":"\#(Self.app)","environment":"\#(environment)"}"#.utf8))
+        guard response.status == 200 else { throw FleetError("attestation settings: \(response.status) \(response.text)") }
+    }
+
+    func challenge(from address: String = "127.0.0.1") throws -> [UInt8] {
+        let response = try application.client(from: address).request("POST", "/v1/attest/challenge", token: key)
+        guard response.status == 201, let text = response.json["challenge"] as? String, let bytes = Data(base64Encoded: text) else {
+            throw FleetError("challenge: \(response.status) \(response.text)")
+        }
+        return Array(bytes)
+    }
+
+    func postAttestation(install: String, device: AppAttestFixture.DeviceKey, challenge: [UInt8], object: [UInt8]) throws -> TestResponse {
+        try application.client.postJSON("/v1/attest", token: key, json: [
+            "install_id": install, "key_id": device.keyIDBase64, "challenge": Data(challenge).base64EncodedString(),
+            "attestation": Data(object).base64EncodedString(),
+        ])
+    }
+
+    /// A new device key attested for `install` (fails the test's call when refused).
+    func attest(install: String, development: Bool = false) throws -> AppAttestFixture.DeviceKey {
+        let device = AppAttestFixture.DeviceKey()
+        let challenge = try challenge()
+        let response = try postAttestation(install: install, device: device, challenge: challenge,
+                                           object: try fixture.attestation(key: device, challenge: challenge, appID: Self.appID, development: development))
+        guard response.status == 201 else { throw FleetError("attest: \(response.status) \(response.text)") }
+        return device
+    }
+
+    /// A batch of session starts of `install`, as bytes (the body an assertion signs).
+    static func sessionsBody(install: String, count: Int = 1, version: String = "14.2.0", started: Int64) -> [UInt8] {
+        let sessions = (0..<count).map { _ -> [String: Any] in
+            var session = Fixtures.session(version: version)
+            session["install_id"] = install
+            session["started_at"] = Timestamp.format(milliseconds: started)
+            return session
+        }
+        return Array(try! JSONSerialization.data(withJSONObject: ["sessions": sessions]))
+    }
+
+    func post(_ path: String = "/v1/sessions", body: [UInt8], assertion: String?, from address: String = "127.0.0.1") throws -> TestResponse {
+        try application.client(from: address).request("POST", path, token: key, headers: assertion.map { ["Watchdog-Assertion": $0] } ?? [:], body: body)
+    }
+
+    /// Session starts stored for the app, counted or not.
+    func storedSessions() throws -> Int {
+        let releases = try application.store.releases(app: Self.app) ?? []
+        return releases.reduce(0) { $0 + $1.sessions + $1.implausibleSessions }
+    }
+}
+
+/// A call of the fleet that the server refused.
+struct FleetError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

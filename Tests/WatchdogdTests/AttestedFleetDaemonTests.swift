@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+import WatchdogTesting
+
+/// Issue 28's acceptance against the real daemon on port 0: a fleet whose installs attested
+/// their App Attest keys (with a test CA the debug daemon trusts through
+/// `WATCHDOG_TESTING_ATTESTATION_ROOT_PEM_FILE`), then an unattested attacker holding the
+/// ingest key posting issue 23's poisoning load — fresh glitch-free installs from one network.
+/// Under `require` none of it is stored; under `observe` it is, and the verdict over attested
+/// installs does not move.
+@Suite struct AttestedFleetDaemonTests {
+    static let app = "com.example.mail"
+    static let appID = "ABCDE12345.com.example.mail"
+
+    struct Fleet {
+        let daemon: Daemon
+        let fixture: AppAttestFixture
+        let key: String
+        let viewer: String
+        let admin: String
+    }
+
+    static func start(mode: String) throws -> Fleet {
+        let fixture = try AppAttestFixture(now: Date())
+        let pem = FileManager.default.temporaryDirectory.appendingPathComponent("attest-root-\(UUID().uuidString).pem")
+        try fixture.rootPEM.write(to: pem, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: pem) }
+        let daemon = try Daemon(extraArguments: ["--trusted-proxy", "127.0.0.1"], environment: ["WATCHDOG_TESTING_ATTESTATION_ROOT_PEM_FILE": pem.path])
+        let key = try daemon.addApp(app, admission: nil)
+        let admin = try daemon.addToken(role: "admin")
+        let settings = #"{"mode":"\#(mode)","team_id":"ABCDE12345","bundle_id":"com.example.mail"}"#
+        let saved = try daemon.client.request("PUT", "/v1/admin/apps/\(app)/attestation", token: admin, headers: ["Content-Type": "application/json"], body: Array(settings.utf8))
+        #expect(saved.status == 200, "\(saved.text)")
+        return Fleet(daemon: daemon, fixture: fixture, key: key, viewer: try daemon.addToken(role: "viewer"), admin: admin)
+    }
+
+    static func post(_ fleet: Fleet, _ path: String, from address: String, json: [String: Any], device: inout AppAttestFixture.DeviceKey?) throws -> Response {
+        let body = Array(try JSONSerialization.data(withJSONObject: json))
+        var headers = ["Content-Type": "application/json", "X-Forwarded-For": address]
+        if device != nil { headers["Watchdog-Assertion"] = device!.assertionHeader(body: body, appID: appID) }
+        return try fleet.daemon.client.request("POST", path, token: fleet.key, headers: headers, body: body)
+    }
+
+    /// `installs` attested installs of `version`, ten per network, the first `affected` with a
+    /// glitch; each attests its key, then posts its session start and report signed.
+    static func attestedRelease(_ fleet: Fleet, version: String, installs: Int, affected: Int) throws {
+        for index in 0..<installs {
+            let install = "I-\(version)-\(index)", address = "100.64.\(index / 10).17"
+            let challengeAnswer = try fleet.daemon.client.request("POST", "/v1/attest/challenge", token: fleet.key, headers: ["X-Forwarded-For": address])
+            let challenge = Array(try #require(Data(base64Encoded: challengeAnswer.json["challenge"] as? String ?? "")))
+            var device: AppAttestFixture.DeviceKey? = AppAttestFixture.DeviceKey()
+            let object = try fleet.fixture.attestation(key: device!, challenge: challenge, appID: appID)
+            let attest = try JSONSerialization.data(withJSONObject: ["install_id": install, "key_id": device!.keyIDBase64, "challenge": Data(challenge).base64EncodedString(),
+                                                                     "attestation": Data(object).base64EncodedString()])
+            let attested = try fleet.daemon.client.request("POST", "/v1/attest", token: fleet.key, headers: ["Content-Type": "application/json", "X-Forwarded-For": address], body: Array(attest))
+            #expect(attested.status == 201, "\(attested.text)")
+            var session = Fixtures.session(version: version, build: "1")
+            session["install_id"] = install
+            session["started_at"] = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-Double(index % 24) * 3600 - 60))
+            #expect(try post(fleet, "/v1/sessions", from: address, json: ["sessions": [session]], device: &device).status == 202)
+            if index < affected {
+                var report = try Fixtures.freshReport(version: version, build: "1", kind: "view_frame_mismatch", sessionID: session["id"] as? String)
+                report["install_id"] = install
+                #expect(try post(fleet, "/v1/reports", from: address, json: ["reports": [report]], device: &device).status == 202)
+            }
+        }
+    }
+
+    /// Issue 23's load: fresh glitch-free installs of 14.2.0 from one network, unattested.
+    static func attack(_ fleet: Fleet, sessions: Int) throws -> [Int] {
+        var statuses: [Int] = []
+        var none: AppAttestFixture.DeviceKey?
+        for batch in 0..<(sessions / 100) {
+            let starts = (0..<100).map { index -> [String: Any] in
+                var session = Fixtures.session(version: "14.2.0", build: "1")
+                session["install_id"] = "forged-\(batch)-\(index)"
+                session["started_at"] = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-120))
+                return session
+            }
+            statuses.append(try post(fleet, "/v1/sessions", from: "203.0.113.9", json: ["sessions": starts], device: &none).status)
+        }
+        return statuses
+    }
+
+    static func compare(_ fleet: Fleet, installs: String) throws -> [String: Any] {
+        let answer = try fleet.daemon.client.request("GET", "/v1/apps/\(app)/compare?base=14.1.0&target=14.2.0&installs=\(installs)", token: fleet.viewer)
+        #expect(answer.status == 200, "\(answer.text)")
+        return answer.json
+    }
+
+    static func overall(_ compare: [String: Any]) -> [String: Any] { compare["overall"] as? [String: Any] ?? [:] }
+
+    @Test func underRequireNoneOfTheUnattestedAttackersDataIsStored() throws {
+        let fleet = try Self.start(mode: "require")
+        try Self.attestedRelease(fleet, version: "14.1.0", installs: 60, affected: 6)
+        try Self.attestedRelease(fleet, version: "14.2.0", installs: 60, affected: 24)
+        let before = try Self.compare(fleet, installs: "all")
+        #expect(Self.overall(before)["verdict"] as? String == "regressed", "\(Self.overall(before))")
+        #expect(try Self.attack(fleet, sessions: 2000).allSatisfy { $0 == 401 })
+        let after = try Self.compare(fleet, installs: "all")
+        #expect(NSDictionary(dictionary: Self.overall(after)) == NSDictionary(dictionary: Self.overall(before)))
+        #expect((after["target"] as? [String: Any])?["sessions"] as? Int == 60)
+    }
+
+    @Test func underObserveTheVerdictOverAttestedInstallsIsUnmovedByTheAttacker() throws {
+        let fleet = try Self.start(mode: "observe")
+        try Self.attestedRelease(fleet, version: "14.1.0", installs: 60, affected: 6)
+        try Self.attestedRelease(fleet, version: "14.2.0", installs: 60, affected: 24)
+        let before = try Self.compare(fleet, installs: "attested")
+        #expect(before["installs"] as? String == "attested")
+        #expect(Self.overall(before)["verdict"] as? String == "regressed", "\(Self.overall(before))")
+        #expect(try Self.attack(fleet, sessions: 2000).allSatisfy { $0 == 202 })
+        let after = try Self.compare(fleet, installs: "attested")
+        #expect(NSDictionary(dictionary: Self.overall(after)) == NSDictionary(dictionary: Self.overall(before)))
+        #expect((after["target"] as? [String: Any])?["sessions"] as? Int == 60)
+        // The attacker's starts are stored (observe), and counted where not restricted.
+        let stored = try fleet.daemon.client.request("GET", "/v1/apps/\(Self.app)/releases", token: fleet.viewer).json["releases"] as? [[String: Any]] ?? []
+        let target = stored.first { $0["release"] as? String == "14.2.0 (1)" }
+        #expect(((target?["sessions"] as? Int) ?? 0) + ((target?["implausible_sessions"] as? Int) ?? 0) == 2060)
+    }
+
+    @Test func theAppsAttestationCommandShowsAndChangesTheSettings() throws {
+        let daemon = try Daemon()
+        _ = try daemon.addApp(Self.app)
+        let viewer = try daemon.addToken(role: "viewer")
+        func command(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+            try ChildProcess.run(Daemon.binary, ["apps", "attestation", Self.app] + arguments + ["--data-dir", daemon.dataDir.path] + (try daemon.storeArguments()),
+                                 seconds: Daemon.commandSeconds)
+        }
+        let shown = try command([])
+        #expect(shown.status == 0)
+        #expect(shown.stdout.contains(#""mode":"off""#), "\(shown.stdout)")
+        let saved = try command(["--mode", "require", "--team-id", "ABCDE12345", "--bundle-id", "com.example.mail", "--environment", "development"])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let settings = try daemon.client.request("GET", "/v1/admin/apps/\(Self.app)/attestation", token: viewer).json
+        #expect(settings["mode"] as? String == "require")
+        #expect(settings["environment"] as? String == "development")
+        #expect(settings["team_id"] as? String == "ABCDE12345")
+        for bad in [["--mode", "always"], ["--team-id", "short"], ["--environment", "staging"]] {
+            let refused = try command(bad)
+            #expect(refused.status != 0, "\(bad)")
+        }
+        #expect(try daemon.client.request("GET", "/v1/admin/apps/\(Self.app)/attestation", token: viewer).json["mode"] as? String == "require")
+    }
+}
