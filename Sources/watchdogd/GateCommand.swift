@@ -25,7 +25,8 @@ struct Gate: ParsableCommand {
     @Option(help: "The base release (default: the previous release with sessions).") var against: String?
     @Option(help: "Sessions each side needs before pass or fail (default 200).") var minimumSessions: Int?
     @Option(help: "Installs each side's sessions must come from (default 20).") var minimumInstalls: Int?
-    @Option(help: "Pass only once the interval rules out a regression this large, e.g. 1.25.") var maximumRatio: Double?
+    @Option(help: "Pass only once the interval rules out a regression this large (default 1.5).") var maximumRatio: Double?
+    @Option(help: "all, or attested: count only installs with an attested App Attest key (README, \"Attested installs\").") var installs: String?
     @Option(help: "Seconds to wait for the answer.") var timeout: Int = 30
 
     func run() throws {
@@ -44,6 +45,10 @@ struct Gate: ParsableCommand {
         if let minimumSessions { query.append(URLQueryItem(name: "minimum_sessions", value: String(minimumSessions))) }
         if let minimumInstalls { query.append(URLQueryItem(name: "minimum_installs", value: String(minimumInstalls))) }
         if let maximumRatio { query.append(URLQueryItem(name: "maximum_ratio", value: String(maximumRatio))) }
+        if let installs {
+            guard ["all", "attested"].contains(installs) else { throw ValidationError("--installs must be all or attested, got \(installs)") }
+            query.append(URLQueryItem(name: "installs", value: installs))
+        }
         components.queryItems = query
         // `+` is a space in a query: a build like 1.0+5 must arrive as it is.
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")

@@ -113,6 +113,17 @@ import WatchdogTesting
         let after = try Self.compare(fleet, installs: "attested")
         #expect(NSDictionary(dictionary: Self.overall(after)) == NSDictionary(dictionary: Self.overall(before)))
         #expect((after["target"] as? [String: Any])?["sessions"] as? Int == 60)
+        // The release gate over attested installs sees the same 60 installs and the same sequential verdict.
+        let gate = try fleet.daemon.client.request("GET", "/v1/apps/\(Self.app)/gate?release=14.2.0&against=14.1.0&installs=attested&minimum_installs=60&minimum_sessions=60",
+                                                   token: fleet.viewer).json
+        let gateTarget = gate["target"] as? [String: Any] ?? [:]
+        #expect(gateTarget["installs"] as? Int == 60 && gateTarget["sessions"] as? Int == 60, "\(gate)")
+        let sequential = try fleet.daemon.client.request("GET", "/v1/apps/\(Self.app)/compare?base=14.1.0&target=14.2.0&installs=attested&interval=sequential",
+                                                         token: fleet.viewer).json
+        #expect(gate["verdict"] as? String == Self.overall(sequential)["verdict"] as? String, "\(gate)")
+        // 10 % against 40 % of 60 sessions: not proven a regression by the always-valid interval,
+        // and a 1.5× regression not ruled out either: not yet, never pass.
+        #expect(gate["result"] as? String == "not_yet" && (gate["reasons"] as? [String])?.first?.contains("still allows") == true, "\(gate)")
         // The attacker's starts are stored (observe), and counted where not restricted.
         let stored = try fleet.daemon.client.request("GET", "/v1/apps/\(Self.app)/releases", token: fleet.viewer).json["releases"] as? [[String: Any]] ?? []
         let target = stored.first { $0["release"] as? String == "14.2.0 (1)" }

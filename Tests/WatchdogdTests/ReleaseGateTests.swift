@@ -33,7 +33,7 @@ import Testing
         let unknown = try gate(daemon, token: viewer, ["--release", "15.0 [x](https://example.com)"])
         #expect(unknown.status == 2, "\(unknown)")
         #expect(unknown.stdout.contains("`15.0 [x](https://example.com)`") && unknown.stdout.contains("not yet"), "\(unknown.stdout)")
-        // Regression ruled out only below 1.01×? The interval is wider than that: not yet.
+        // A regression of 1.01× or more ruled out: the demo's upper limit is about 0.46×.
         let strict = try gate(daemon, token: viewer, ["--release", "14.2.0", "--maximum-ratio", "1.01"])
         #expect(strict.status == 0, "the demo's upper limit is about 0.46×, below 1.01: \(strict)")
         let stricter = try gate(daemon, token: viewer, ["--release", "14.2.0", "--maximum-ratio", "1.01", "--minimum-sessions", "100000"])

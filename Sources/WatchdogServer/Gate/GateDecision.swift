@@ -5,8 +5,8 @@
 ///   pipeline until it passes does not make a regression pass.
 /// - `not_yet`: too little evidence to say either (fewer sessions or installs on a side than
 ///   the minimums — checked first, so a few invented installs decide nothing —, no base,
-///   sessions too concentrated to act on, or — with `maximum_ratio` — an interval that still
-///   allows a regression that large).
+///   sessions too concentrated to act on, or an interval that still allows a regression of
+///   `maximum_ratio`× (1.5 by default): "no regression seen" is not yet "no regression").
 /// - `pass`: enough evidence and no regression.
 ///
 /// The comparison is `compare`'s with `interval=sequential`: sessions held apart as
@@ -33,9 +33,9 @@ struct GateDecision: Equatable {
     struct Thresholds: Equatable {
         var minimumSessions = 200
         var minimumInstalls = 20
-        /// When set, `pass` also needs the interval's upper limit below it (a regression that
-        /// large ruled out), not only no regression seen.
-        var maximumRatio: Double?
+        /// `pass` needs the interval's upper limit below it (a regression that large ruled out),
+        /// not only no regression seen: 1.5, the effect size the sequential interval is tuned for.
+        var maximumRatio = 1.5
     }
 
     var result: Result
@@ -63,13 +63,11 @@ struct GateDecision: Equatable {
         default:
             break
         }
-        if let maximum = thresholds.maximumRatio {
-            guard let upper = overall.interval?.upper, upper < maximum else {
-                let allows = overall.interval?.upper.map { "\(GateSummary.ratio($0))×" } ?? "any ratio"
-                return GateDecision(result: .notYet, reasons: ["the interval still allows up to \(allows) the base's rate; pass needs it below \(GateSummary.ratio(maximum))×"])
-            }
+        guard let upper = overall.interval?.upper, upper < thresholds.maximumRatio else {
+            let allows = overall.interval?.upper.map { "\(GateSummary.ratio($0))×" } ?? "any ratio"
+            return GateDecision(result: .notYet, reasons: ["no regression seen, but the interval still allows up to \(allows) the base's rate; pass needs it below \(GateSummary.ratio(thresholds.maximumRatio))× (maximum_ratio)"])
         }
-        return GateDecision(result: .pass, reasons: ["enough sessions and installs on both sides, and no regression"])
+        return GateDecision(result: .pass, reasons: ["enough sessions and installs on both sides, no regression, and a regression of \(GateSummary.ratio(thresholds.maximumRatio))× or more ruled out"])
     }
 
     static func describe(_ comparison: SessionComparison) -> String {

@@ -20,7 +20,7 @@ struct GateRoutes: Sendable {
         let thresholds = GateDecision.Thresholds(
             minimumSessions: try Self.whole(request.query["minimum_sessions"], "minimum_sessions", default: 200),
             minimumInstalls: try Self.whole(request.query["minimum_installs"], "minimum_installs", default: 20),
-            maximumRatio: try Self.ratio(request.query["maximum_ratio"]))
+            maximumRatio: try Self.ratio(request.query["maximum_ratio"]) ?? 1.5)
         let installFilter = try InstallFilter.of(request, app: app, attestation: attestation)
         let releases = try lookup.releases(of: app)
         let resolver = ReleaseResolver(releases: releases)
@@ -98,7 +98,7 @@ struct GateView: Encodable {
     var target: Side
     var minimumSessions: Int
     var minimumInstalls: Int
-    @NullWhenAbsent var maximumRatio: Double? = nil
+    var maximumRatio: Double
     var markdown: String
 
     init(app: String, release: String, against: String?, thresholds: GateDecision.Thresholds, view: CompareView?, installs: (base: Int, target: Int), missing: String? = nil) {
