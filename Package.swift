@@ -42,6 +42,9 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .target(name: "Gzip", dependencies: ["CZlib"]),
+        // Stored bodies: Debian's libzstd (libzstd-dev) and the dictionaries they are
+        // compressed with (C arrays; deploy/zstd-dictionary.sh says how v1 was made).
+        .target(name: "CZstd", linkerSettings: [.linkedLibrary("zstd")]),
         .target(name: "CBuildInfo", cSettings: buildCommit.map { [.define("WATCHDOG_BUILD_COMMIT", to: "\"\($0)\"")] } ?? []),
         // Webhook delivery over Debian's libcurl (libcurl4-openssl-dev): a C shim, since
         // curl_easy_setopt is variadic.
@@ -67,7 +70,7 @@ let package = Package(
         .target(
             name: "WatchdogStore",
             dependencies: [
-                "WatchdogWire", "Gzip", "Locking", "PostgresClient",
+                "WatchdogWire", "Gzip", "CZstd", "Locking", "PostgresClient",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),

@@ -5,8 +5,11 @@
 #   ./deploy/setup.sh --package  # also what deploy/deb/build.sh and deploy/deb/test-clean-system.sh need
 set -euo pipefail
 # libcurl4-openssl-dev: alert webhooks are posted with libcurl (Sources/CWebhookPost).
-packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libcurl4-openssl-dev libjs-chart.js chromium)
-[ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc)
+# libzstd-dev: stored bodies are zstd frames with a trained dictionary (Sources/CZstd).
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libjs-chart.js chromium)
+# valgrind: instructions per stored report (callgrind; perf's hardware counters are often not
+# available in a VM).
+[ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc valgrind)
 # libcurl4-openssl-dev: linking Foundation statically (--static-swift-stdlib) needs libcurl.so.
 [ "${1:-}" = "--package" ] && packages+=(libcurl4-openssl-dev dpkg-dev binutils lintian debootstrap curl)
 sudo=""
