@@ -10,8 +10,8 @@
    transaction for a payload whose every request has the same releases, kinds, screens and
    hours (only the ids differ). When SOURCE's reports run out it starts over with the ids'
    48-bit time prefix moved past the last one, so ids stay unique and in the same order.
-   It does less than watchdogd in one place: the daemon inserts a report, then probes its
-   session and updates the row (`unknown_session`); here the row is inserted as it ended up.
+   It does not probe each report's session (one primary-key lookup in `sessions`, empty here),
+   which watchdogd does before inserting the row.
 
    Build: cc -O2 -o sqlite_same_work sqlite_same_work.c -lsqlite3
    Run:   ./sqlite_same_work SOURCE TARGET SECONDS BATCH normal|full
