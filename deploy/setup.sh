@@ -9,7 +9,8 @@ set -euo pipefail
 packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libjs-chart.js chromium)
 # valgrind: instructions per stored report (callgrind; perf's hardware counters are often not
 # available in a VM).
-[ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc valgrind)
+# python3-venv: Tests/Benchmarks/peer.sh installs Bugsink from PyPI into a virtualenv.
+[ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc valgrind python3-venv)
 # libcurl4-openssl-dev: linking Foundation statically (--static-swift-stdlib) needs libcurl.so.
 [ "${1:-}" = "--package" ] && packages+=(libcurl4-openssl-dev dpkg-dev binutils lintian debootstrap curl)
 sudo=""
