@@ -5,7 +5,7 @@
 #   ./deploy/setup.sh --package  # also what deploy/deb/build.sh and deploy/deb/test-clean-system.sh need
 set -euo pipefail
 # libcurl4-openssl-dev: alert webhooks are posted with libcurl (Sources/CWebhookPost).
-# libzstd-dev: stored bodies are zstd frames with a trained dictionary (Sources/CZstd).
+# libzstd-dev: stored bodies are zstd frames with a trained dictionary (Sources/CZstd, Sources/ZstdDictionaries).
 packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libjs-chart.js chromium)
 # valgrind: instructions per stored report (callgrind; perf's hardware counters are often not
 # available in a VM).

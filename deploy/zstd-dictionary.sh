@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# How the zstd dictionary for stored bodies (Sources/CZstd/dictionary_v1.c) was made, once.
+# How the zstd dictionary for stored bodies (Sources/ZstdDictionaries/dictionary_v1.c) was made, once.
 # The dictionary is part of the file format: every stored body names it by its id in the zstd
-# frame header, so dictionary_v1.c is never regenerated or edited. A better dictionary is a
+# frame header, so dictionary_v1.c is never regenerated or edited. A second run makes another
+# dictionary (the demo's ids and times differ from run to run): that is why the file is
+# checked in and this script only records how it was made. A better dictionary is a
 # v2 with a new id beside it, and the store keeps reading both (StoredBody).
 #
 #   deploy/zstd-dictionary.sh WATCHDOGD OUT.c [DICT_ID]
@@ -48,7 +50,7 @@ rows = [", ".join("0x%02x" % b for b in data[i:i + 16]) for i in range(0, len(da
 open(sys.argv[2], "w").write(
     "// zstd dictionary 1 for stored report and session bodies, id %s: made once by\n"
     "// deploy/zstd-dictionary.sh and never edited (stored bodies name it; see StoredBody).\n"
-    "#include \"watchdog_zstd.h\"\n\n"
+    "#include \"watchdog_zstd_dictionaries.h\"\n\n"
     "static const unsigned char dictionary[%d] = {\n    %s,\n};\n\n"
     "const void *watchdog_zstd_dictionary_v1(void) { return dictionary; }\n"
     "size_t watchdog_zstd_dictionary_v1_size(void) { return sizeof dictionary; }\n"

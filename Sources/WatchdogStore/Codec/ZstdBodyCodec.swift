@@ -1,4 +1,5 @@
 import CZstd
+import ZstdDictionaries
 
 /// zstd with a dictionary trained on report and session bodies (`watchdog_zstd_dictionary_v1()`),
 /// the codec of stored bodies since issue 26: about a tenth smaller and three to four times

@@ -1,6 +1,6 @@
 // zstd dictionary 1 for stored report and session bodies, id 1463025665: made once by
 // deploy/zstd-dictionary.sh and never edited (stored bodies name it; see StoredBody).
-#include "watchdog_zstd.h"
+#include "watchdog_zstd_dictionaries.h"
 
 static const unsigned char dictionary[8192] = {
     0x37, 0xa4, 0x30, 0xec, 0x01, 0x00, 0x34, 0x57, 0x1e, 0x10, 0xd8, 0x52, 0x48, 0x07, 0x0c, 0xc3,
