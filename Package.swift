@@ -45,6 +45,14 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .target(name: "Gzip", dependencies: ["CZlib"]),
+        // Stored bodies: Debian's libzstd, and the dictionaries they are compressed with (C
+        // arrays; deploy/zstd-dictionary.sh says how v1 was made).
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
+        ),
+        .target(name: "ZstdDictionaries"),
         .target(name: "CBuildInfo", cSettings: buildCommit.map { [.define("WATCHDOG_BUILD_COMMIT", to: "\"\($0)\"")] } ?? []),
         // Webhook delivery over Debian's libcurl (libcurl4-openssl-dev): a C shim, since
         // curl_easy_setopt is variadic.
@@ -70,7 +78,7 @@ let package = Package(
         .target(
             name: "WatchdogStore",
             dependencies: [
-                "WatchdogWire", "Gzip", "Locking", "PostgresClient",
+                "WatchdogWire", "Gzip", "CZstd", "ZstdDictionaries", "Locking", "PostgresClient",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),

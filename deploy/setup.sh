@@ -5,8 +5,12 @@
 #   ./deploy/setup.sh --package  # also what deploy/deb/build.sh and deploy/deb/test-clean-system.sh need
 set -euo pipefail
 # libcurl4-openssl-dev: alert webhooks are posted with libcurl (Sources/CWebhookPost).
-packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libcurl4-openssl-dev libjs-chart.js chromium)
-[ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc)
+# libzstd-dev: stored bodies are zstd frames with a trained dictionary (Sources/CZstd, Sources/ZstdDictionaries).
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libjs-chart.js chromium)
+# valgrind: instructions per stored report (callgrind; perf's hardware counters are often not
+# available in a VM).
+# python3-venv: Tests/Benchmarks/peer.sh installs Bugsink from PyPI into a virtualenv.
+[ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc valgrind python3-venv)
 # libcurl4-openssl-dev: linking Foundation statically (--static-swift-stdlib) needs libcurl.so.
 [ "${1:-}" = "--package" ] && packages+=(libcurl4-openssl-dev dpkg-dev binutils lintian debootstrap curl)
 sudo=""

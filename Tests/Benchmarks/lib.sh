@@ -134,3 +134,47 @@ stats_latencies() {
     stats_errors=$((stats_errors + errors))
   done
 }
+
+# instructions_per_report BINARY [REQUESTS]: instructions watchdogd executes per stored report,
+# counted by valgrind's callgrind (the figure does not move with the neighbours' load, unlike
+# reports/s; perf's hardware counters are not available in this VM). The daemon runs on a fresh
+# data dir under callgrind with instrumentation off; after two warm-up requests (statements
+# prepared, type metadata loaded) it is switched on for REQUESTS (default 20) POSTs of
+# payloads/batch100.json with fresh time-ordered ids, sent one after another with curl, and
+# the count of all its threads is divided by the reports stored meanwhile. A binary with
+# DWARF 5 debug info is copied without it first (valgrind 3.19 cannot read Swift's).
+# Prints "INSTRUCTIONS_PER_REPORT REPORTS".
+instructions_per_report() {
+  local binary=$1 requests=${2:-20} dir="$work/callgrind-$RANDOM" pid url key before after total
+  strip -g -o "$work/watchdogd-callgrind" "$binary"
+  key=$("$work/watchdogd-callgrind" apps add com.example.mail --data-dir "$dir" 2>/dev/null)
+  python3 - "$here/payloads/batch100.json" "$dir/bodies" "$((requests + 2))" <<'PY'
+import os, re, sys, time
+template = open(sys.argv[1]).read()
+os.makedirs(sys.argv[2])
+ms = int(time.time() * 1000)
+for request in range(int(sys.argv[3])):
+    n = [0]
+    def fresh(match):
+        n[0] += 1
+        t = ms + request
+        return '"id": "%08x-%04x-7%03x-%04x-%012x"' % (t >> 16, t & 0xffff, n[0], 0x8000 + request, request * 512 + n[0])
+    open("%s/%03d.json" % (sys.argv[2], request), "w").write(re.sub(r'"id": "[0-9a-f-]+"', fresh, template))
+PY
+  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$dir/callgrind.out" \
+    "$work/watchdogd-callgrind" serve --listen 127.0.0.1:0 --data-dir "$dir" --log-level warning --retention-days 0 \
+    > "$dir/serve.out" 2> "$dir/serve.err" &
+  pid=$!
+  url=; for _ in 1 2 3 4 5 6; do [ -z "$url" ] && url=$(listening_url "$dir/serve.out"); done
+  [ -n "$url" ] || { echo "watchdogd under callgrind did not start:" >&2; tail -5 "$dir/serve.err" >&2; kill "$pid"; return 1; }
+  post() { curl -sf -o /dev/null -H "Authorization: Bearer $key" -H 'Content-Type: application/json' --data-binary @"$1" "$url/v1/reports"; }
+  post "$dir/bodies/000.json"; post "$dir/bodies/001.json"
+  before=$(sqlite3 "$dir/watchdog.sqlite3" "SELECT count(*) FROM reports")
+  callgrind_control -i on "$pid" > /dev/null 2>&1
+  for body in $(ls "$dir"/bodies/*.json | tail -n +3); do post "$body"; done
+  callgrind_control -i off "$pid" > /dev/null 2>&1
+  after=$(sqlite3 "$dir/watchdog.sqlite3" "SELECT count(*) FROM reports")
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  total=$(awk '/^totals:/ {print $2; exit}' "$dir/callgrind.out")
+  awk -v t="$total" -v n="$((after - before))" 'BEGIN {if (n > 0) printf "%.0f %d\n", t / n, n; else print "n/a 0"}'
+}

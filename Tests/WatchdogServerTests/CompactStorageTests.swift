@@ -70,6 +70,9 @@ import WatchdogTesting
         let release = try #require((releases["releases"] as? [[String: Any]])?.first)
         #expect(release["affected_sessions"] as? Int == 1)
         #expect(release["unknown_session_reports"] as? Int == 1, "the text session is not the started UUID one")
+        // The row says so too (what a copy to PostgreSQL carries), written with the insert.
+        let marked = try DatabaseQueue(path: try app.sqlite.path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM reports WHERE unknown_session = 1") }
+        #expect(marked == 1)
         let issues = try app.client.request("GET", "/v1/apps/com.example.mail/issues?release=14.2.0", token: viewer).json
         #expect((issues["issues"] as? [[String: Any]])?.first?["affected_sessions"] as? Int == 1)
     }

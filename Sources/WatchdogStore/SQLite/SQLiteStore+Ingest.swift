@@ -38,13 +38,12 @@ extension SQLiteStore {
 
     private func insert(_ reports: [ReportRecord], receivedAt: Int64, refs: inout ReleaseRefs, into rollup: inout Rollup, _ db: Database) throws -> IngestCounts {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO reports (id, app, version, build, channel, kind, occurred_at, received_at, suspect, screen, fingerprint, body)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO reports (id, app, version, build, channel, kind, occurred_at, received_at, suspect, screen, fingerprint, body, unknown_session)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app, id) DO NOTHING
             """)
         // 0 for a counted start; no row (nil) for a session never started in this app.
         let sessionMarks = try db.cachedStatement(sql: "SELECT implausible FROM sessions WHERE id = ? AND app = ?")
-        let markUnknownSession = try db.cachedStatement(sql: "UPDATE reports SET unknown_session = 1 WHERE rowid = ?")
         let affected = try db.cachedStatement(sql: "INSERT INTO session_affected_marks (release, session) VALUES (?, ?) ON CONFLICT DO NOTHING")
         let issueSession = try db.cachedStatement(sql: """
             INSERT INTO session_issue_marks (release, fingerprint, session, reports) VALUES (?, ?, ?, 1)
@@ -58,6 +57,15 @@ extension SQLiteStore {
         var counts = IngestCounts(accepted: 0, duplicates: 0)
         var testCrashes: [[String]: Int] = [:]
         for var report in reports {
+            // The session is looked up first, so the row is written once, as it ends up (an
+            // update after the insert rewrote every report of an unknown session).
+            if !report.isSuspect, let sessionID = report.sessionID {
+                let marks = try sessionMarks.step(db) { bind in
+                    bind.compactID(sessionID)
+                    bind.text(report.app)
+                }
+                report.hasUnknownSession = marks != 0
+            }
             try statement.step(db) { bind in
                 bind.compactID(report.id)
                 bind.text(report.app)
@@ -71,6 +79,7 @@ extension SQLiteStore {
                 bind.text(report.screen)
                 bind.text(report.fingerprint)
                 bind.blob(report.storedBody)
+                bind.bool(report.hasUnknownSession)
             }
             guard db.changesCount == 1 else {
                 counts.duplicates += 1
@@ -81,16 +90,6 @@ extension SQLiteStore {
             var newlyAffected = false
             var newIssueSession = false
             var newlyAffectedValues: [(dimension: String, value: String)] = []
-            if !report.isSuspect, let sessionID = report.sessionID {
-                let marks = try sessionMarks.step(db) { bind in
-                    bind.compactID(sessionID)
-                    bind.text(report.app)
-                }
-                report.hasUnknownSession = marks != 0
-            }
-            if report.hasUnknownSession {
-                try markUnknownSession.step(db) { $0.integer(rowID) }
-            }
             if !report.isSuspect, !report.hasUnknownSession, let sessionID = report.sessionID {
                 let release = try refs.ref(app: report.app, version: report.version, build: report.build, db)
                 // Counting stops past the cap (no row is rewritten for ever): no row back means flooded.

@@ -27,6 +27,9 @@ public final class SQLiteStore: TelemetryStore {
     /// apart as `flooded`; 0: no cap.
     public let floodCap: Int
 
+    /// The page size of a new database file.
+    static let pageSize = 8192
+
     /// Opens (creating if needed) `watchdog.sqlite3` in `directory` and migrates it.
     public init(directory: String, synchronous: Synchronous = .full, floodCap: Int = SQLiteStore.defaultFloodCap) throws {
         self.floodCap = floodCap
@@ -46,9 +49,14 @@ public final class SQLiteStore: TelemetryStore {
             // the peak); readers keep SQLite's 2 MiB, so memory stays flat however much an
             // export reads.
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -16384") }
+            // 8 KiB pages for a new file (before WAL is set up; an existing file keeps its
+            // size): a stored report's row is about 470 B, of which a 4 KiB page holds 8 and an
+            // 8 KiB page 17, so less of each page is slack.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)") }
+            let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
             // Checkpoint every ~32 MiB of WAL instead of ~4 MiB: a page dirtied by many
             // commits is copied into the database once (measured: fewer bytes written per report).
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \((32 << 20) / max(pageSize, 512))")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         // GRDB's WAL set-up runs `PRAGMA synchronous = NORMAL` on the writer after

@@ -1,9 +1,13 @@
-/* The storage yardstick: raw SQLite inserts of report-sized rows, no parsing, no server.
+/* The minimal storage yardstick: raw SQLite inserts of report-sized rows, no parsing, no
+   server: fewer rows, columns and indexes than watchdogd writes, but the body as ~1 KB of
+   text where watchdogd stores it compressed to about a quarter. Not the same work (that is
+   sqlite_same_work.c).
 
-   Each row is what a stored report minimally is: a random UUID v4 (text, the primary key, so
-   inserts land at random places in the B-tree as real client ids do), app, version, build,
-   kind, fingerprint, occurred_at, and a ~1 KB JSON body; three secondary indexes; plus an
-   upsert of an hourly roll-up row (count per app, release, kind and hour). WAL journal,
+   Each row is what a stored report minimally is: a unique id in the order watchdogd keys the
+   ids WatchdogKit sends (a UUID v7, time first, as its 16 bytes: the primary key, so inserts
+   land near the right edge of the B-tree), app, version, build, kind, fingerprint,
+   occurred_at, and a ~1 KB JSON body; one secondary index; plus an upsert of an hourly roll-up
+   row (count per app, release, kind and hour). WAL journal,
    synchronous NORMAL or FULL, transactions of BATCH rows committed one after another for
    SECONDS seconds (so the run lasts as long as the daemon's load, however slow the machine).
 
@@ -41,12 +45,25 @@ static uint64_t next_random(void) { /* xorshift64* */
   return state * 2685821657736338717ULL;
 }
 
-static void uuid_v4(char out[37]) {
-  uint64_t hi = next_random(), lo = next_random();
-  hi = (hi & ~0xf000ULL) | 0x4000ULL;                                 /* version 4 */
-  lo = (lo & ~(0xcULL << 60)) | (0x8ULL << 60);                       /* variant 10 */
-  snprintf(out, 37, "%08x-%04x-%04x-%04x-%012llx", (unsigned)(hi >> 32), (unsigned)(hi >> 16) & 0xffff,
-           (unsigned)hi & 0xffff, (unsigned)(lo >> 48), (unsigned long long)(lo & 0xffffffffffffULL));
+/* A UUID v7 as its 16 bytes: 48 bits of milliseconds (plus the row number, so ids increase),
+   version 7, random bits, variant 10 — as watchdogd stores the ids WatchdogKit makes. */
+static void uuid_v7(unsigned char out[16], long i) {
+  struct timespec t;
+  clock_gettime(CLOCK_REALTIME, &t);
+  uint64_t ms = (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+  uint64_t hi = (ms << 16) | 0x7000ULL | (next_random() & 0xfff);
+  uint64_t lo = (next_random() & 0x3fffffff00000000ULL) | (0x8ULL << 60) | (uint64_t)(i & 0xffffffff);
+  for (int b = 0; b < 8; b++) { out[b] = (unsigned char)(hi >> (56 - 8 * b)); out[8 + b] = (unsigned char)(lo >> (56 - 8 * b)); }
+}
+
+static void hex_id(const unsigned char id[16], char out[37]) {
+  static const char digits[] = "0123456789abcdef";
+  int o = 0;
+  for (int b = 0; b < 16; b++) {
+    if (b == 4 || b == 6 || b == 8 || b == 10) out[o++] = '-';
+    out[o++] = digits[id[b] >> 4]; out[o++] = digits[id[b] & 15];
+  }
+  out[o] = 0;
 }
 
 int main(int argc, char **argv) {
@@ -65,12 +82,10 @@ int main(int argc, char **argv) {
   if (sqlite3_open(path, &db) != SQLITE_OK) { fprintf(stderr, "sqlite_limit: cannot open %s\n", path); return 1; }
   exec("PRAGMA journal_mode=WAL");
   exec(strcmp(sync, "full") == 0 ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
-  exec("CREATE TABLE reports (id TEXT PRIMARY KEY NOT NULL, app TEXT NOT NULL, version TEXT NOT NULL,"
+  exec("CREATE TABLE reports (id BLOB PRIMARY KEY NOT NULL, app TEXT NOT NULL, version TEXT NOT NULL,"
        " build TEXT NOT NULL, kind TEXT NOT NULL, fingerprint TEXT NOT NULL, occurred_at INTEGER NOT NULL,"
        " body TEXT NOT NULL);"
        "CREATE INDEX reports_by_release ON reports (app, version, build, kind, occurred_at);"
-       "CREATE INDEX reports_by_fingerprint ON reports (app, fingerprint);"
-       "CREATE INDEX reports_by_time ON reports (app, occurred_at);"
        "CREATE TABLE hourly (app TEXT NOT NULL, version TEXT NOT NULL, build TEXT NOT NULL, kind TEXT NOT NULL,"
        " hour INTEGER NOT NULL, reports INTEGER NOT NULL, PRIMARY KEY (app, version, build, kind, hour)) WITHOUT ROWID;");
 
@@ -87,12 +102,14 @@ int main(int argc, char **argv) {
   state = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)getpid();
   if (state == 0) state = 1;
 
+  unsigned char key[16];
   char id[37], fingerprint[64], body[1400];
   double t0 = now();
   double seconds = 0;
   for (long i = 0;; i++) {
     if (i % batch == 0) exec("BEGIN IMMEDIATE");
-    uuid_v4(id);
+    uuid_v7(key, i);
+    hex_id(key, id);
     int k = (int)(i % 4), r = (int)((i / 4) % 2), s = (int)((i / 8) % 4);
     long long occurred = 1763700000LL + i / 10;
     snprintf(fingerprint, sizeof fingerprint, "%s|%s|v%ld", kinds[k], screens[s], i % 13);
@@ -109,7 +126,7 @@ int main(int argc, char **argv) {
         " \"logs\": [\"[keyboard][tracker] keyboardWillChangeFrame: calculated height - 252.0\","
         " \"[keyboard][watchdog] woof: composeToolbar expected y 228.0, actual y %ld.0\"]}",
         id, kinds[k], occurred, versions[r], builds[r], i % 5000, i % 3000, screens[s], 240 + i % 50, 240 + i % 50);
-    sqlite3_bind_text(insert, 1, id, 36, SQLITE_STATIC);
+    sqlite3_bind_blob(insert, 1, key, 16, SQLITE_STATIC);
     sqlite3_bind_text(insert, 2, "com.example.mail", -1, SQLITE_STATIC);
     sqlite3_bind_text(insert, 3, versions[r], -1, SQLITE_STATIC);
     sqlite3_bind_text(insert, 4, builds[r], -1, SQLITE_STATIC);
