@@ -79,7 +79,9 @@ import WatchdogTesting
             let endpoint = try #require(URL(string: "http://127.0.0.1:\(daemon.port)"))
             let work = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)")
             let result = try await Fleet.run(plan, endpoint: endpoint, ingestKey: key, workDirectory: work, deadline: Date().addingTimeInterval(120))
-            #expect(result.undelivered == 0)
+            // Seen once under heavy parallel load: every upload refused, the daemon gone. Say so
+            // (its stderr is the test's, so a crash's backtrace is in the log above).
+            #expect(result.undelivered == 0, "\(daemon.process.isRunning ? "the daemon is running" : "the daemon exited: status \(daemon.process.terminationStatus), reason \(daemon.process.terminationReason.rawValue)")")
             return result
         }
 
