@@ -28,7 +28,14 @@ def test_a_rollout_its_evidence_and_its_controls_each_confirmed(admin):
         expect(steps.locator("tbody tr").first).to_contain_text("started")
         # The guard looks every second here: its decision (too few sessions) and the evidence
         # it rests on, per release, in a table.
-        page.reload()
+        # The view draws what the server holds when it opens: reopen it until the guard's first
+        # look is there (bounded; a loaded CI run took longer than one reload's wait).
+        for _ in range(60):
+            page.reload()
+            page.wait_for_selector('[data-role="rollout-state"]')
+            if page.locator('[data-role="rollout-decision"] strong').count():
+                break
+            page.wait_for_timeout(500)
         page.wait_for_selector('[data-role="rollout-decision"] strong', timeout=15_000)
         expect(card.locator('[data-role="rollout-decision"]')).to_contain_text(re.compile(r"wait — .*(hours|sessions)"))
         evidence = card.locator("table").nth(1)
