@@ -63,7 +63,7 @@ struct AlertEvaluator: Sendable {
             var comparison: CompareView??
             var issues: IssuesView?
             // The previous listed release with sessions, whether watched or not.
-            let predecessor = releases.last { $0.sessions > 0 && ReleaseOrder.isOlder($0.release, release.release) }
+            let predecessor = ReleaseOrder.predecessor(of: release.release, in: releases)
             for rule in rules {
                 // Rollout alerts are the rollout guard's (`RolloutService`), not a release's.
                 guard let condition = AlertCondition(rawValue: rule.condition), !condition.isRollout else { continue }

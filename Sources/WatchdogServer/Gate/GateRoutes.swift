@@ -17,10 +17,10 @@ struct GateRoutes: Sendable {
         guard !releaseText.isEmpty, releaseText.unicodeScalars.count <= 1100 else {
             throw .badRequest("invalid_parameter", "release must be 1 to 1100 characters: a release's id, its VERSION (BUILD) or VERSION")
         }
-        let thresholds = GateDecision.Thresholds(
-            minimumSessions: try Self.whole(request.query["minimum_sessions"], "minimum_sessions", default: 200),
-            minimumInstalls: try Self.whole(request.query["minimum_installs"], "minimum_installs", default: 20),
-            maximumRatio: try Self.ratio(request.query["maximum_ratio"]) ?? 1.5)
+        var thresholds = GateDecision.Thresholds()
+        if let value = try Self.whole(request.query["minimum_sessions"], "minimum_sessions") { thresholds.minimumSessions = value }
+        if let value = try Self.whole(request.query["minimum_installs"], "minimum_installs") { thresholds.minimumInstalls = value }
+        if let value = try Self.ratio(request.query["maximum_ratio"]) { thresholds.maximumRatio = value }
         let installFilter = try InstallFilter.of(request, app: app, attestation: attestation)
         let releases = try lookup.releases(of: app)
         let resolver = ReleaseResolver(releases: releases)
@@ -31,12 +31,11 @@ struct GateRoutes: Sendable {
         do {
             target = try resolver.resolve(releaseText, parameter: "release")
         } catch where error.status == 404 {
-            return respond(GateView(app: app, release: releaseText, against: base?.release.text, thresholds: thresholds, view: nil, installs: (0, 0),
+            return JSONBody.response(GateView(app: app, release: releaseText, against: base?.release.text, thresholds: thresholds, view: nil, installs: (0, 0),
                                     missing: "no sessions of \(releaseText.prefix(200)) are counted yet (its name as listed by /releases; an undeclared release counts once admission lets it in)"))
         }
-        let against = base ?? releases.last { $0.sessions > 0 && ReleaseOrder.isOlder($0.release, target.release) }
-        guard let against else {
-            return respond(GateView(app: app, release: target.release.text, against: nil, thresholds: thresholds, view: nil, installs: (0, 0),
+        guard let against = base ?? ReleaseOrder.predecessor(of: target.release, in: releases) else {
+            return JSONBody.response(GateView(app: app, release: target.release.text, against: nil, thresholds: thresholds, view: nil, installs: (0, 0),
                                     missing: "no earlier release with sessions to compare against: name one with against="))
         }
         guard against.release != target.release else {
@@ -48,15 +47,11 @@ struct GateRoutes: Sendable {
         case .all: (base: view.sessionConcentration["base"]?.installs ?? 0, target: view.sessionConcentration["target"]?.installs ?? 0)
         case .attested: (base: view.base.concentration.installs, target: view.target.concentration.installs)
         }
-        return respond(GateView(app: app, release: target.release.text, against: against.release.text, thresholds: thresholds, view: view, installs: installs))
+        return JSONBody.response(GateView(app: app, release: target.release.text, against: against.release.text, thresholds: thresholds, view: view, installs: installs))
     }
 
-    private func respond(_ view: GateView) -> HTTPResponse {
-        JSONBody.response(view)
-    }
-
-    private static func whole(_ text: String?, _ name: String, default value: Int) throws(APIError) -> Int {
-        guard let text else { return value }
+    private static func whole(_ text: String?, _ name: String) throws(APIError) -> Int? {
+        guard let text else { return nil }
         guard let number = Int(text), (0...1_000_000_000).contains(number) else {
             throw .badRequest("invalid_parameter", "\(name) must be a whole number from 0 to 1000000000, got \(text.prefix(20))")
         }

@@ -8,6 +8,12 @@ enum ReleaseOrder {
         Key(lhs) < Key(rhs)
     }
 
+    /// The previous release with sessions: the base a release is compared against when none
+    /// is named (alerts, the release gate).
+    static func predecessor(of release: ReleaseID, in releases: [ReleaseStats]) -> ReleaseStats? {
+        releases.last { $0.sessions > 0 && isOlder($0.release, release) }
+    }
+
     /// `items` oldest release first (`newestFirst`: newest first), each version parsed once
     /// rather than once per comparison.
     static func sorted<Item>(_ items: [Item], newestFirst: Bool = false, by release: (Item) -> ReleaseID) -> [Item] {
