@@ -21,6 +21,15 @@ import WatchdogStore
 }
 
 @Suite struct ReleaseOrderTests {
+    @Test func thePredecessorIsTheNewestOlderReleaseWithSessionsInAnyOrder() {
+        let releases = [ReleaseStats.sample(version: "14.3.0", build: "3", sessions: 10), ReleaseStats.sample(version: "14.2.0", build: "2", sessions: 0),
+                        ReleaseStats.sample(version: "14.1.0", build: "1", sessions: 10), ReleaseStats.sample(version: "14.0.0", build: "0", sessions: 10)]
+        for order in [releases, releases.reversed(), [releases[2], releases[0], releases[3], releases[1]]] {
+            #expect(ReleaseOrder.predecessor(of: ReleaseID(version: "14.3.0", build: "3"), in: order)?.release.version == "14.1.0")
+            #expect(ReleaseOrder.predecessor(of: ReleaseID(version: "14.0.0", build: "0"), in: order) == nil)
+        }
+    }
+
     @Test func ordersBySemanticVersionThenBuild() {
         let releases = [("14.10.0", "1"), ("14.9.1", "2"), ("14.2.0", "31245"), ("14.2.0", "9999"), ("14.2.0-beta.2", "1"), ("14.2.0-beta.10", "1"), ("14.2", "5")]
             .map { ReleaseID(version: $0.0, build: $0.1) }
