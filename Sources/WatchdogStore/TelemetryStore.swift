@@ -93,6 +93,9 @@ public protocol TelemetryStore: Sendable {
     func advanceAttestedCounter(app: String, keyID: [UInt8], to counter: Int64) throws -> Bool
     /// The install ids with an attested key.
     func attestedInstalls(app: String) throws -> Set<String>
+    /// Per release of the app, the counted session starts of installs with an attested key
+    /// (releases without any are left out).
+    func attestedSessions(app: String) throws -> [ReleaseID: Int]
     /// The app's `AttestationSettings` JSON, `nil` when never saved.
     func attestationSettings(app: String) throws -> String?
     func saveAttestationSettings(app: String, json: String) throws

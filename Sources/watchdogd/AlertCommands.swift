@@ -86,10 +86,13 @@ struct Alerts: ParsableCommand {
             @Option(help: "release_regressed, new_issue, glitch_free_rate_below: distinct installs with sessions a release needs (default 20).")
             var minimumInstalls: Int?
             @Option(help: "glitch_free_rate_below: the rate, above 0 and at most 1 (0.99 is 99 %).") var threshold: Double?
+            @Option(help: "release_regressed, glitch_free_rate_below: all (default) or attested — only the sessions of installs with an App Attest key.")
+            var installs: String?
 
             func run() throws {
                 let draft = AlertRuleDraft(name: name, condition: condition, hook: hook, kind: kind, minimumSessions: minimumSessions,
-                                           minimumAffectedSessions: minimumAffectedSessions, minimumInstalls: minimumInstalls, threshold: threshold)
+                                           minimumAffectedSessions: minimumAffectedSessions, minimumInstalls: minimumInstalls, threshold: threshold,
+                                           installs: installs)
                 let rule: AlertRuleRecord
                 do { rule = try AlertRules.rule(draft, app: app, createdAt: WatchdogServer.systemClock(), createdBy: "watchdogd alerts") } catch {
                     throw ValidationError(error.message)

@@ -64,10 +64,13 @@ def test_a_webhook_and_a_rule_made_by_clicking_and_send_test_reaches_the_receive
     expect(page.locator("#rule-alert-kind")).to_be_hidden()
     page.fill("#rule-alert-name", "crash-free 14.x")
     page.fill("#rule-alert-threshold", "1")  # 1 % glitch-free: the demo data never fires it
+    page.select_option("#rule-alert-installs", "attested")
     page.get_by_role("button", name="Add rule").click()
     expect(card.locator("td", has_text="crash-free 14.x")).to_be_visible()
+    expect(card.locator("td", has_text="attested installs only")).to_be_visible()
     rules = alerts("rules")
-    assert [(r["name"], r["condition"], r["threshold"], r["hook"]) for r in rules] == [("crash-free 14.x", "glitch_free_rate_below", 0.01, hooks[0]["id"])]
+    assert [(r["name"], r["condition"], r["threshold"], r["hook"], r["installs"]) for r in rules] == [
+        ("crash-free 14.x", "glitch_free_rate_below", 0.01, hooks[0]["id"], "attested")]
 
     page.get_by_role("button", name=f"Send a test to webhook {name}").click()
     expect(page.locator('[data-role="alerts-message"]')).to_contain_text("Test delivered (HTTP 200")

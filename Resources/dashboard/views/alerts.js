@@ -11,10 +11,10 @@ const conditions = [
 ];
 /** The parameters each condition takes (the API refuses the others). */
 const parameters = {
-  release_regressed: ['kind', 'minimum_sessions', 'minimum_installs'],
+  release_regressed: ['kind', 'minimum_sessions', 'minimum_installs', 'installs'],
   new_issue: ['minimum_affected_sessions', 'minimum_installs'],
   test_crashes: [],
-  glitch_free_rate_below: ['threshold', 'minimum_sessions', 'minimum_installs'],
+  glitch_free_rate_below: ['threshold', 'minimum_sessions', 'minimum_installs', 'installs'],
 };
 const conditionLabel = Object.fromEntries(conditions);
 
@@ -98,9 +98,12 @@ export async function renderAlerts(holder, app, { admin }) {
     const minimumAffected = el('input', { id: 'rule-alert-minimum-affected-sessions', type: 'number', min: 1, step: 1, value: 5 });
     const minimumInstalls = el('input', { id: 'rule-alert-minimum-installs', type: 'number', min: 0, step: 1, value: 20 });
     const threshold = el('input', { id: 'rule-alert-threshold', type: 'number', min: 0, max: 100, step: 'any', value: 99 });
+    const installs = el('select', { id: 'rule-alert-installs' }, el('option', { value: 'all' }, 'every install'),
+      el('option', { value: 'attested' }, 'attested installs only (App Attest)'));
     const fields = [field('rule-alert-kind', 'Kind', kind), field('rule-alert-minimum-sessions', 'Minimum sessions', minimumSessions),
       field('rule-alert-minimum-affected-sessions', 'Minimum affected sessions', minimumAffected),
-      field('rule-alert-minimum-installs', 'Minimum installs', minimumInstalls), field('rule-alert-threshold', 'Threshold (% glitch-free)', threshold)];
+      field('rule-alert-minimum-installs', 'Minimum installs', minimumInstalls), field('rule-alert-threshold', 'Threshold (% glitch-free)', threshold),
+      field('rule-alert-installs', 'Sessions of', installs)];
     const show = () => { for (const f of fields) f.hidden = !parameters[condition.value].includes(f.dataset.parameter); };
     condition.addEventListener('change', show);
     show();
@@ -117,6 +120,7 @@ export async function renderAlerts(holder, app, { admin }) {
       if (taken.includes('minimum_affected_sessions')) rule.minimum_affected_sessions = Number(minimumAffected.value);
       if (taken.includes('minimum_installs')) rule.minimum_installs = Number(minimumInstalls.value);
       if (taken.includes('threshold')) rule.threshold = Number(threshold.value) / 100;
+      if (taken.includes('installs')) rule.installs = installs.value;
       act(() => api.post(`${base}/rules`, rule));
     });
     return form;
@@ -125,7 +129,8 @@ export async function renderAlerts(holder, app, { admin }) {
   const describe = (r) => [r.kind ? `kind ${r.kind}` : null, r.minimum_sessions !== null ? `≥ ${r.minimum_sessions} sessions` : null,
     r.minimum_affected_sessions !== null ? `≥ ${r.minimum_affected_sessions} affected sessions` : null,
     r.minimum_installs !== null && r.minimum_installs !== undefined ? `≥ ${r.minimum_installs} installs` : null,
-    r.threshold !== null ? `below ${percent(r.threshold)} glitch-free` : null].filter(Boolean).join(', ') || '—';
+    r.threshold !== null ? `below ${percent(r.threshold)} glitch-free` : null,
+    r.installs === 'attested' ? 'attested installs only' : null].filter(Boolean).join(', ') || '—';
 
   async function draw() {
     const [{ hooks }, { rules }] = await Promise.all([api.get(`${base}/hooks`), api.get(`${base}/rules`)]);

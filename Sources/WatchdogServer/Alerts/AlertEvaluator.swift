@@ -31,7 +31,8 @@ struct AlertEvaluator: Sendable {
         case regressed(base: ReleaseStats, comparison: SessionComparison)
         case newIssue(IssueView)
         case testCrashes(Int)
-        case glitchFree(rate: Double, upperBound: Double, threshold: Double)
+        /// `sessions`: those the rate rests on (the release's, or its attested installs').
+        case glitchFree(rate: Double, upperBound: Double, threshold: Double, sessions: Int)
     }
 
     /// The releases a pass looks at: those with sessions recently (`recentMilliseconds`), by
@@ -50,30 +51,39 @@ struct AlertEvaluator: Sendable {
         let releases = try lookup.releases(of: app).sorted { ReleaseOrder.isOlder($0.release, $1.release) }
         let watched = Self.watched(releases, now: now)
         var installs: [ReleaseID: Int] = [:]
-        /// Distinct installs that started sessions in a release, read once per pass.
-        func installsOf(_ release: ReleaseStats) throws(APIError) -> Int {
+        var attested = AttestedScope(lookup: lookup, app: app)
+        /// Distinct installs that started sessions in a release (attested ones only for a
+        /// rule with `installs: attested`), read once per pass.
+        func installsOf(_ release: ReleaseStats, _ rule: AlertRuleRecord) throws(APIError) -> Int {
+            if rule.attestedOnly { return try attested.cohort(release).installsWithSessions }
             if let known = installs[release.release] { return known }
             let count = try lookup.installClusterSums(release, of: app).overall.clusters
             installs[release.release] = count
             return count
         }
+        func sessionsOf(_ release: ReleaseStats, _ rule: AlertRuleRecord) throws(APIError) -> Int {
+            rule.attestedOnly ? try attested.cohort(release).sessions : release.sessions
+        }
         var findings: [Finding] = []
         for release in watched {
             // Computed once per release, whatever number of rules read them.
-            var comparison: CompareView??
+            var comparisons: [Bool: CompareView?] = [:]
             var issues: IssuesView?
             // The previous listed release with sessions, whether watched or not.
             let predecessor = ReleaseOrder.predecessor(of: release.release, in: releases)
             for rule in rules {
                 // Rollout alerts are the rollout guard's (`RolloutService`), not a release's.
                 guard let condition = AlertCondition(rawValue: rule.condition), !condition.isRollout else { continue }
-                if condition != .testCrashes, rule.minimumInstalls > 0, try installsOf(release) < rule.minimumInstalls { continue }
+                if condition != .testCrashes, rule.minimumInstalls > 0, try installsOf(release, rule) < rule.minimumInstalls { continue }
                 switch condition {
                 case .releaseRegressed:
-                    guard let base = predecessor, base.sessions >= rule.minimumSessions, release.sessions >= rule.minimumSessions,
-                          try installsOf(base) >= rule.minimumInstalls else { continue }
-                    if comparison == nil { comparison = .some(try Self.compare(lookup, app: app, base: base, target: release)) }
-                    guard let view = comparison ?? nil else { continue }
+                    guard let base = predecessor, try sessionsOf(base, rule) >= rule.minimumSessions, try sessionsOf(release, rule) >= rule.minimumSessions,
+                          try installsOf(base, rule) >= rule.minimumInstalls else { continue }
+                    if comparisons[rule.attestedOnly] == nil {
+                        let filter: InstallFilter = rule.attestedOnly ? .attested(try attested.installs()) : .all
+                        comparisons[rule.attestedOnly] = .some(try Self.compare(lookup, app: app, base: base, target: release, installs: filter))
+                    }
+                    guard let view = comparisons[rule.attestedOnly] ?? nil else { continue }
                     let verdict = rule.kind.map { kind in view.byKind.first { $0.value == kind }?.comparison } ?? view.overall
                     guard let verdict, verdict.verdict == "regressed" else { continue }
                     findings.append(Finding(rule: rule, subject: release.release.id, release: release, detail: .regressed(base: base, comparison: verdict)))
@@ -90,12 +100,13 @@ struct AlertEvaluator: Sendable {
                 case .rolloutRolledBack, .rolloutCompleted:
                     continue
                 case .glitchFreeRateBelow:
-                    guard let threshold = rule.threshold, release.sessions > 0, release.sessions >= rule.minimumSessions,
-                          let rate = release.glitchFreeSessionRate else { continue }
-                    let upper = try Self.glitchFreeUpperBound(lookup, app: app, release: release)
+                    let sessions = try sessionsOf(release, rule)
+                    guard let threshold = rule.threshold, sessions > 0, sessions >= rule.minimumSessions else { continue }
+                    let (rate, upper) = rule.attestedOnly ? Self.glitchFree(try attested.cohort(release).side())
+                        : (release.glitchFreeSessionRate ?? 1, try Self.glitchFreeUpperBound(lookup, app: app, release: release))
                     guard upper < threshold else { continue }
                     findings.append(Finding(rule: rule, subject: release.release.id, release: release,
-                                            detail: .glitchFree(rate: rate, upperBound: upper, threshold: threshold)))
+                                            detail: .glitchFree(rate: rate, upperBound: upper, threshold: threshold, sessions: sessions)))
                 }
             }
         }
@@ -105,9 +116,10 @@ struct AlertEvaluator: Sendable {
     /// The release against its predecessor as `GET …/compare?interval=sequential` computes it
     /// (an alert looks after every batch of new data: only the always-valid interval stays
     /// right under that many looks); `nil` when the two cannot be compared (data gone meanwhile).
-    private static func compare(_ lookup: ReleaseLookup, app: String, base: ReleaseStats, target: ReleaseStats) throws(APIError) -> CompareView? {
+    private static func compare(_ lookup: ReleaseLookup, app: String, base: ReleaseStats, target: ReleaseStats,
+                                installs: InstallFilter) throws(APIError) -> CompareView? {
         do {
-            return try CompareRoutes.comparison(lookup, app: app, base: base, target: target, method: .sequential)
+            return try CompareRoutes.comparison(lookup, app: app, base: base, target: target, method: .sequential, installs: installs)
         } catch where error.status == 404 {
             return nil
         }
@@ -121,7 +133,57 @@ struct AlertEvaluator: Sendable {
         let designEffect = try lookup.designEffect(release, of: app)
         let side = SessionComparison.Side(sessions: release.sessions, affectedSessions: release.affectedSessions, reports: 0, floodedReports: 0,
                                           designEffect: designEffect)
-        let effective = side.effective
-        return 1 - SessionComparison.wilson(effective.x, effective.n).lower
+        return glitchFree(side).upperBound
     }
+
+    /// A side's glitch-free session rate and the upper 95 % bound of it, as above.
+    static func glitchFree(_ side: SessionComparison.Side) -> (rate: Double, upperBound: Double) {
+        let effective = side.effective
+        let rate = side.sessions > 0 ? 1 - Double(min(side.affectedSessions, side.sessions)) / Double(side.sessions) : 1
+        return (rate, 1 - SessionComparison.wilson(effective.x, effective.n).lower)
+    }
+}
+
+/// The attested installs of an app as one pass of the evaluator reads them: the set once,
+/// and each release's attested cohort (from its per-install roll-ups) once.
+struct AttestedScope {
+    let lookup: ReleaseLookup
+    let app: String
+    private var set: Set<String>?
+    private var cohorts: [ReleaseID: Cohort] = [:]
+
+    init(lookup: ReleaseLookup, app: String) {
+        self.lookup = lookup
+        self.app = app
+    }
+
+    mutating func installs() throws(APIError) -> Set<String> {
+        if let set { return set }
+        let store = lookup.store, app = self.app
+        let read = try storeCall { try store.attestedInstalls(app: app) }
+        set = read
+        return read
+    }
+
+    mutating func cohort(_ release: ReleaseStats) throws(APIError) -> Cohort {
+        if let known = cohorts[release.release] { return known }
+        let attested = try installs()
+        let store = lookup.store, app = self.app
+        var cohort = Cohort()
+        for install in try storeCall({ try store.installs(app: app, release: release.release) }) where attested.contains(install.installID) {
+            cohort.add(install)
+        }
+        cohorts[release.release] = cohort
+        return cohort
+    }
+}
+
+extension AlertRuleRecord {
+    /// The rule reads the sessions of attested installs only (`installs: attested`).
+    var attestedOnly: Bool { installs == "attested" }
+}
+
+extension Cohort {
+    /// Members that started at least one session (as `installClusterSums` counts installs).
+    var installsWithSessions: Int { members.count { $0.sessions > 0 } }
 }

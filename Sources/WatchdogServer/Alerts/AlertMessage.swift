@@ -51,11 +51,13 @@ struct AlertBody: Encodable {
     var glitchFreeSessionRate: Double?
     var glitchFreeUpperBound: Double?
     var threshold: Double?
+    /// `attested` when the rule read the sessions of attested installs only (absent otherwise).
+    var installs: String?
     /// `rollout_rolled_back`, `rollout_completed`: the rollout as `GET …/rollouts/{rule}` shows it.
     var rollout: JSONValue?
 
     enum CodingKeys: String, CodingKey {
-        case id, app, condition, rule, hook, release, sessions, base, kind, comparison, issues, threshold, rollout
+        case id, app, condition, rule, hook, release, sessions, base, kind, comparison, issues, threshold, rollout, installs
         case createdAt = "created_at"
         case releaseID = "release_id"
         case testCrashes = "test_crashes"
@@ -130,7 +132,11 @@ enum AlertMessage {
         var body = AlertBody(id: id, app: app, condition: rule.condition, createdAt: Timestamp.format(milliseconds: now),
                              rule: .init(id: rule.id, name: rule.name), hook: .init(id: hook.id, name: hook.name),
                              release: release.release.text, releaseID: release.release.id, sessions: release.sessions)
-        let subject = "\(app) \(code(release.release.text))"
+        var subject = "\(app) \(code(release.release.text))"
+        if rule.attestedOnly {
+            body.installs = rule.installs
+            subject += " (attested installs)"
+        }
         var text: String
         switch first.detail {
         case .regressed(let base, let comparison):
@@ -159,11 +165,12 @@ enum AlertMessage {
         case .testCrashes(let count):
             body.testCrashes = count
             text = "Watchdog: test crashes are arriving from \(subject): \(number(count)) so far."
-        case .glitchFree(let rate, let upperBound, let threshold):
+        case .glitchFree(let rate, let upperBound, let threshold, let sessions):
+            body.sessions = sessions
             body.glitchFreeSessionRate = rate
             body.glitchFreeUpperBound = upperBound
             body.threshold = threshold
-            text = "Watchdog: \(subject) has \(percent(rate)) glitch-free sessions of \(number(release.sessions)) (at most \(percent(upperBound)) with 95 % confidence), "
+            text = "Watchdog: \(subject) has \(percent(rate)) glitch-free sessions of \(number(sessions)) (at most \(percent(upperBound)) with 95 % confidence), "
                 + "below the rule's \(percent(threshold))."
         }
         return AlertPayload(text: slackEscaped(text + " Rule: \(rule.name)."), event: "alert", alert: body)

@@ -22,12 +22,13 @@ struct AlertRoutes: Sendable {
     /// `POST …/alerts/rules {"condition": …, "hook": …, …}` → 201 with the rule.
     func createRule(_ request: HTTPRequest, app: String, principal: Principal) throws(APIError) -> HTTPResponse {
         let fields = try Self.object(request, example: #"{"condition": "release_regressed", "hook": "wh3f9a0c1d", "minimum_sessions": 200}"#,
-                                     allowed: ["name", "condition", "hook", "kind", "minimum_sessions", "minimum_affected_sessions", "minimum_installs", "threshold"])
+                                     allowed: ["name", "condition", "hook", "kind", "minimum_sessions", "minimum_affected_sessions", "minimum_installs", "threshold", "installs"])
         let draft = AlertRuleDraft(name: try Self.string(fields, "name"), condition: try Self.string(fields, "condition") ?? "",
                                    hook: try Self.string(fields, "hook") ?? "", kind: try Self.string(fields, "kind"),
                                    minimumSessions: try Self.whole(fields, "minimum_sessions"),
                                    minimumAffectedSessions: try Self.whole(fields, "minimum_affected_sessions"),
-                                   minimumInstalls: try Self.whole(fields, "minimum_installs"), threshold: try Self.number(fields, "threshold"))
+                                   minimumInstalls: try Self.whole(fields, "minimum_installs"), threshold: try Self.number(fields, "threshold"),
+                                   installs: try Self.string(fields, "installs"))
         guard fields["condition"] != nil, fields["hook"] != nil else {
             throw .badRequest("invalid_shape", "a rule needs condition and hook, e.g. {\"condition\": \"release_regressed\", \"hook\": \"wh3f9a0c1d\"}")
         }

@@ -27,10 +27,10 @@ public enum AlertCondition: String, Sendable, CaseIterable {
     /// The fields a rule of this condition may carry besides `name`, `condition` and `hook`.
     var parameters: Set<String> {
         switch self {
-        case .releaseRegressed: ["kind", "minimum_sessions", "minimum_installs"]
+        case .releaseRegressed: ["kind", "minimum_sessions", "minimum_installs", "installs"]
         case .newIssue: ["minimum_affected_sessions", "minimum_installs"]
         case .testCrashes: []
-        case .glitchFreeRateBelow: ["threshold", "minimum_sessions", "minimum_installs"]
+        case .glitchFreeRateBelow: ["threshold", "minimum_sessions", "minimum_installs", "installs"]
         case .rolloutRolledBack, .rolloutCompleted: []
         }
     }
@@ -46,9 +46,11 @@ public struct AlertRuleDraft: Sendable {
     public var minimumAffectedSessions: Int?
     public var minimumInstalls: Int?
     public var threshold: Double?
+    /// `all` (the default) or `attested`: the sessions of installs with an App Attest key only.
+    public var installs: String?
 
     public init(name: String? = nil, condition: String, hook: String, kind: String? = nil, minimumSessions: Int? = nil,
-                minimumAffectedSessions: Int? = nil, minimumInstalls: Int? = nil, threshold: Double? = nil) {
+                minimumAffectedSessions: Int? = nil, minimumInstalls: Int? = nil, threshold: Double? = nil, installs: String? = nil) {
         self.name = name
         self.condition = condition
         self.hook = hook
@@ -57,6 +59,7 @@ public struct AlertRuleDraft: Sendable {
         self.minimumAffectedSessions = minimumAffectedSessions
         self.minimumInstalls = minimumInstalls
         self.threshold = threshold
+        self.installs = installs
     }
 }
 
@@ -84,7 +87,8 @@ public enum AlertRules {
         }
         let given: [(String, Bool)] = [("kind", draft.kind != nil), ("minimum_sessions", draft.minimumSessions != nil),
                                        ("minimum_affected_sessions", draft.minimumAffectedSessions != nil),
-                                       ("minimum_installs", draft.minimumInstalls != nil), ("threshold", draft.threshold != nil)]
+                                       ("minimum_installs", draft.minimumInstalls != nil), ("threshold", draft.threshold != nil),
+                                       ("installs", draft.installs != nil)]
         for (field, present) in given where present && !condition.parameters.contains(field) {
             let allowed = condition.parameters.sorted()
             throw .badRequest("invalid_field", "\(field) is not a parameter of \(condition.rawValue); it takes \(allowed.isEmpty ? "none" : allowed.joined(separator: ", "))")
@@ -93,6 +97,9 @@ public enum AlertRules {
         guard !draft.hook.isEmpty, draft.hook.utf8.count <= 64 else { throw .badRequest("invalid_field", "hook must be the id of one of the app's hooks") }
         if let kind = draft.kind, !Vocabulary.isValidKind(kind) {
             throw .badRequest("invalid_field", "kind must be a report kind (\(Vocabulary.builtInKinds.sorted().joined(separator: ", ")) or x-<name>), got \"\(kind.prefix(64))\"")
+        }
+        if let installs = draft.installs, installs != "all", installs != "attested" {
+            throw .badRequest("invalid_field", "installs must be all or attested, got \"\(installs.prefix(32))\"")
         }
         var minimumSessions = 0, minimumAffected = 0, minimumInstalls = 0
         if condition.parameters.contains("minimum_sessions") {
@@ -123,7 +130,8 @@ public enum AlertRules {
         }
         return AlertRuleRecord(id: id, app: app, name: name, condition: condition.rawValue, kind: draft.kind, minimumSessions: minimumSessions,
                                minimumAffectedSessions: minimumAffected, threshold: condition == .glitchFreeRateBelow ? draft.threshold : nil,
-                               hookID: draft.hook, createdAt: createdAt, createdBy: createdBy, minimumInstalls: minimumInstalls)
+                               hookID: draft.hook, createdAt: createdAt, createdBy: createdBy, minimumInstalls: minimumInstalls,
+                               installs: draft.installs ?? "all")
     }
 
     /// A hook for `url` with a fresh secret (`whsec_` and 64 hex digits), or the error naming

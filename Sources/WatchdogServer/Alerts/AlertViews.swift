@@ -31,6 +31,8 @@ struct AlertRuleView: Encodable {
     @NullWhenAbsent var minimumAffectedSessions: Int? = nil
     @NullWhenAbsent var minimumInstalls: Int? = nil
     @NullWhenAbsent var threshold: Double? = nil
+    /// `all` or `attested`, for the conditions that take it.
+    @NullWhenAbsent var installs: String? = nil
     var createdAt: String
     var createdBy: String
     /// Conditions that fired and have not cleared: no new alert for them until they do.
@@ -47,13 +49,14 @@ struct AlertRuleView: Encodable {
         if parameters.contains("minimum_affected_sessions") { minimumAffectedSessions = rule.minimumAffectedSessions }
         if parameters.contains("minimum_installs") { minimumInstalls = rule.minimumInstalls }
         threshold = rule.threshold
+        if parameters.contains("installs") { installs = rule.installs }
         createdAt = Timestamp.format(milliseconds: rule.createdAt)
         createdBy = rule.createdBy
         firing = firings.map { Firing(release: $0.release.text, subject: $0.subject, alertID: $0.alertID, firedAt: Timestamp.format(milliseconds: $0.firedAt)) }
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, condition, hook, kind, threshold, firing
+        case id, name, condition, hook, kind, threshold, firing, installs
         case minimumSessions = "minimum_sessions"
         case minimumAffectedSessions = "minimum_affected_sessions"
         case minimumInstalls = "minimum_installs"

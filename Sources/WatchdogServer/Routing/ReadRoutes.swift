@@ -8,6 +8,7 @@ struct ReadRoutes: Sendable {
     let lookup: ReleaseLookup
     let config: ConfigService
     let unlisted: UnlistedTotals
+    let attestation: AttestationService
 
     func apps() throws(APIError) -> HTTPResponse {
         let apps = try storeCall { try store.apps() }
@@ -22,7 +23,8 @@ struct ReadRoutes: Sendable {
 
     /// `GET /v1/apps/{app}/releases?offset=&limit=`: listed releases, newest first, one page
     /// (the concentration is read for that page only), and the unlisted releases' totals (from
-    /// memory, at most `UnlistedTotals.maximumAgeSeconds` old).
+    /// memory, at most `UnlistedTotals.maximumAgeSeconds` old). While the app's attestation is
+    /// on, each release says how many of its sessions are of attested installs.
     func releases(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let limit = try ReleaseLookup.limit(request.query["limit"], default: 100, maximum: 1000)
         let offset = try ReleaseLookup.offset(request.query["offset"])
@@ -31,8 +33,13 @@ struct ReadRoutes: Sendable {
         }
         let unlisted = try unlisted.totals(app: app)
         let sorted = ReleaseOrder.sorted(releases, newestFirst: true, by: \.release)
+        let attested = attestation.settings(app: app).mode == .off ? nil : try storeCall { try store.attestedSessions(app: app) }
         var page: [ReleaseStatsView] = []
-        for release in sorted.dropFirst(offset).prefix(limit) { page.append(ReleaseStatsView(try lookup.withConcentration(release, of: app))) }
+        for release in sorted.dropFirst(offset).prefix(limit) {
+            var view = ReleaseStatsView(try lookup.withConcentration(release, of: app))
+            if let attested { view.attestedSessions = min(attested[release.release] ?? 0, release.sessions) }
+            page.append(view)
+        }
         return JSONBody.response(writing: ReleasesView(app: app, releases: page, total: sorted.count, offset: offset, limit: limit,
                                                        unlisted: UnlistedSummaryView(unlisted)))
     }

@@ -13,7 +13,7 @@ enum Routes {
         let lookup = services.lookup
         let auth = AuthRoutes(authenticator: services.authenticator, store: store, cookieSecure: services.settings.cookieSecure)
         let unlisted = UnlistedTotals(store: store)
-        let reads = ReadRoutes(store: store, lookup: lookup, config: services.config, unlisted: unlisted)
+        let reads = ReadRoutes(store: store, lookup: lookup, config: services.config, unlisted: unlisted, attestation: services.attestation)
         let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
         let history = ConfigHistoryRoutes(store: store)
         let compare = CompareRoutes(lookup: lookup, config: services.config, attestation: services.attestation)

@@ -40,6 +40,9 @@ struct ReleaseStatsView: Encodable {
     var implausibleSessions: Int
     /// Reports whose session had no counted start: counted as reports, in no affected session.
     var unknownSessionReports: Int
+    /// Of `sessions`, those of installs with an attested App Attest key; `null` while the app's
+    /// attestation is `off` (README, "Attested installs").
+    @NullWhenAbsent var attestedSessions: Int? = nil
 
     enum CodingKeys: String, CodingKey {
         case release, id, version, build, sessions, reports, concentration
@@ -62,6 +65,7 @@ struct ReleaseStatsView: Encodable {
         case clientQuarantined = "client_quarantined"
         case implausibleSessions = "implausible_sessions"
         case unknownSessionReports = "unknown_session_reports"
+        case attestedSessions = "attested_sessions"
     }
 
     init(_ stats: ReleaseStats) {
@@ -103,6 +107,7 @@ extension ReleaseStatsView: JSONWritable {
         json.object { json in
             json.member("affected_session_rate", affectedSessionRate)
             json.member("affected_sessions", affectedSessions)
+            json.member("attested_sessions", attestedSessions)
             json.member("auto_fixed", autoFixed)
             json.member("build", build)
             json.member("client_evicted", clientEvicted)

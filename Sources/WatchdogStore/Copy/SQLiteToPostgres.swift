@@ -279,7 +279,7 @@ public final class SQLiteToPostgres {
         Table(name: "alert_hooks", columns: columns("id, app, name, url, secret, created_at:i, created_by")),
         Table(name: "alert_rules", columns: columns("""
             id, app, name, condition, kind, minimum_sessions:i, minimum_affected_sessions:i, threshold:d, hook_id, created_at:i, created_by,
-            minimum_installs:i
+            minimum_installs:i, installs
             """)),
         Table(name: "alert_firings", columns: columns("rule_id, subject, release_version, release_build, alert_id, fired_at:i")),
         Table(name: "alert_deliveries", columns: columns("""

@@ -17,6 +17,7 @@ enum PostgresMigrations {
         ("2026-11-26-alert-minimum-installs", alertMinimumInstalls),
         ("2026-11-26-rollouts", rollouts),
         ("2026-11-26-attestation", attestation),
+        ("2026-11-26-alert-installs", alertInstalls),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {
@@ -355,6 +356,11 @@ enum PostgresMigrations {
     private static let alertMinimumInstalls = """
         ALTER TABLE alert_rules ADD COLUMN minimum_installs bigint NOT NULL DEFAULT 0;
         UPDATE alert_rules SET minimum_installs = 20 WHERE condition IN ('release_regressed', 'new_issue', 'glitch_free_rate_below');
+        """
+
+    /// `Migrations.registerAlerts`' `2026-11-26-alert-installs`, the same here.
+    private static let alertInstalls = """
+        ALTER TABLE alert_rules ADD COLUMN installs text NOT NULL DEFAULT 'all' CHECK (installs IN ('all', 'attested'));
         """
 
     /// Guarded rollouts (`Migrations+Rollouts.swift` says what each column holds).

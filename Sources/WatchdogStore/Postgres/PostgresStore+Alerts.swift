@@ -56,10 +56,10 @@ extension PostgresStore {
             }
             try connection.query("""
                 INSERT INTO alert_rules (id, app, name, condition, kind, minimum_sessions, minimum_affected_sessions, threshold, hook_id, created_at, created_by,
-                                         minimum_installs)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                                         minimum_installs, installs)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
                 """, [rule.id, rule.app, rule.name, rule.condition, rule.kind, rule.minimumSessions, rule.minimumAffectedSessions,
-                      rule.threshold, rule.hookID, rule.createdAt, rule.createdBy, rule.minimumInstalls])
+                      rule.threshold, rule.hookID, rule.createdAt, rule.createdBy, rule.minimumInstalls, rule.installs])
         }
     }
 
@@ -67,12 +67,13 @@ extension PostgresStore {
     public func alertRules(app: String?) throws -> [AlertRuleRecord] {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT id, app, name, condition, kind, minimum_sessions, minimum_affected_sessions, threshold, hook_id, created_at, created_by, minimum_installs
+                SELECT id, app, name, condition, kind, minimum_sessions, minimum_affected_sessions, threshold, hook_id, created_at, created_by, minimum_installs, installs
                 FROM alert_rules WHERE $1::text IS NULL OR app = $1::text ORDER BY app COLLATE "C", created_at, id COLLATE "C"
                 """, [app]).map { row in
                 AlertRuleRecord(id: row.text(0), app: row.text(1), name: row.text(2), condition: row.text(3), kind: row.optionalText(4),
                                 minimumSessions: row.int(5), minimumAffectedSessions: row.int(6), threshold: row.optionalDouble(7),
-                                hookID: row.text(8), createdAt: row.integer(9), createdBy: row.text(10), minimumInstalls: row.int(11))
+                                hookID: row.text(8), createdAt: row.integer(9), createdBy: row.text(10), minimumInstalls: row.int(11),
+                                installs: row.text(12))
             }
         }
     }

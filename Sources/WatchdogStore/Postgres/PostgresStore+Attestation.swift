@@ -53,6 +53,20 @@ extension PostgresStore {
         }
     }
 
+    public func attestedSessions(app: String) throws -> [ReleaseID: Int] {
+        try pool.withConnection { connection in
+            var sessions: [ReleaseID: Int] = [:]
+            for row in try connection.query("""
+                SELECT version, build, sum(sessions)::bigint FROM release_installs
+                WHERE app = $1 AND sessions > 0 AND install_id IN (SELECT install_id FROM attested_keys WHERE app = $1)
+                GROUP BY version, build
+                """, [app]) {
+                sessions[ReleaseID(version: row.text(0), build: row.text(1))] = row.int(2)
+            }
+            return sessions
+        }
+    }
+
     public func attestationSettings(app: String) throws -> String? {
         try pool.withConnection { connection in
             try connection.query("SELECT settings FROM app_attestation WHERE app = $1", [app]).first?.text(0)

@@ -32,13 +32,16 @@ public struct AlertRuleRecord: Sendable, Equatable {
     public var minimumAffectedSessions: Int
     /// Distinct installs with sessions a release needs before the rule looks at it.
     public var minimumInstalls: Int
+    /// Whose sessions the rule reads: `all`, or `attested` (installs with an App Attest key).
+    public var installs: String
     public var threshold: Double?
     public var hookID: String
     public var createdAt: Int64
     public var createdBy: String
 
     public init(id: String, app: String, name: String, condition: String, kind: String?, minimumSessions: Int, minimumAffectedSessions: Int,
-                threshold: Double?, hookID: String, createdAt: Int64, createdBy: String, minimumInstalls: Int = 0) {
+                threshold: Double?, hookID: String, createdAt: Int64, createdBy: String, minimumInstalls: Int = 0,
+                installs: String = "all") {
         self.id = id
         self.app = app
         self.name = name
@@ -47,6 +50,7 @@ public struct AlertRuleRecord: Sendable, Equatable {
         self.minimumSessions = minimumSessions
         self.minimumAffectedSessions = minimumAffectedSessions
         self.minimumInstalls = minimumInstalls
+        self.installs = installs
         self.threshold = threshold
         self.hookID = hookID
         self.createdAt = createdAt

@@ -80,4 +80,12 @@ extension Migrations {
                 """)
         }
     }
+
+    /// Issue 28: a rule may read attested installs only (README, "Attested installs").
+    /// Registered after the attestation tables (`registerAttestation`), last.
+    static func registerAlertInstalls(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("2026-11-26-alert-installs") { db in
+            try db.execute(sql: "ALTER TABLE alert_rules ADD COLUMN installs TEXT NOT NULL DEFAULT 'all' CHECK (installs IN ('all', 'attested'))")
+        }
+    }
 }

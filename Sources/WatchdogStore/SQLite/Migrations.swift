@@ -377,6 +377,7 @@ enum Migrations {
         registerAdmission(&migrator)
         registerRollouts(&migrator)
         registerAttestation(&migrator)
+        registerAlertInstalls(&migrator)
         return migrator
     }
 }

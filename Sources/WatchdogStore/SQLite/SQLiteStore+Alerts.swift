@@ -36,10 +36,10 @@ extension SQLiteStore {
             }
             try db.execute(sql: """
                 INSERT INTO alert_rules (id, app, name, condition, kind, minimum_sessions, minimum_affected_sessions, threshold, hook_id, created_at, created_by,
-                                         minimum_installs)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         minimum_installs, installs)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [rule.id, rule.app, rule.name, rule.condition, rule.kind, rule.minimumSessions, rule.minimumAffectedSessions,
-                                 rule.threshold, rule.hookID, rule.createdAt, rule.createdBy, rule.minimumInstalls])
+                                 rule.threshold, rule.hookID, rule.createdAt, rule.createdBy, rule.minimumInstalls, rule.installs])
         }
     }
 
@@ -49,7 +49,7 @@ extension SQLiteStore {
                 AlertRuleRecord(id: row["id"], app: row["app"], name: row["name"], condition: row["condition"], kind: row["kind"],
                                 minimumSessions: row["minimum_sessions"], minimumAffectedSessions: row["minimum_affected_sessions"],
                                 threshold: row["threshold"], hookID: row["hook_id"], createdAt: row["created_at"], createdBy: row["created_by"],
-                                minimumInstalls: row["minimum_installs"])
+                                minimumInstalls: row["minimum_installs"], installs: row["installs"])
             }
         }
     }

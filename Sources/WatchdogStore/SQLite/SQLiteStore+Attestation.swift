@@ -53,6 +53,20 @@ extension SQLiteStore {
         try pool.read { db in Set(try String.fetchAll(db, sql: "SELECT DISTINCT install_id FROM attested_keys WHERE app = ?", arguments: [app])) }
     }
 
+    public func attestedSessions(app: String) throws -> [ReleaseID: Int] {
+        try pool.read { db in
+            var sessions: [ReleaseID: Int] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT version, build, sum(sessions) FROM release_installs
+                WHERE app = ?1 AND sessions > 0 AND install_id IN (SELECT install_id FROM attested_keys WHERE app = ?1)
+                GROUP BY version, build
+                """, arguments: [app]) {
+                sessions[ReleaseID(version: row[0], build: row[1])] = row[2]
+            }
+            return sessions
+        }
+    }
+
     public func attestationSettings(app: String) throws -> String? {
         try pool.read { db in try String.fetchOne(db, sql: "SELECT settings FROM app_attestation WHERE app = ?", arguments: [app]) }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import WatchdogServer
 import WatchdogTesting
 import WatchdogWire
@@ -74,6 +75,57 @@ struct AttestedFleet {
     func storedSessions() throws -> Int {
         let releases = try application.store.releases(app: Self.app) ?? []
         return releases.reduce(0) { $0 + $1.sessions + $1.implausibleSessions }
+    }
+}
+
+extension AttestedFleet {
+    /// `installs` attested installs of `version`, one session each, the first `affected` with a
+    /// glitch report; each attests its key and signs its uploads.
+    func attestedRelease(version: String, installs: Int, affected: Int) throws {
+        for index in 0..<installs {
+            let install = "I-\(version)-\(index)"
+            var device = try attest(install: install)
+            var session = Fixtures.session(version: version, build: "1")
+            session["install_id"] = install
+            session["started_at"] = Timestamp.format(milliseconds: application.clock.now - 60_000)
+            let sessions = Array(try JSONSerialization.data(withJSONObject: ["sessions": [session]]))
+            let started = try post(body: sessions, assertion: device.assertionHeader(body: sessions, appID: AttestedFleet.appID), from: "100.64.\(index / 10).17")
+            #expect(started.status == 202 && started.json["accepted"] as? Int == 1, "\(started.text)")
+            guard index < affected else { continue }
+            var report = try Fixtures.freshReport(version: version, build: "1", kind: "view_frame_mismatch", sessionID: session["id"] as? String)
+            report["install_id"] = install
+            let reports = Array(try JSONSerialization.data(withJSONObject: ["reports": [report]]))
+            let posted = try post("/v1/reports", body: reports, assertion: device.assertionHeader(body: reports, appID: AttestedFleet.appID),
+                                  from: "100.64.\(index / 10).17")
+            #expect(posted.status == 202 && posted.json["accepted"] as? Int == 1, "\(posted.text)")
+        }
+    }
+
+    /// Unattested session starts of `version` from `installs` fresh install ids, ten per
+    /// network, the first `affected` with a glitch report: stored under `observe`.
+    func forged(version: String, installs: Int, affected: Int) throws {
+        var sessions: [[String: Any]] = [], reports: [[String: Any]] = []
+        for index in 0..<installs {
+            var session = Fixtures.session(version: version, build: "1")
+            session["install_id"] = "forged-\(version)-\(index)"
+            session["started_at"] = Timestamp.format(milliseconds: application.clock.now - 120_000)
+            sessions.append(session)
+            if index < affected {
+                var report = try Fixtures.freshReport(version: version, build: "1", kind: "view_frame_mismatch", sessionID: session["id"] as? String)
+                report["install_id"] = session["install_id"]
+                reports.append(report)
+            }
+        }
+        for start in stride(from: 0, to: installs, by: 10) {
+            let address = "198.18.\(start / 10 % 256).\(start / 2560 + 1)"
+            let started = try post(body: Array(try JSONSerialization.data(withJSONObject: ["sessions": Array(sessions[start..<min(start + 10, installs)])])),
+                                   assertion: nil, from: address)
+            #expect(started.status == 202 && started.json["accepted"] as? Int == min(10, installs - start), "\(started.text)")
+            let batch = reports[min(start, reports.count)..<min(start + 10, reports.count)]
+            guard !batch.isEmpty else { continue }
+            let posted = try post("/v1/reports", body: Array(try JSONSerialization.data(withJSONObject: ["reports": Array(batch)])), assertion: nil, from: address)
+            #expect(posted.status == 202, "\(posted.text)")
+        }
     }
 }
 
