@@ -3,6 +3,7 @@ import { el, replace, table, clientText } from '../dom.js';
 import { time, number } from '../format.js';
 import { whenChanged } from '../changes.js';
 import { renderAlerts } from './alerts.js';
+import { renderAttestation } from './attestation.js';
 
 const switches = [['enabled', 'Watchdog enabled (kill switch)'], ['auto_fix', 'Auto-fix misplaced views'], ['test_crash', 'Crash on purpose after a reported glitch']];
 /** Switching test_crash on for more installs than this needs the app's name typed. */
@@ -23,9 +24,10 @@ export async function render(main, params, { session }) {
   const titleID = `config-dialog-title-${++dialogs}`;
   const dialog = el('dialog', { 'aria-labelledby': titleID });
   const alertsHolder = el('div');
+  const attestationHolder = el('div');
   replace(main, el('h1', {}, 'Config'),
     admin ? null : el('p', { class: 'muted', 'data-role': 'read-only' }, 'Signed in as a viewer: you see the config; admins change it.'),
-    message, holder, alertsHolder, dialog);
+    message, holder, alertsHolder, attestationHolder, dialog);
 
   /** Dry-run first, then ask, then change with If-Match; focus goes back to `returnTo` (a
    * selector: the invoking control is redrawn). */
@@ -216,7 +218,8 @@ export async function render(main, params, { session }) {
 
   await draw();
   const alerts = await renderAlerts(alertsHolder, app, { admin });
-  return { refresh: async () => { if (!dialog.open) { await draw(false); await alerts.refresh(); } } };
+  const attestation = await renderAttestation(attestationHolder, app, { admin });
+  return { refresh: async () => { if (!dialog.open) { await draw(false); await alerts.refresh(); await attestation.refresh(); } } };
 }
 
 /** Key-level differences between two documents, as text lines. */

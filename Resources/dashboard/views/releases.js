@@ -20,7 +20,11 @@ export async function render(main, params, { link, session }) {
   const actions = admin ? releaseActions(app, adminHolder, async () => { await refresh(); await unlisted.refresh(); }) : null;
   const draw = whenChanged((data) => {
     const kinds = [...new Set(data.releases.flatMap((r) => Object.keys(r.reports_by_kind)))].sort();
-    const headers = ['Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Glitch-free', num: true }, { label: 'Reports / 1k sessions', num: true },
+    // While the app's App Attest is on, the share of each release's sessions from attested installs.
+    const attestation = data.releases.some((r) => r.attested_sessions !== null && r.attested_sessions !== undefined);
+    const attested = (r) => el('span', { 'data-role': 'attested-share', title: `${number(r.attested_sessions)} of ${number(r.sessions)} sessions from attested installs` },
+      r.sessions ? percent(r.attested_sessions / r.sessions) : '—');
+    const headers = ['Release', { label: 'Sessions', num: true }, ...(attestation ? [{ label: 'Attested', num: true }] : []), { label: 'With a glitch', num: true }, { label: 'Glitch-free', num: true }, { label: 'Reports / 1k sessions', num: true },
       ...kinds.map((k) => ({ label: `${kindName(k)} / 1k`, num: true })), { label: 'Auto-fixed', num: true }, { label: 'Test crashes', num: true },
       { label: 'Suspect', num: true }, { label: 'Flooded', num: true }, { label: 'Sessions held apart', num: true }, { label: 'Reports of unknown sessions', num: true },
       { label: 'Top 1 % of installs', num: true }, 'Last seen', ...(admin ? ['Actions'] : [])];
@@ -30,7 +34,7 @@ export async function render(main, params, { link, session }) {
       data: r,
       cells: [
         clientText(r.release, 'a', { href: link('issues', { release: r.id }) }),
-        number(r.sessions), percent(r.affected_session_rate), percent(r.glitch_free_session_rate), number(r.reports_per_1k_sessions, 1),
+        number(r.sessions), ...(attestation ? [attested(r)] : []), percent(r.affected_session_rate), percent(r.glitch_free_session_rate), number(r.reports_per_1k_sessions, 1),
         ...kinds.map((k) => number(r.reports_per_1k_sessions_by_kind?.[k] ?? (r.sessions ? 0 : null), 1)),
         number(r.auto_fixed), number(r.test_crashes), number(r.suspect_reports), number(r.flooded_reports),
         el('span', { class: r.implausible_sessions ? 'warn' : null, 'data-role': 'implausible-sessions' }, number(r.implausible_sessions ?? 0)),
@@ -50,7 +54,8 @@ export async function render(main, params, { link, session }) {
         el('button', { type: 'button', disabled: last >= data.total ? 'disabled' : null, onclick: () => { offset += PAGE; refresh(); } }, 'Older')) : null,
       unlistedLine(data.unlisted),
       floods.map((r) => el('p', { class: 'warning', 'data-role': 'flood-warning' }, '⚠ ', clientText(r.release), `: the ${concentrationText(r.concentration)}.`)),
-      el('p', { class: 'muted' }, 'With a glitch: share of sessions with at least one report. Suspect: reports sent while the app was inactive or in the background ',
+      el('p', { class: 'muted' }, attestation ? 'Attested: share of the sessions from installs whose App Attest key the server verified (a real device running this app); compare, the gate and alerts can rest on those alone. ' : null,
+        'With a glitch: share of sessions with at least one report. Suspect: reports sent while the app was inactive or in the background ',
         '(other apps’ keyboard notifications reach it). Flooded: reports past the per-session cap for one glitch. Both are kept out of the rates. ',
         'Sessions held apart: session starts stored but in no rate — past the app’s limits per install or per network, or dated far from their arrival. ',
         'Reports of unknown sessions: reports whose session never had a counted start; counted as reports, never as sessions with a glitch. ',

@@ -1,0 +1,73 @@
+import { api, q } from '../api.js';
+import { el, replace, clientText } from '../dom.js';
+import { confirmAction } from '../confirm.js';
+
+const modes = [
+  ['off', 'Off — assertions are ignored'],
+  ['observe', 'Observe — unattested uploads are stored and marked'],
+  ['require', 'Require — uploads without a valid assertion are refused'],
+];
+const environments = [['production', 'Production (TestFlight, App Store)'], ['development', 'Development (Xcode builds)']];
+
+/** The App Attest card of the config area (README, "Attested installs"): the app's mode, team
+ * id, bundle id and environment; admins change them with a form, and switching to `require`
+ * asks first (unattested installs' uploads are refused from then on, and kept on the devices).
+ * What the server answers is shown as text. */
+export async function renderAttestation(holder, app, { admin }) {
+  const path = `/v1/admin/apps/${q(app)}/attestation`;
+  const card = el('div', { class: 'card', 'data-role': 'attestation' });
+  const message = el('p', { class: 'error', role: 'status', 'data-role': 'attestation-message' });
+  holder.append(card);
+
+  function summary(settings) {
+    const label = Object.fromEntries(modes)[settings.mode] ?? settings.mode;
+    return el('dl', { class: 'fields', 'data-role': 'attestation-settings' },
+      el('dt', {}, 'Mode'), el('dd', { 'data-field': 'mode' }, label),
+      el('dt', {}, 'App id'), el('dd', { 'data-field': 'app-id' }, settings.team_id ? clientText(`${settings.team_id}.${settings.bundle_id}`) : '—'),
+      el('dt', {}, 'Environment'), el('dd', { 'data-field': 'environment' }, Object.fromEntries(environments)[settings.environment] ?? settings.environment));
+  }
+
+  function form(settings) {
+    const field = (id, text, input) => el('label', { for: id }, text, ' ', input);
+    const mode = el('select', { id: 'attestation-mode' }, modes.map(([value, label]) => el('option', { value, selected: value === settings.mode ? 'selected' : null }, label)));
+    const team = el('input', { id: 'attestation-team-id', type: 'text', maxlength: 10, autocomplete: 'off', spellcheck: 'false', placeholder: 'ABCDE12345', value: settings.team_id });
+    const bundle = el('input', { id: 'attestation-bundle-id', type: 'text', maxlength: 155, autocomplete: 'off', spellcheck: 'false', placeholder: app, value: settings.bundle_id || app });
+    const environment = el('select', { id: 'attestation-environment' },
+      environments.map(([value, label]) => el('option', { value, selected: value === settings.environment ? 'selected' : null }, label)));
+    const save = el('button', { type: 'submit', class: 'primary' }, 'Save attestation settings');
+    const element = el('form', { class: 'inline', 'aria-labelledby': 'attestation-form-title' },
+      el('h3', { id: 'attestation-form-title' }, 'Change'),
+      field('attestation-mode', 'Mode', mode), field('attestation-team-id', 'Team id', team), field('attestation-bundle-id', 'Bundle id', bundle),
+      field('attestation-environment', 'Environment', environment), save);
+    element.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      message.textContent = '';
+      const next = { mode: mode.value, team_id: team.value.trim(), bundle_id: bundle.value.trim(), environment: environment.value };
+      if (next.mode === 'require' && settings.mode !== 'require') {
+        const go = await confirmAction({ title: `Require attestation for ${app}?`, role: 'attestation-require', returnTo: save, danger: true, confirm: 'Require',
+          consequence: 'Reports and sessions without a valid App Attest assertion will be refused: simulators, old devices and builds without App Attest keep them on the device. Observe first to see the attested share per release.' });
+        if (!go) return;
+      }
+      try {
+        await api.put(path, next);
+        message.textContent = 'Saved.';
+      } catch (error) {
+        message.textContent = error.message;
+      }
+      await draw();
+      card.querySelector('#attestation-mode')?.focus();
+    });
+    return element;
+  }
+
+  async function draw() {
+    const settings = await api.get(path);
+    replace(card, el('h2', {}, 'Attested installs (App Attest)'),
+      el('p', { class: 'muted' }, 'With App Attest, an install is a real Apple device running this app: verdicts, the gate and alerts can rest on attested installs alone. ',
+        'The releases table shows the attested share of each release’s sessions while this is on.'),
+      summary(settings), message, admin ? form(settings) : el('p', { class: 'muted' }, 'Admins change these settings.'));
+  }
+
+  await draw();
+  return { refresh: async () => { if (!card.contains(document.activeElement)) await draw(); } };
+}
