@@ -69,7 +69,8 @@ let package = Package(
         .target(name: "WatchdogSimulation", dependencies: ["WatchdogKit", "WatchdogWire"]),
         .executableTarget(
             name: "watchdog-simulator",
-            dependencies: ["WatchdogSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            // WatchdogTesting: the test CA that stands in for Apple's App Attest (--attest-ca).
+            dependencies: ["WatchdogSimulation", "WatchdogTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(
             name: "WatchdogHTTP",

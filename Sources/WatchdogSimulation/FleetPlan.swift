@@ -52,6 +52,9 @@ public struct FleetPlan: Sendable {
     public var uploadEvery: Int = 5
     /// Seconds each device waits between sessions (0: as fast as possible).
     public var sessionPause: Double = 0
+    /// Every device opts in to App Attest with this service (README, "Attested installs"):
+    /// it attests a key once and signs its uploads. `nil`: uploads go unattested.
+    public var appAttest: (any AppAttestService)?
 
     public init(app: String, releases: [ReleasePlan], devices: Int, sessions: Int) {
         self.app = app

@@ -59,6 +59,7 @@ final class SimulatedDevice {
                                         installID: "sim-\(plan.seed)-\(index)")
         settings.configRefreshInterval = 60
         settings.maximumBackoff = plan.maximumBackoff
+        settings.appAttest = plan.appAttest
         var crash: () -> Void = {}
         agent = try WatchdogAgent(settings: settings, window: window, clock: { clock.now }, transport: transport, crashHandler: { _ in crash() })
         crash = { [unowned self] in crashed = true }

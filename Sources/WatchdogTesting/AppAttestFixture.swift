@@ -8,18 +8,22 @@ import X509
 /// instead of Apple's root, and devices whose keys it attests. Attestation objects and
 /// assertions are built exactly as Apple's documentation lays them out ("Validating apps
 /// that connect to your server"), so the server checks them as it would a real device's.
-public struct AppAttestFixture {
+/// `@unchecked Sendable`: swift-crypto's private keys are not marked Sendable, but every key
+/// here is immutable once made and only signs (which reads it).
+public struct AppAttestFixture: @unchecked Sendable {
     public let rootPEM: String
+    /// The root's private key (PEM): with `rootPEM`, what `init(rootPEM:rootKeyPEM:now:)` takes
+    /// to attest in another process (`watchdog-simulator test-ca`).
+    public let rootKeyPEM: String
     let intermediate: Certificate
     let intermediateKey: P256.Signing.PrivateKey
     /// Validity of every certificate: an hour before `now` to a year after.
     let now: Date
 
-    /// - Parameter now: the time the server verifies at (a `TestClock`'s date).
+    /// A new CA. - Parameter now: the time the server verifies at (a `TestClock`'s date).
     public init(now: Date) throws {
-        self.now = now
         let rootKey = P384.Signing.PrivateKey()
-        let rootName = try DistinguishedName { CommonName("Test App Attestation Root CA"); OrganizationName("Watchdog tests") }
+        let rootName = try Self.rootName
         let root = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey), notValidBefore: now - 3600, notValidAfter: now + 365 * 86_400,
             issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA384,
@@ -28,12 +32,23 @@ public struct AppAttestFixture {
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
             },
             issuerPrivateKey: .init(rootKey))
+        try self.init(root: root, rootKey: rootKey, now: now)
+    }
+
+    /// The CA `rootPEM` and `rootKeyPEM` of another fixture hold (a new intermediate under it).
+    public init(rootPEM: String, rootKeyPEM: String, now: Date) throws {
+        try self.init(root: try Certificate(pemEncoded: rootPEM), rootKey: try P384.Signing.PrivateKey(pemRepresentation: rootKeyPEM), now: now)
+    }
+
+    private init(root: Certificate, rootKey: P384.Signing.PrivateKey, now: Date) throws {
+        self.now = now
         rootPEM = try root.serializeAsPEM().pemString
+        rootKeyPEM = rootKey.pemRepresentation
         intermediateKey = P256.Signing.PrivateKey()
         let intermediateName = try DistinguishedName { CommonName("Test App Attestation CA 1"); OrganizationName("Watchdog tests") }
         intermediate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey), notValidBefore: now - 3600, notValidAfter: now + 365 * 86_400,
-            issuer: rootName, subject: intermediateName, signatureAlgorithm: .ecdsaWithSHA384,
+            issuer: root.subject, subject: intermediateName, signatureAlgorithm: .ecdsaWithSHA384,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
@@ -41,8 +56,12 @@ public struct AppAttestFixture {
             issuerPrivateKey: .init(rootKey))
     }
 
+    static var rootName: DistinguishedName {
+        get throws { try DistinguishedName { CommonName("Test App Attestation Root CA"); OrganizationName("Watchdog tests") } }
+    }
+
     /// One device's App Attest key: made in the Secure Enclave on a phone, here in memory.
-    public struct DeviceKey {
+    public struct DeviceKey: @unchecked Sendable {
         public let privateKey: P256.Signing.PrivateKey
         public var counter: UInt32 = 0
 

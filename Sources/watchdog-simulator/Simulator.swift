@@ -1,19 +1,32 @@
 import ArgumentParser
 import Foundation
 import WatchdogSimulation
+import WatchdogTesting
 
 @main
 struct Simulator: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watchdog-simulator",
         abstract: "A fleet of simulated devices running WatchdogKit against a watchdogd.",
+        subcommands: [Run.self, TestCA.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+/// The fleet (the default subcommand).
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a fleet of simulated devices against a watchdogd.",
         discussion: """
             Two releases of an app (14.1.0 glitches four times as often as 14.2.0), keyboard
             notifications, app switches, iPad Split View with the other app's keyboard and
             navigation locks, through WatchdogKit's real watchdog, outbox, uploader and config
             client. With --rotate-key-admin-token the fleet runs on a key it issues, which is
             revoked a third of the way through (uploads get 401, outboxes keep everything) and
-            replaced at two thirds. Prints what the devices produced as JSON (with
+            replaced at two thirds. With --attest-ca every device opts in to App Attest, with the
+            test CA `watchdog-simulator test-ca` made standing in for Apple's (a debug watchdogd
+            trusts it through WATCHDOG_TESTING_ATTESTATION_ROOT_PEM_FILE=DIR/root.pem). Prints what
+            the devices produced as JSON (with
             the reports a correct watchdog makes, to compare); exits 1 when anything was left
             undelivered.
             """
@@ -40,6 +53,12 @@ struct Simulator: AsyncParsableCommand {
     @Option(help: "Seed for a reproducible fleet.")
     var seed: UInt64 = 1
 
+    @Option(help: "A test CA's directory (watchdog-simulator test-ca): every device attests a key with it and signs its uploads.")
+    var attestCa: String?
+
+    @Option(help: "With --attest-ca: the Apple Developer team id the app's attestation settings name.")
+    var teamId = "ABCDE12345"
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         guard let base = url ?? environment["WATCHDOG_URL"], let endpoint = URL(string: base) else {
@@ -47,6 +66,12 @@ struct Simulator: AsyncParsableCommand {
         }
         var plan = FleetPlan.twoReleases(app: app, devices: devices, sessions: sessions)
         plan.seed = seed
+        if let attestCa {
+            let directory = URL(fileURLWithPath: attestCa)
+            let fixture = try AppAttestFixture(rootPEM: try String(contentsOf: directory.appendingPathComponent("root.pem"), encoding: .utf8),
+                                               rootKeyPEM: try String(contentsOf: directory.appendingPathComponent("root-key.pem"), encoding: .utf8), now: Date())
+            plan.appAttest = SimulatedAppAttestService(fixture: fixture, appID: "\(teamId).\(app)")
+        }
         let key: String
         var rotation: KeyRotation?
         if let admin = rotateKeyAdminToken ?? environment["WATCHDOG_ADMIN_TOKEN"] {
@@ -70,5 +95,27 @@ struct Simulator: AsyncParsableCommand {
         let json = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys, .prettyPrinted])
         print(String(decoding: json, as: UTF8.self))
         if result.undelivered > 0 { throw ExitCode(1) }
+    }
+}
+
+/// `watchdog-simulator test-ca DIR`: a CA standing in for Apple's App Attestation root, for
+/// attested fleets against a debug watchdogd.
+struct TestCA: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test-ca",
+        abstract: "Make a test CA for App Attest: DIR/root.pem (for WATCHDOG_TESTING_ATTESTATION_ROOT_PEM_FILE) and DIR/root-key.pem (for --attest-ca).")
+
+    @Argument(help: "The directory to write root.pem and root-key.pem into (made if missing).")
+    var directory: String
+
+    func run() throws {
+        let fixture = try AppAttestFixture(now: Date())
+        let url = URL(fileURLWithPath: directory)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try fixture.rootPEM.write(to: url.appendingPathComponent("root.pem"), atomically: true, encoding: .utf8)
+        let keyFile = url.appendingPathComponent("root-key.pem")
+        try fixture.rootKeyPEM.write(to: keyFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
+        print(url.appendingPathComponent("root.pem").path)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WatchdogSimulation
 import WatchdogTesting
 
 /// Issue 28's acceptance against the real daemon on port 0: a fleet whose installs attested
@@ -67,12 +68,12 @@ import WatchdogTesting
     }
 
     /// Issue 23's load: fresh glitch-free installs of 14.2.0 from one network, unattested.
-    static func attack(_ fleet: Fleet, sessions: Int) throws -> [Int] {
+    static func attack(_ fleet: Fleet, sessions: Int, build: String = "1") throws -> [Int] {
         var statuses: [Int] = []
         var none: AppAttestFixture.DeviceKey?
         for batch in 0..<(sessions / 100) {
             let starts = (0..<100).map { index -> [String: Any] in
-                var session = Fixtures.session(version: "14.2.0", build: "1")
+                var session = Fixtures.session(version: "14.2.0", build: build)
                 session["install_id"] = "forged-\(batch)-\(index)"
                 session["started_at"] = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-120))
                 return session
@@ -128,6 +129,39 @@ import WatchdogTesting
         let stored = try fleet.daemon.client.request("GET", "/v1/apps/\(Self.app)/releases", token: fleet.viewer).json["releases"] as? [[String: Any]] ?? []
         let target = stored.first { $0["release"] as? String == "14.2.0 (1)" }
         #expect(((target?["sessions"] as? Int) ?? 0) + ((target?["implausible_sessions"] as? Int) ?? 0) == 2060)
+    }
+
+    /// `watchdog-simulator`'s fleet — WatchdogKit's real agent, outbox, uploader and `AppAttester`
+    /// on each device, App Attest stood in for by the test CA — under `require`: every device
+    /// attests once and every upload is signed, so every session counts and is attested; the
+    /// unattested attacker's load is refused whole.
+    @Test func aSimulatedWatchdogKitFleetAttestsAndOnlyItCountsUnderRequire() async throws {
+        let fleet = try Self.start(mode: "require")
+        for build in [("14.1.0", "31102"), ("14.2.0", "31245")] {
+            let declared = try fleet.daemon.client.request("POST", "/v1/admin/apps/\(Self.app)/releases", token: fleet.admin, headers: ["Content-Type": "application/json"],
+                                                           body: Array(#"{"version":"\#(build.0)","build":"\#(build.1)"}"#.utf8))
+            #expect(declared.status == 201, "\(declared.text)")
+        }
+        var plan = FleetPlan.twoReleases(app: Self.app, devices: 8, sessions: 160)
+        plan.maximumBackoff = 0.5
+        let service = SimulatedAppAttestService(fixture: fleet.fixture, appID: Self.appID)
+        plan.appAttest = service
+        let endpoint = try #require(URL(string: "http://127.0.0.1:\(fleet.daemon.port)"))
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("attested-fleet-\(UUID().uuidString)")
+        let produced = try await WatchdogSimulation.Fleet.run(plan, endpoint: endpoint, ingestKey: fleet.key, workDirectory: work, deadline: Date().addingTimeInterval(120))
+        #expect(produced.undelivered == 0)
+        #expect(service.generated == 8, "one key per device")
+        func releases() throws -> [String: [String: Any]] {
+            let listed = try fleet.daemon.client.request("GET", "/v1/apps/\(Self.app)/releases", token: fleet.viewer).json["releases"] as? [[String: Any]] ?? []
+            return Dictionary(uniqueKeysWithValues: listed.map { ($0["release"] as? String ?? "", $0) })
+        }
+        let before = try releases()
+        for (release, sessions) in produced.sessions {
+            #expect(before[release]?["sessions"] as? Int == sessions && before[release]?["attested_sessions"] as? Int == sessions, "\(release): \(before[release] ?? [:])")
+        }
+        #expect(try Self.attack(fleet, sessions: 1000, build: "31245").allSatisfy { $0 == 401 })
+        let after = try releases()
+        #expect(after["14.2.0 (31245)"]?["sessions"] as? Int == produced.sessions["14.2.0 (31245)"], "\(after)")
     }
 
     @Test func theAppsAttestationCommandShowsAndChangesTheSettings() throws {

@@ -9,53 +9,10 @@ import WatchdogWire
 /// WatchdogKit's `AppAttester` with its uploader against the real router and store: the install
 /// attests once and signs every batch; a key App Attest invalidates (a restore) is replaced; an
 /// unsupported device uploads unattested, which `require` refuses while the outbox keeps it.
-/// `DCAppAttestService` is stood in for by `FakeAppAttest`, which makes keys and attestations as
-/// the test CA's devices.
+/// `DCAppAttestService` is stood in for by `SimulatedAppAttestService`, which makes keys and
+/// attestations as the test CA's devices.
 @Suite struct KitAttestationTests {
     static let release = Release(version: "14.2.0", build: "31245")
-
-    /// DCAppAttestService for the test: keys in memory, attested by the fleet's test CA.
-    final class FakeAppAttest: AppAttestService, @unchecked Sendable {
-        struct InvalidKey: Error {}
-        let fixture: AppAttestFixture
-        let supported: Bool
-        private let lock = NSLock()
-        private var keys: [String: AppAttestFixture.DeviceKey] = [:]
-        private var invalid: Set<String> = []
-        private(set) var generated = 0
-
-        init(fixture: AppAttestFixture, supported: Bool = true) {
-            self.fixture = fixture
-            self.supported = supported
-        }
-
-        var isSupported: Bool { supported }
-
-        func generateKey() async throws -> String {
-            let key = AppAttestFixture.DeviceKey()
-            lock.withLock { keys[key.keyIDBase64] = key; generated += 1 }
-            return key.keyIDBase64
-        }
-
-        func attestKey(_ keyID: String, challenge: Data) async throws -> Data {
-            guard let key = lock.withLock({ invalid.contains(keyID) ? nil : keys[keyID] }) else { throw InvalidKey() }
-            return Data(try fixture.attestation(key: key, challenge: Array(challenge), appID: AttestedFleet.appID))
-        }
-
-        func generateAssertion(_ keyID: String, body: Data) async throws -> Data {
-            try lock.withLock {
-                guard !invalid.contains(keyID), var key = keys[keyID] else { throw InvalidKey() }
-                key.counter += 1
-                keys[keyID] = key
-                return Data(key.assertion(body: Array(body), appID: AttestedFleet.appID, counter: key.counter))
-            }
-        }
-
-        func classify(_ error: any Error) -> AppAttestFailure { error is InvalidKey ? .invalidKey : .other }
-
-        /// What a restore to another device does to the key.
-        func invalidateAll() { lock.withLock { invalid.formUnion(keys.keys) } }
-    }
 
     struct Device {
         let outbox: Outbox
@@ -63,7 +20,7 @@ import WatchdogWire
         let attester: AppAttester
     }
 
-    static func device(_ fleet: AttestedFleet, service: FakeAppAttest, install: String) throws -> Device {
+    static func device(_ fleet: AttestedFleet, service: SimulatedAppAttestService, install: String) throws -> Device {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kit-attest-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let outbox = try Outbox(directory: directory.appendingPathComponent("outbox"), fallbackRelease: release)
@@ -85,7 +42,7 @@ import WatchdogWire
 
     @Test func anOptedInInstallAttestsOnceAndItsUploadsAreAcceptedUnderRequire() async throws {
         let fleet = try AttestedFleet()
-        let service = FakeAppAttest(fixture: fleet.fixture)
+        let service = SimulatedAppAttestService(fixture: fleet.fixture, appID: AttestedFleet.appID)
         let device = try Self.device(fleet, service: service, install: "I-kit")
         try Self.sessions(device, install: "I-kit", count: 3, now: fleet.application.clock.now)
         #expect(await device.uploader.drain() == .drained)
@@ -99,7 +56,7 @@ import WatchdogWire
 
     @Test func aKeyInvalidatedByARestoreIsReplacedAndAttestedAgain() async throws {
         let fleet = try AttestedFleet()
-        let service = FakeAppAttest(fixture: fleet.fixture)
+        let service = SimulatedAppAttestService(fixture: fleet.fixture, appID: AttestedFleet.appID)
         let device = try Self.device(fleet, service: service, install: "I-kit")
         try Self.sessions(device, install: "I-kit", count: 1, now: fleet.application.clock.now)
         #expect(await device.uploader.drain() == .drained)
@@ -117,7 +74,7 @@ import WatchdogWire
 
     @Test func anUnsupportedDeviceUploadsUnattestedWhichRequireRefusesAndObserveStores() async throws {
         let fleet = try AttestedFleet()
-        let service = FakeAppAttest(fixture: fleet.fixture, supported: false)
+        let service = SimulatedAppAttestService(fixture: fleet.fixture, appID: AttestedFleet.appID, supported: false)
         let device = try Self.device(fleet, service: service, install: "I-sim")
         try Self.sessions(device, install: "I-sim", count: 2, now: fleet.application.clock.now)
         guard case .waitingUntil = await device.uploader.drain() else { Issue.record("expected a backoff"); return }
