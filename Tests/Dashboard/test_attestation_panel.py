@@ -1,8 +1,17 @@
 """Issue 28: the App Attest card of the config area — settings changed by clicking (a wrong team
-id refused with the server's message, `require` asked for first), read-only for viewers."""
+id refused with the server's message, `require` asked for first), read-only for viewers — and
+the attested share of each release's sessions in the releases table, after a fleet of
+watchdog-simulator's devices attested with the test CA run.sh made."""
+import datetime
+import json
+import os
+import subprocess
+import urllib.error
+import uuid
+
 from playwright.sync_api import expect
 
-from conftest import OTHER_APP, api
+from conftest import OTHER_APP, URL, api
 
 
 def settings(app=OTHER_APP):
@@ -59,3 +68,46 @@ def test_a_viewer_sees_the_attestation_settings_without_a_form(viewer):
     expect(card.locator('[data-field="mode"]')).to_have_text("Off — assertions are ignored")
     expect(card.get_by_text("Admins change these settings.")).to_be_visible()
     assert card.locator("form").count() == 0
+
+
+ATTESTED_APP = "com.example.attested"
+
+
+def test_the_releases_table_shows_the_attested_share_of_each_release(admin):
+    try:
+        api("POST", "/v1/admin/apps", {"app": ATTESTED_APP})
+    except urllib.error.HTTPError as error:
+        assert error.code == 409
+    key = api("POST", f"/v1/admin/apps/{ATTESTED_APP}/keys", {"name": "attested fleet"})[0]["ingest_key"]
+    for version, build in [("14.1.0", "31102"), ("14.2.0", "31245")]:
+        api("POST", f"/v1/admin/apps/{ATTESTED_APP}/releases", {"version": version, "build": build})
+    api("PUT", f"/v1/admin/apps/{ATTESTED_APP}/attestation", {"mode": "observe", "team_id": "ABCDE12345", "bundle_id": ATTESTED_APP})
+    # Eight simulated devices, WatchdogKit's AppAttester in each: every upload signed. (Without
+    # WATCHDOG_ADMIN_TOKEN in its environment: with it, the simulator rotates the app's key.)
+    environment = {name: value for name, value in os.environ.items() if name != "WATCHDOG_ADMIN_TOKEN"}
+    run = subprocess.run([os.environ["WATCHDOG_SIMULATOR"], "--url", URL, "--ingest-key", key, "--app", ATTESTED_APP, "--devices", "8",
+                          "--sessions", "40", "--attest-ca", os.environ["WATCHDOG_ATTEST_CA"]], capture_output=True, text=True, timeout=300, env=environment)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["undelivered"] == 0
+    # Unattested session starts of 14.2.0 from invented installs: stored under observe, not attested.
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    forged = [{"id": str(uuid.uuid4()), "install_id": f"forged-{index}", "app": ATTESTED_APP, "started_at": now,
+               "release": {"version": "14.2.0", "build": "31245", "channel": "beta"}} for index in range(10)]
+    answer = api("POST", "/v1/sessions", {"sessions": forged}, token=key)[0]
+    assert answer["accepted"] == 10, answer
+    releases = {r["release"]: r for r in api("GET", f"/v1/apps/{ATTESTED_APP}/releases")[0]["releases"]}
+    assert releases["14.1.0 (31102)"]["attested_sessions"] == releases["14.1.0 (31102)"]["sessions"] == 20
+    assert releases["14.2.0 (31245)"]["attested_sessions"] == 20 and releases["14.2.0 (31245)"]["sessions"] == 30
+
+    page = admin.open("releases", app=ATTESTED_APP)
+    expect(page.get_by_role("columnheader", name="Attested", exact=True)).to_be_visible()
+    for release, share in [("14.1.0 (31102)", "100.0 %"), ("14.2.0 (31245)", "66.7 %")]:
+        row = page.locator("tr", has_text=release)
+        expect(row.locator('[data-role="attested-share"]')).to_have_text(share)
+    # Turned off, the column goes.
+    api("PUT", f"/v1/admin/apps/{ATTESTED_APP}/attestation", {"mode": "off"})
+    page.reload()
+    expect(page.locator('[data-role="attested-share"]')).to_have_count(0)
+    expect(page.get_by_role("columnheader", name="Attested", exact=True)).to_have_count(0)
+    expect(page.get_by_role("columnheader", name="Sessions", exact=True)).to_be_visible()
+    assert not admin.uncaught

@@ -144,7 +144,9 @@ import WatchdogTesting
         }
         var plan = FleetPlan.twoReleases(app: Self.app, devices: 8, sessions: 160)
         plan.maximumBackoff = 0.5
-        let service = SimulatedAppAttestService(fixture: fleet.fixture, appID: Self.appID)
+        // The CA as `watchdog-simulator --attest-ca` reads it back from its two PEM files.
+        let fixture = try AppAttestFixture(rootPEM: fleet.fixture.rootPEM, rootKeyPEM: fleet.fixture.rootKeyPEM, now: Date())
+        let service = SimulatedAppAttestService(fixture: fixture, appID: Self.appID)
         plan.appAttest = service
         let endpoint = try #require(URL(string: "http://127.0.0.1:\(fleet.daemon.port)"))
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("attested-fleet-\(UUID().uuidString)")

@@ -50,11 +50,12 @@ export async function renderAttestation(holder, app, { admin }) {
       }
       try {
         await api.put(path, next);
-        message.textContent = 'Saved.';
       } catch (error) {
-        message.textContent = error.message;
+        message.textContent = error.message;  // the form keeps what was typed, to correct it
+        return;
       }
       await draw();
+      message.textContent = 'Saved.';
       card.querySelector('#attestation-mode')?.focus();
     });
     return element;
