@@ -38,7 +38,7 @@ struct Run: AsyncParsableCommand {
     @Option(help: "The app's ingest key (env WATCHDOG_INGEST_KEY); not needed with --rotate-key-admin-token.")
     var ingestKey: String?
 
-    @Option(help: "An admin token: rotate the app's ingest key during the run (env WATCHDOG_ADMIN_TOKEN).")
+    @Option(help: "An admin token: rotate the app's ingest key during the run. Only when given: a WATCHDOG_ADMIN_TOKEN in the environment (the demo's exports) does not turn rotation on.")
     var rotateKeyAdminToken: String?
 
     @Option(help: "The app's bundle id.")
@@ -74,7 +74,7 @@ struct Run: AsyncParsableCommand {
         }
         let key: String
         var rotation: KeyRotation?
-        if let admin = rotateKeyAdminToken ?? environment["WATCHDOG_ADMIN_TOKEN"] {
+        if let admin = rotateKeyAdminToken {
             (key, rotation) = try await KeyRotation.viaAdminAPI(endpoint: endpoint, app: app, adminToken: admin, sessions: sessions)
         } else if let given = ingestKey ?? environment["WATCHDOG_INGEST_KEY"] {
             key = given

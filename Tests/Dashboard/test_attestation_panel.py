@@ -82,11 +82,9 @@ def test_the_releases_table_shows_the_attested_share_of_each_release(admin):
     for version, build in [("14.1.0", "31102"), ("14.2.0", "31245")]:
         api("POST", f"/v1/admin/apps/{ATTESTED_APP}/releases", {"version": version, "build": build})
     api("PUT", f"/v1/admin/apps/{ATTESTED_APP}/attestation", {"mode": "observe", "team_id": "ABCDE12345", "bundle_id": ATTESTED_APP})
-    # Eight simulated devices, WatchdogKit's AppAttester in each: every upload signed. (Without
-    # WATCHDOG_ADMIN_TOKEN in its environment: with it, the simulator rotates the app's key.)
-    environment = {name: value for name, value in os.environ.items() if name != "WATCHDOG_ADMIN_TOKEN"}
+    # Eight simulated devices, WatchdogKit's AppAttester in each: every upload signed.
     run = subprocess.run([os.environ["WATCHDOG_SIMULATOR"], "--url", URL, "--ingest-key", key, "--app", ATTESTED_APP, "--devices", "8",
-                          "--sessions", "40", "--attest-ca", os.environ["WATCHDOG_ATTEST_CA"]], capture_output=True, text=True, timeout=300, env=environment)
+                          "--sessions", "40", "--attest-ca", os.environ["WATCHDOG_ATTEST_CA"]], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["undelivered"] == 0
     # Unattested session starts of 14.2.0 from invented installs: stored under observe, not attested.
