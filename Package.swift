@@ -39,11 +39,6 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        .systemLibrary(
-            name: "CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
         .target(name: "Gzip", dependencies: ["CZlib"]),
         // Stored bodies: Debian's libzstd, and the dictionaries they are compressed with (C
         // arrays; deploy/zstd-dictionary.sh says how v1 was made).
@@ -54,9 +49,13 @@ let package = Package(
         ),
         .target(name: "ZstdDictionaries"),
         .target(name: "CBuildInfo", cSettings: buildCommit.map { [.define("WATCHDOG_BUILD_COMMIT", to: "\"\($0)\"")] } ?? []),
-        // Webhook delivery over Debian's libcurl (libcurl4-openssl-dev): a C shim, since
-        // curl_easy_setopt is variadic.
-        .target(name: "CWebhookPost", linkerSettings: [.linkedLibrary("curl")]),
+        // Webhook delivery over Debian's libcurl (libcurl4-openssl-dev's header): a C shim, since
+        // curl_easy_setopt is variadic. libcurl is loaded with dlopen on the first delivery,
+        // not linked: a daemon without hooks never maps it (docs/performance.md, memory).
+        .target(name: "CWebhookPost"),
+        // libpq (libpq-dev's header), loaded with dlopen when a PostgreSQL store opens, not
+        // linked: a daemon on SQLite never maps it nor the OpenSSL it pulls in.
+        .target(name: "CLibPQ"),
         // libpq behind a small synchronous API (the store's protocol is synchronous).
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Locking"]),
         .target(name: "WatchdogWire"),

@@ -4,14 +4,15 @@
 #   ./deploy/setup.sh --bench    # also what Tests/Benchmarks/*.sh need (wrk, sqlite3, curl, a C compiler)
 #   ./deploy/setup.sh --package  # also what deploy/deb/build.sh and deploy/deb/test-clean-system.sh need
 set -euo pipefail
-# libcurl4-openssl-dev: alert webhooks are posted with libcurl (Sources/CWebhookPost).
+# libcurl4-openssl-dev, libpq-dev: the headers of libcurl (webhooks, Sources/CWebhookPost) and libpq
+# (Sources/CLibPQ); both libraries are loaded with dlopen when first needed, not linked.
 # libzstd-dev: stored bodies are zstd frames with a trained dictionary (Sources/CZstd, Sources/ZstdDictionaries).
 packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libjs-chart.js chromium)
 # valgrind: instructions per stored report (callgrind; perf's hardware counters are often not
 # available in a VM).
 # python3-venv: Tests/Benchmarks/peer.sh installs Bugsink from PyPI into a virtualenv.
 [ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc valgrind python3-venv)
-# libcurl4-openssl-dev: linking Foundation statically (--static-swift-stdlib) needs libcurl.so.
+# libcurl4-openssl-dev again (already above): what the package build needs, listed in one place.
 [ "${1:-}" = "--package" ] && packages+=(libcurl4-openssl-dev dpkg-dev binutils lintian debootstrap curl)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -1,16 +1,58 @@
 #include "webhook_post.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+// libcurl is loaded with dlopen on the first request, not linked: a daemon without hooks maps
+// neither it nor what it pulls in (OpenSSL, GnuTLS through librtmp and libldap, libssh2…).
+// Its functions are called only through these pointers, found by name once.
+#define CURL_FUNCTIONS(X)                                                                          \
+    X(CURLcode, curl_global_init, (long))                                                          \
+    X(CURL *, curl_easy_init, (void))                                                              \
+    X(CURLcode, curl_easy_setopt, (CURL *, CURLoption, ...))                                       \
+    X(CURLcode, curl_easy_getinfo, (CURL *, CURLINFO, ...))                                        \
+    X(CURLcode, curl_easy_perform, (CURL *))                                                       \
+    X(void, curl_easy_cleanup, (CURL *))                                                           \
+    X(const char *, curl_easy_strerror, (CURLcode))                                                \
+    X(struct curl_slist *, curl_slist_append, (struct curl_slist *, const char *))               \
+    X(void, curl_slist_free_all, (struct curl_slist *))
+
+#define POINTER(type, name, parameters) static type(*call_##name) parameters;
+CURL_FUNCTIONS(POINTER)
+
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+/// Why libcurl could not be used; empty once it is loaded and initialised.
+static char load_error[200] = "not loaded yet";
 
-static void global_init(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+static void global_init(void) {
+    // libcurl4 (the OpenSSL flavour, what libcurl4-openssl-dev links against); soname 4.
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        snprintf(load_error, sizeof load_error, "HTTP requests (webhooks, watchdogd gate and rollouts) need libcurl (Debian package libcurl4): %s", dlerror());
+        return;
+    }
+#define FIND(type, name, parameters)                                                               \
+    if (!(call_##name = (type(*) parameters)dlsym(library, #name))) {                              \
+        snprintf(load_error, sizeof load_error, "libcurl.so.4 has no %s: libcurl4 is too old", #name); \
+        return;                                                                                    \
+    }
+    CURL_FUNCTIONS(FIND)
+#undef FIND
+    if (call_curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        snprintf(load_error, sizeof load_error, "libcurl could not initialise (curl_global_init)");
+        return;
+    }
+    load_error[0] = 0;
+}
 
-void webhook_post_global_init(void) { pthread_once(&global_once, global_init); }
+const char *webhook_post_global_init(void) {
+    pthread_once(&global_once, global_init);
+    return load_error[0] ? load_error : NULL;
+}
 
 void webhook_post_cancel(int *cancel) { __atomic_store_n(cancel, 1, __ATOMIC_SEQ_CST); }
 
@@ -19,7 +61,7 @@ typedef struct {
     unsigned char *answer;
     size_t capacity;
     webhook_post_result *result;
-    /// A GET keeps a 2xx answer's body (the answer is the point); a webhook POST does not.
+    /// The CLI's requests keep a 2xx answer's body (the answer is the point); a webhook POST does not.
     int keep_success_body;
 } transfer;
 
@@ -29,7 +71,7 @@ static size_t on_body(char *data, size_t size, size_t count, void *context) {
     transfer *t = context;
     size_t given = size * count;
     long status = 0;
-    curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
+    call_curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status);
     if (!t->keep_success_body && status >= 200 && status < 300) {
         t->result->truncated = 1;  // the status is the answer; its body is not read
         return 0;
@@ -51,12 +93,18 @@ static int on_progress(void *context, curl_off_t dltotal, curl_off_t dlnow, curl
     return __atomic_load_n((const int *)context, __ATOMIC_SEQ_CST) != 0;
 }
 
-/// A POST of `body` (`body` non-NULL) or a GET (`body` NULL).
+/// A POST of `body` (`body` non-NULL) or a GET (`body` NULL); a 2xx answer's body is kept only
+/// when `keep_success_body`.
 static void perform(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
-                    unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result) {
+                    unsigned char *answer, size_t answer_capacity, const int *cancel, int keep_success_body,
+                    webhook_post_result *result) {
     memset(result, 0, sizeof *result);
-    webhook_post_global_init();
-    CURL *curl = curl_easy_init();
+    const char *unavailable = webhook_post_global_init();
+    if (unavailable) {
+        snprintf(result->error, sizeof result->error, "%s", unavailable);
+        return;
+    }
+    CURL *curl = call_curl_easy_init();
     if (!curl) {
         snprintf(result->error, sizeof result->error, "libcurl could not start a transfer");
         return;
@@ -64,53 +112,53 @@ static void perform(const char *url, const char *headers, const unsigned char *b
     struct curl_slist *list = NULL;
     char *copy = strdup(headers), *rest = NULL;
     // strtok_r: several workers post at once.
-    for (char *line = copy ? strtok_r(copy, "\n", &rest) : NULL; line; line = strtok_r(NULL, "\n", &rest)) list = curl_slist_append(list, line);
+    for (char *line = copy ? strtok_r(copy, "\n", &rest) : NULL; line; line = strtok_r(NULL, "\n", &rest)) list = call_curl_slist_append(list, line);
     free(copy);
     // No "Expect: 100-continue" round trip.
-    list = curl_slist_append(list, "Expect:");
+    list = call_curl_slist_append(list, "Expect:");
     char error[CURL_ERROR_SIZE] = "";
-    transfer t = {curl, answer, answer_capacity, result, body == NULL};
-    curl_easy_setopt(curl, CURLOPT_URL, url);
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+    transfer t = {curl, answer, answer_capacity, result, keep_success_body};
+    call_curl_easy_setopt(curl, CURLOPT_URL, url);
+    call_curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    call_curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+    call_curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    call_curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+    call_curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    call_curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
     if (body) {
-        curl_easy_setopt(curl, CURLOPT_POST, 1L);
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, (const char *)body);
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_length);
+        call_curl_easy_setopt(curl, CURLOPT_POST, 1L);
+        call_curl_easy_setopt(curl, CURLOPT_POSTFIELDS, (const char *)body);
+        call_curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_length);
     }
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
-    curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 16384L);
-    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, (void *)cancel);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
-    CURLcode code = curl_easy_perform(curl);
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result->status);
+    call_curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    call_curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+    call_curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 16384L);
+    call_curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    call_curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    call_curl_easy_setopt(curl, CURLOPT_XFERINFODATA, (void *)cancel);
+    call_curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+    CURLcode code = call_curl_easy_perform(curl);
+    call_curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result->status);
     if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && result->truncated)) {
         if (code == CURLE_ABORTED_BY_CALLBACK) {
             snprintf(result->error, sizeof result->error, "cancelled: watchdogd is stopping");
         } else if (code == CURLE_OPERATION_TIMEDOUT) {
             snprintf(result->error, sizeof result->error, "no complete answer within %ld ms; connection cut", timeout_ms);
         } else {
-            snprintf(result->error, sizeof result->error, "%s", error[0] ? error : curl_easy_strerror(code));
+            snprintf(result->error, sizeof result->error, "%s", error[0] ? error : call_curl_easy_strerror(code));
         }
     }
-    curl_slist_free_all(list);
-    curl_easy_cleanup(curl);
+    call_curl_slist_free_all(list);
+    call_curl_easy_cleanup(curl);
 }
 
 void webhook_post(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
                   unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result) {
     static const unsigned char empty[1] = {0};
-    perform(url, headers, body ? body : empty, body_length, timeout_ms, answer, answer_capacity, cancel, result);
+    perform(url, headers, body ? body : empty, body_length, timeout_ms, answer, answer_capacity, cancel, 0, result);
 }
 
-void http_get(const char *url, const char *headers, long timeout_ms, unsigned char *answer, size_t answer_capacity,
-              const int *cancel, webhook_post_result *result) {
-    perform(url, headers, NULL, 0, timeout_ms, answer, answer_capacity, cancel, result);
+void http_request(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
+                  unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result) {
+    perform(url, headers, body, body_length, timeout_ms, answer, answer_capacity, cancel, 1, result);
 }

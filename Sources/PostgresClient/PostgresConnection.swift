@@ -11,12 +11,14 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Connects with a libpq connection string or `postgres://` URI.
     public init(url: String) throws {
-        guard let connection = PQconnectdb(url) else { throw PostgresError(sqlState: "", message: "libpq could not allocate a connection") }
+        // libpq is loaded on the first connection (CLibPQ): a missing libpq5 is said here.
+        if let unavailable = pq_load() { throw PostgresError(sqlState: "", message: String(cString: unavailable)) }
+        guard let connection = pq_connectdb(url) else { throw PostgresError(sqlState: "", message: "libpq could not allocate a connection") }
         // Checked before `self.connection` is set: once every property is, a throw runs
         // `deinit`, and a second PQfinish of the same connection is a double free.
-        guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.message(PQerrorMessage(connection))
-            PQfinish(connection)
+        guard pq_status(connection) == CONNECTION_OK else {
+            let message = Self.message(pq_errorMessage(connection))
+            pq_finish(connection)
             throw PostgresError(sqlState: "", message: message)
         }
         self.connection = connection
@@ -24,7 +26,7 @@ public final class PostgresConnection: @unchecked Sendable {
         _ = try execute("SET client_min_messages = warning")
     }
 
-    deinit { PQfinish(connection) }
+    deinit { pq_finish(connection) }
 
     /// Runs one statement (prepared once per connection) with parameters `$1…`.
     @discardableResult
@@ -34,13 +36,13 @@ public final class PostgresConnection: @unchecked Sendable {
             name = known
         } else {
             name = "s\(prepared.count)"
-            guard let result = PQprepare(connection, name, sql, Int32(parameters.count), nil) else { throw failure(nil) }
-            defer { PQclear(result) }
-            guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure(result) }
+            guard let result = pq_prepare(connection, name, sql, Int32(parameters.count), nil) else { throw failure(nil) }
+            defer { pq_clear(result) }
+            guard pq_resultStatus(result) == PGRES_COMMAND_OK else { throw failure(result) }
             prepared[sql] = name
         }
         return try withParameters(parameters.map(\.postgresValue)) { count, values, lengths, formats in
-            try check(PQexecPrepared(connection, name, count, values, lengths, formats, 0))
+            try check(pq_execPrepared(connection, name, count, values, lengths, formats, 0))
         }
     }
 
@@ -48,7 +50,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// `BEGIN`, `COMMIT`.
     @discardableResult
     public func execute(_ sql: String) throws -> PostgresRows {
-        try check(PQexec(connection, sql))
+        try check(pq_exec(connection, sql))
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -76,11 +78,11 @@ public final class PostgresConnection: @unchecked Sendable {
     public func notifications(timeout: Double) throws -> [(channel: String, payload: String)] {
         var received = drainNotifications()
         if !received.isEmpty { return received }
-        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        var descriptor = pollfd(fd: pq_socket(connection), events: Int16(POLLIN), revents: 0)
         guard descriptor.fd >= 0 else { throw failure(nil) }
         let ready = poll(&descriptor, 1, Int32(timeout * 1000))
         if ready > 0 {
-            guard PQconsumeInput(connection) == 1 else { throw failure(nil) }
+            guard pq_consumeInput(connection) == 1 else { throw failure(nil) }
             received = drainNotifications()
         }
         return received
@@ -88,9 +90,9 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private func drainNotifications() -> [(channel: String, payload: String)] {
         var received: [(String, String)] = []
-        while let notification = PQnotifies(connection) {
+        while let notification = pq_notifies(connection) {
             received.append((String(cString: notification.pointee.relname), String(cString: notification.pointee.extra)))
-            PQfreemem(notification)
+            pq_freemem(notification)
         }
         return received
     }
@@ -99,8 +101,8 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private func check(_ result: OpaquePointer?) throws -> PostgresRows {
         guard let result else { throw failure(nil) }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
+        defer { pq_clear(result) }
+        switch pq_resultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return PostgresRows(result)
         default: throw failure(result)
         }
@@ -110,11 +112,11 @@ public final class PostgresConnection: @unchecked Sendable {
         var state = ""
         var message = ""
         if let result {
-            if let code = PQresultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: code) }
-            message = Self.message(PQresultErrorMessage(result))
+            if let code = pq_resultErrorField(result, Int32(UInt8(ascii: "C"))) { state = String(cString: code) }
+            message = Self.message(pq_resultErrorMessage(result))
         }
-        if message.isEmpty { message = Self.message(PQerrorMessage(connection)) }
-        if PQstatus(connection) != CONNECTION_OK { isBroken = true }
+        if message.isEmpty { message = Self.message(pq_errorMessage(connection)) }
+        if pq_status(connection) != CONNECTION_OK { isBroken = true }
         let error = PostgresError(sqlState: state, message: message.isEmpty ? "unknown failure" : message)
         if error.isConnectionLoss { isBroken = true }
         return error

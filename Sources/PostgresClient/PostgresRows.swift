@@ -13,24 +13,24 @@ public struct PostgresRows: Sendable {
     public subscript(index: Int) -> PostgresRow { PostgresRow(columns: rows[index]) }
 
     init(_ result: OpaquePointer) {
-        let rowCount = Int(PQntuples(result))
-        let columnCount = Int(PQnfields(result))
+        let rowCount = Int(pq_ntuples(result))
+        let columnCount = Int(pq_nfields(result))
         var rows: [[String?]] = []
         rows.reserveCapacity(rowCount)
         for row in 0..<rowCount {
             var columns: [String?] = []
             columns.reserveCapacity(columnCount)
             for column in 0..<columnCount {
-                if PQgetisnull(result, Int32(row), Int32(column)) == 1 {
+                if pq_getisnull(result, Int32(row), Int32(column)) == 1 {
                     columns.append(nil)
                 } else {
-                    columns.append(String(cString: PQgetvalue(result, Int32(row), Int32(column))))
+                    columns.append(String(cString: pq_getvalue(result, Int32(row), Int32(column))))
                 }
             }
             rows.append(columns)
         }
         self.rows = rows
-        affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        affected = Int(String(cString: pq_cmdTuples(result))) ?? 0
     }
 }
 

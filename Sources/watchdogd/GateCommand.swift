@@ -1,5 +1,4 @@
 import ArgumentParser
-import CWebhookPost
 import Foundation
 
 /// `watchdogd gate`: asks a running watchdogd whether a release may ship (`GET
@@ -54,7 +53,7 @@ struct Gate: ParsableCommand {
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         guard let address = components.url?.absoluteString else { throw ValidationError("cannot make a URL of --url and --app") }
 
-        let answer = Self.get(address, headers: "Authorization: Bearer \(token)\nAccept: application/json", timeoutMilliseconds: timeout * 1000)
+        let answer = ServerRequest.send(address, headers: "Authorization: Bearer \(token)\nAccept: application/json", timeoutMilliseconds: timeout * 1000)
         switch answer {
         case .failure(let reason):
             say("watchdogd gate: \(reason)")
@@ -88,24 +87,5 @@ struct Gate: ParsableCommand {
         }
 
         var error: Detail
-    }
-
-    /// The status and body (at most 1 MiB) of a GET, or why there is none.
-    static func get(_ url: String, headers: String, timeoutMilliseconds: Int) -> Result<(Int, Data), GateError> {
-        let capacity = 1 << 20
-        var answer = [UInt8](repeating: 0, count: capacity)
-        var result = webhook_post_result()
-        var cancel: Int32 = 0
-        answer.withUnsafeMutableBufferPointer { buffer in
-            http_get(url, headers, timeoutMilliseconds, buffer.baseAddress, capacity, &cancel, &result)
-        }
-        let error = withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        guard result.status != 0 else { return .failure(GateError(description: error.isEmpty ? "no answer from \(url)" : error)) }
-        guard result.truncated == 0 else { return .failure(GateError(description: "the answer from \(url) is over 1 MiB; is it watchdogd?")) }
-        return .success((result.status, Data(answer.prefix(result.answer_length))))
-    }
-
-    struct GateError: Error, CustomStringConvertible {
-        var description: String
     }
 }

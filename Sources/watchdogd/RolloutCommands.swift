@@ -1,10 +1,5 @@
 import ArgumentParser
-import Dispatch
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Locking
 
 /// `watchdogd rollouts list|show|start|pause|resume|advance|abort`: the guarded rollouts of
 /// `/v1/admin/apps/{app}/rollouts`, through the running server's API (a step is a config
@@ -27,22 +22,17 @@ struct Rollouts: ParsableCommand {
                 throw ValidationError("--url (or WATCHDOG_URL) must be the server's URL, e.g. http://127.0.0.1:8080")
             }
             guard let token = token ?? environment["WATCHDOG_ADMIN_TOKEN"] else { throw ValidationError("--token (or WATCHDOG_ADMIN_TOKEN) is required: an admin token") }
-            var request = URLRequest(url: endpoint, timeoutInterval: 30)
-            request.httpMethod = method
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            var headers = "Authorization: Bearer \(token)"
+            var payload: [UInt8]?
             if let body {
-                request.httpBody = try JSONSerialization.data(withJSONObject: body)
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                payload = Array(try JSONSerialization.data(withJSONObject: body))
+                headers += "\nContent-Type: application/json"
             }
-            let outcome = Locked<(status: Int, body: Data, error: String?)>((0, Data(), nil))
-            let done = DispatchSemaphore(value: 0)
-            URLSession.shared.dataTask(with: request) { data, response, error in
-                outcome.withLock { $0 = ((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data(), error.map { "\($0.localizedDescription)" }) }
-                done.signal()
-            }.resume()
-            done.wait()
-            let response = outcome.withLock { $0 }
-            if let error = response.error { throw CLIError("\(base) did not answer: \(error)") }
+            let response: (status: Int, body: Data)
+            switch ServerRequest.send(endpoint.absoluteString, headers: headers, body: method == "POST" ? payload ?? [] : nil, timeoutMilliseconds: 30_000) {
+            case .success(let answer): response = answer
+            case .failure(let reason): throw CLIError("\(base) did not answer: \(reason)")
+            }
             let text = String(decoding: response.body, as: UTF8.self)
             guard (200..<300).contains(response.status) else { throw CLIError("HTTP \(response.status): \(text)") }
             emit(text)

@@ -38,8 +38,8 @@ if [ -z "$before" ]; then
   tree="$work/before-src"
   git -C "$repo" worktree add -q --detach "$tree" "$commit"
   trap 'stop_daemon; git -C "$repo" worktree remove --force "$tree"; rm -rf "$work"' EXIT
-  swift build -c release --package-path "$tree" --product watchdogd >&2
-  before="$(swift build -c release --package-path "$tree" --show-bin-path)/watchdogd"
+  swift build -c release --static-swift-stdlib --package-path "$tree" --product watchdogd >&2
+  before="$(swift build -c release --static-swift-stdlib --package-path "$tree" --show-bin-path)/watchdogd"
 fi
 echo "admission benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "before: $before"

@@ -3,14 +3,16 @@
 . "$repo/Tests/lib/listening.sh"
 
 # watchdogd_binary: prints the watchdogd to benchmark. $WATCHDOGD (a prebuilt binary) is used as
-# it is; otherwise a release build, in $SCRATCH_PATH when set (swift build --scratch-path).
+# it is; otherwise a release build, in $SCRATCH_PATH when set (swift build --scratch-path), with
+# the Swift runtime linked statically as the .deb and the container build it (their memory is
+# what is measured).
 watchdogd_binary() {
   if [ -n "${WATCHDOGD:-}" ]; then
     [ -x "$WATCHDOGD" ] || { echo "WATCHDOGD=$WATCHDOGD is not an executable" >&2; return 1; }
     echo "$WATCHDOGD"
     return
   fi
-  local args=(-c release --package-path "$repo")
+  local args=(-c release --static-swift-stdlib --package-path "$repo")
   [ -n "${SCRATCH_PATH:-}" ] && args+=(--scratch-path "$SCRATCH_PATH")
   swift build "${args[@]}" --product watchdogd >&2
   echo "$(swift build "${args[@]}" --show-bin-path)/watchdogd"

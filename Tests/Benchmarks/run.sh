@@ -32,7 +32,7 @@
 # after each load, then the script waits until the daemon has committed what wrk left queued.
 # A load whose responses take longer than DURATION is flagged ("raise DURATION"); any answer
 # other than 2xx is printed with its status. Memory: VmRSS a second after start (idle) and
-# VmHWM after the loads (peak).
+# VmHWM after the loads (peak), of a build with the Swift runtime linked statically, as shipped.
 # GROWTH=1 makes (once, kept in $BENCH_DATA/N like stats.sh; default /tmp/watchdog-bench) a data
 # dir of N reports with `watchdogd demo`, copies it and measures the same ingest load there.
 # Needs: wrk, curl, sqlite3, cc, valgrind, libmicrohttpd-dev, libsqlite3-dev (./deploy/setup.sh --bench).

@@ -4,8 +4,9 @@
 # a conffile, a man page and bash/zsh/fish completions (both from swift-argument-parser), and
 # maintainer scripts that make the system user and /var/lib/watchdogd.
 #   deploy/deb/build.sh [OUTPUT_DIR]      # default .build/deb; prints the .deb's path last
-# Depends: is what dpkg-shlibdeps finds in the binary plus libjs-chart.js, and must equal
-# deploy/deb/runtime-packages (the container's list too). lintian runs on the result.
+# Depends: is what dpkg-shlibdeps finds in the binary plus the libraries it loads with dlopen
+# and libjs-chart.js, and must equal deploy/deb/runtime-packages (the container's list too).
+# lintian runs on the result.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -35,7 +36,10 @@ version=$("$stage/usr/bin/watchdogd" --version | cut -d' ' -f1)
 
 echo "== Depends: from the binary's libraries ==" >&2
 libraries=$(cd "$work" && dpkg-shlibdeps -O debian/watchdogd/usr/bin/watchdogd | sed -n 's/^shlibs:Depends=//p')
-depends="$libraries, libjs-chart.js"
+# libcurl (webhooks, the CLI's requests) and libpq (the PostgreSQL store) are loaded with dlopen
+# when first needed (Sources/CWebhookPost, Sources/CLibPQ), so dpkg-shlibdeps cannot see them:
+# named here, libcurl4 from 7.85 (CURLOPT_PROTOCOLS_STR).
+depends="$libraries, libcurl4 (>= 7.85.0), libpq5, libjs-chart.js"
 names=$(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/ //g' | sort)
 expected=$(grep -v '^#' deploy/deb/runtime-packages | sort)
 if [ "$names" != "$expected" ]; then

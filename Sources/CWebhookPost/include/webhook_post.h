@@ -1,6 +1,7 @@
-// One webhook POST (and the GET of `watchdogd gate`) over Debian's libcurl, with every limit enforced inside libcurl's own
-// callbacks: the answer's body is read up to a cap (a 2xx not at all), the whole attempt ends
-// at a wall-clock deadline, redirects are never followed, and another thread can cut it short.
+// One webhook POST (and the CLI's requests to a running server) over Debian's libcurl, loaded on
+// first use, with every limit enforced inside libcurl's own callbacks: the answer's body is read
+// up to a cap (a webhook's 2xx not at all), the whole attempt ends at a wall-clock deadline,
+// redirects are never followed, and another thread can cut it short.
 // A C shim because curl_easy_setopt is variadic, which Swift cannot call.
 #ifndef WEBHOOK_POST_H
 #define WEBHOOK_POST_H
@@ -19,9 +20,11 @@ typedef struct {
     char error[256];
 } webhook_post_result;
 
-/// Calls `curl_global_init` once; call before the first `webhook_post` (libcurl asks for it
-/// before threads use it).
-void webhook_post_global_init(void);
+/// Loads libcurl (dlopen: it is not linked, so a daemon without hooks never maps it) and calls
+/// `curl_global_init`, once; `webhook_post` and `http_get` call it themselves. NULL when libcurl
+/// is ready, else why not (a missing libcurl4 names the package), which every later attempt
+/// also gives as its error.
+const char *webhook_post_global_init(void);
 
 /// POSTs `body` to `url` (http or https only) with `headers` (`Name: value` lines separated by
 /// `\n`). Blocks until the answer's status (2xx) or `answer_capacity` body bytes (other
@@ -29,10 +32,11 @@ void webhook_post_global_init(void);
 void webhook_post(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
                   unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result);
 
-/// GETs `url` with `headers` (as for `webhook_post`) and keeps up to `answer_capacity` bytes of
-/// the answer's body whatever its status (`truncated` when there was more): `watchdogd gate`.
-void http_get(const char *url, const char *headers, long timeout_ms, unsigned char *answer, size_t answer_capacity,
-              const int *cancel, webhook_post_result *result);
+/// GETs (`body` NULL) or POSTs `body` to `url` with `headers` (as for `webhook_post`) and keeps
+/// up to `answer_capacity` bytes of the answer's body whatever its status (`truncated` when there
+/// was more): the CLI's requests to a running server (`watchdogd gate`, `watchdogd rollouts`).
+void http_request(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
+                  unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result);
 
 /// Sets a flag `webhook_post` watches (from any thread).
 void webhook_post_cancel(int *cancel);

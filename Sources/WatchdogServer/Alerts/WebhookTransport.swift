@@ -34,9 +34,10 @@ final class WebhookTransport: Sendable {
     /// request starts). A flag is watched by libcurl's progress callback, at least once a second.
     private let current = Locked<(flags: [UnsafeMutablePointer<Int32>], cancelled: Bool)>(([], false))
 
+    /// libcurl is loaded by the first `post` (`CWebhookPost`), not here: a daemon without hooks
+    /// never maps it.
     init(timeoutSeconds: Double = 10) {
         self.timeoutSeconds = timeoutSeconds
-        webhook_post_global_init()
     }
 
     func post(_ url: URL, headers: [(name: String, value: String)], body: [UInt8]) -> Outcome {
