@@ -5,6 +5,9 @@ import Foundation
 public struct DecodedBatch<Item: JSONItemDecodable>: Sendable {
     /// One entry per posted item, in order: the item, or why it could not be read.
     public var items: [DecodedItem<Item>]
+    /// The JSON of the top-level member `decode` was asked for besides the items (a batch's
+    /// `client_dropped`), when present.
+    public var member: ArraySlice<UInt8>?
 }
 
 /// One item of a batch: decoded (with the exact JSON bytes the client sent for it), or refused
@@ -16,19 +19,20 @@ public enum DecodedItem<Item: Sendable>: Sendable {
 
 /// Reads batches and turns decoding failures into messages that name the field.
 public enum BatchDecoder {
-    /// Decodes `{"<key>": [...]}`.
+    /// Decodes `{"<key>": [...]}`, and finds the top-level `member` on the same pass.
     ///
     /// - Throws: `ErrorDetail` with code `invalid_json` when the body is not JSON (or not
     ///   UTF-8), `invalid_shape` when `key` is missing or not an array, `too_many_items` past `limit`.
     public static func decode<Item: JSONItemDecodable>(
-        _ type: Item.Type, key: String, from body: [UInt8], limit: Int = Limits.itemsPerBatch
+        _ type: Item.Type, key: String, from body: [UInt8], limit: Int = Limits.itemsPerBatch, member: String? = nil
     ) throws(ErrorDetail) -> DecodedBatch<Item> {
-        guard !transcode(body.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true, into: { _ in }) else {
+        // The standard library's validation reads ASCII a word at a time (the String it makes is dropped).
+        guard String(validating: body, as: UTF8.self) != nil else {
             throw ErrorDetail(code: "invalid_json", message: "the body is not valid UTF-8; JSON must be UTF-8 (RFC 8259 §8.1)")
         }
-        let ranges: [Range<Int>]
+        let split: JSONBatchSplitter.Split
         do {
-            ranges = try JSONBatchSplitter.elements(of: key, in: body)
+            split = try JSONBatchSplitter.split(key, in: body, member: member)
         } catch {
             switch error {
             case .malformed(let reason, let offset):
@@ -37,6 +41,7 @@ public enum BatchDecoder {
                 throw ErrorDetail(code: "invalid_shape", message: "the body must be a JSON object {\"\(key)\": [...]} with an array of at most \(limit) objects")
             }
         }
+        let ranges = split.elements
         guard ranges.count <= limit else {
             throw ErrorDetail(code: "too_many_items", message: "\(key) has \(ranges.count) items; send at most \(limit) per request")
         }
@@ -59,7 +64,7 @@ public enum BatchDecoder {
                 return .undecodable(id: id, error: error)
             }
         }
-        return DecodedBatch(items: items)
+        return DecodedBatch(items: items, member: split.member.map { body[$0] })
     }
 
 }

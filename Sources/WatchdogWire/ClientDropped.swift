@@ -33,15 +33,15 @@ public struct ClientDropped: Codable, Hashable, Sendable {
     /// The largest count accepted.
     public static let maximumCount = 1_000_000_000
 
-    /// Reads and validates `client_dropped` from a batch body that `BatchDecoder` accepted.
-    /// Returns `nil` when it is absent or `null`.
+    /// Reads and validates `client_dropped`: its JSON as `BatchDecoder.decode(…, member: key)`
+    /// found it. Returns `nil` when it is absent or `null`.
     ///
     /// - Throws: `ErrorDetail` with code `invalid_client_dropped` naming the field.
-    public static func find(in body: [UInt8]) throws(ErrorDetail) -> ClientDropped? {
-        guard let range = JSONBatchSplitter.member(key, in: body) else { return nil }
+    public static func read(_ json: ArraySlice<UInt8>?) throws(ErrorDetail) -> ClientDropped? {
+        guard let json else { return nil }
         let value: JSONNode
         do throws(JSONReader.Failure) {
-            value = try JSONReader.parse(body[range])
+            value = try JSONReader.parse(json)
         } catch {
             throw ErrorDetail(code: "invalid_client_dropped", message: "\(key) is not valid JSON: \(error.reason)")
         }

@@ -24,12 +24,25 @@ struct JSONBatchSplitter {
         self.bytes = bytes
     }
 
+    /// A batch body split: the element ranges of the array at the key, and the value range of
+    /// one other top-level member when asked for and present (its first occurrence).
+    struct Split: Equatable {
+        var elements: [Range<Int>]
+        var member: Range<Int>?
+    }
+
     /// The element ranges of the array at `key`.
     static func elements(of key: String, in body: [UInt8]) throws(Failure) -> [Range<Int>] {
-        let result: Result<[Range<Int>], Failure> = body.withUnsafeBufferPointer { buffer in
+        try split(key, in: body).elements
+    }
+
+    /// The element ranges of the array at `key`, and the value of `member` found on the same
+    /// pass (a batch's `client_dropped`: one pass over the body, not two).
+    static func split(_ key: String, in body: [UInt8], member: String? = nil) throws(Failure) -> Split {
+        let result: Result<Split, Failure> = body.withUnsafeBufferPointer { buffer in
             var splitter = JSONBatchSplitter(bytes: buffer)
             do throws(Failure) {
-                return .success(try splitter.splitObject(key: Array(key.utf8)))
+                return .success(try splitter.splitObject(key: Array(key.utf8), member: member.map { Array($0.utf8) }))
             } catch {
                 return .failure(error)
             }
@@ -37,7 +50,7 @@ struct JSONBatchSplitter {
         return try result.get()
     }
 
-    private mutating func splitObject(key: [UInt8]) throws(Failure) -> [Range<Int>] {
+    private mutating func splitObject(key: [UInt8], member: [UInt8]?) throws(Failure) -> Split {
         skipWhitespace()
         if position + 3 <= bytes.count, bytes[position] == 0xEF, bytes[position + 1] == 0xBB, bytes[position + 2] == 0xBF {
             throw .malformed("a byte order mark is not allowed in JSON (RFC 8259 §8.1)", offset: 0)
@@ -54,6 +67,7 @@ struct JSONBatchSplitter {
         }
         position += 1
         var found: [Range<Int>]?
+        var memberRange: Range<Int>?
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             position += 1
@@ -83,6 +97,9 @@ struct JSONBatchSplitter {
                     } catch {
                         throw .malformed(error.reason, offset: start + error.offset)
                     }
+                    if let member, memberRange == nil, bytes[name.lowerBound + 1..<name.upperBound - 1].elementsEqual(member) {
+                        memberRange = start..<position
+                    }
                 }
                 skipWhitespace()
                 guard let next = peek() else { throw .malformed("unexpected end of the body", offset: position) }
@@ -94,7 +111,7 @@ struct JSONBatchSplitter {
         skipWhitespace()
         guard position == bytes.count else { throw .malformed("unexpected data after the JSON object", offset: position) }
         guard let found else { throw .shape("missing key") }
-        return found
+        return Split(elements: found, member: memberRange)
     }
 
     private mutating func splitArray() throws(Failure) -> [Range<Int>] {
@@ -217,43 +234,6 @@ struct JSONBatchSplitter {
             return true
         default:
             return false
-        }
-    }
-}
-
-extension JSONBatchSplitter {
-    /// The byte range of the value of the first top-level member named `key` (compared as
-    /// raw bytes), or `nil` when there is none or the body is not an object. For a body that
-    /// `elements(of:in:)` accepted.
-    static func member(_ key: String, in body: [UInt8]) -> Range<Int>? {
-        body.withUnsafeBufferPointer { buffer -> Range<Int>? in
-            var splitter = JSONBatchSplitter(bytes: buffer)
-            do throws(Failure) {
-                return try splitter.findMember(key: Array(key.utf8))
-            } catch {
-                return nil
-            }
-        }
-    }
-
-    private mutating func findMember(key: [UInt8]) throws(Failure) -> Range<Int>? {
-        skipWhitespace()
-        guard peek() == UInt8(ascii: "{") else { return nil }
-        position += 1
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") { return nil }
-        while true {
-            skipWhitespace()
-            let name = try scanString()
-            skipWhitespace()
-            try expect(UInt8(ascii: ":"))
-            skipWhitespace()
-            let start = position
-            try skipValue(depth: 1)
-            if bytes[name.lowerBound + 1..<name.upperBound - 1].elementsEqual(key) { return start..<position }
-            skipWhitespace()
-            guard let next = peek(), next == UInt8(ascii: ",") else { return nil }
-            position += 1
         }
     }
 }

@@ -144,18 +144,28 @@ public struct JSONReader {
     private mutating func parseString() throws(Failure) -> String {
         position += 1  // opening quote
         let start = position
-        // Fast path: no escapes.
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-                position += 1
-                return text
+        // Fast path: no escapes. Words without a quote, backslash or control character at once;
+        // then the word that has one, byte by byte.
+        var index = position
+        let count = bytes.count
+        plain: while index < count {
+            index = ByteScan.skipPlainString(bytes, from: index, controls: true)
+            let wordEnd = min(index + 8, count)
+            while index < wordEnd {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    position = index + 1
+                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                }
+                if byte == UInt8(ascii: "\\") { break plain }
+                guard byte >= 0x20 else {
+                    position = index
+                    throw failure("control character in a string; escape it")
+                }
+                index += 1
             }
-            if byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else { throw failure("control character in a string; escape it") }
-            position += 1
         }
+        position = index
         var scalars = Array(bytes[start..<position])
         while position < bytes.count {
             let byte = bytes[position]

@@ -72,8 +72,9 @@ public struct ReportValidator: Sendable {
             }
             for (key, value) in attributes {
                 try text(key, field: "attributes key", limit: Limits.attributeKeyLength)
-                guard value.unicodeScalars.count <= Limits.attributeValueLength else {
-                    throw invalid("attributes.\(key)", "must be at most \(Limits.attributeValueLength) characters, got \(value.unicodeScalars.count)")
+                let characters = ByteScan.scalars(value).count
+                guard characters <= Limits.attributeValueLength else {
+                    throw invalid("attributes.\(key)", "must be at most \(Limits.attributeValueLength) characters, got \(characters)")
                 }
             }
         }
@@ -124,22 +125,24 @@ public struct ReportValidator: Sendable {
         try optionalText(keyboard.notification, field: "keyboard.notification", limit: Limits.shortTextLength)
     }
 
-    private func frame(_ frame: Frame, field: String) throws(ErrorDetail) {
-        try finite(frame.x, field: "\(field).x")
-        try finite(frame.y, field: "\(field).y")
-        try nonNegative(frame.width, field: "\(field).width")
-        try nonNegative(frame.height, field: "\(field).height")
+    // Field names are built only for the message of a failure (`@autoclosure`): a report has
+    // four frames, and their 16 names cost more than checking the numbers.
+    private func frame(_ frame: Frame, field: @autoclosure () -> String) throws(ErrorDetail) {
+        try finite(frame.x, field: "\(field()).x")
+        try finite(frame.y, field: "\(field()).y")
+        try nonNegative(frame.width, field: "\(field()).width")
+        try nonNegative(frame.height, field: "\(field()).height")
     }
 
-    private func finite(_ value: Double, field: String) throws(ErrorDetail) {
+    private func finite(_ value: Double, field: @autoclosure () -> String) throws(ErrorDetail) {
         guard value.isFinite, abs(value) <= 1e9 else {
-            throw invalid(field, "must be a finite number within ±1e9, got \(value)")
+            throw invalid(field(), "must be a finite number within ±1e9, got \(value)")
         }
     }
 
-    private func nonNegative(_ value: Double, field: String) throws(ErrorDetail) {
+    private func nonNegative(_ value: Double, field: @autoclosure () -> String) throws(ErrorDetail) {
         guard value.isFinite, value >= 0, value <= 1e9 else {
-            throw invalid(field, "must be a finite number ≥ 0 and ≤ 1e9, got \(value)")
+            throw invalid(field(), "must be a finite number ≥ 0 and ≤ 1e9, got \(value)")
         }
     }
 
@@ -160,17 +163,17 @@ public struct ReportValidator: Sendable {
         guard UUIDText.isValid(value) else {
             throw invalid(field, "must be a UUID such as 83223034-6633-586d-bdb9-a5c502f73ae9, got \(quoted(value))")
         }
-        return value.lowercased()
+        return value.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }) ? value.lowercased() : value
     }
 
     private func text(_ value: String, field: String, limit: Int) throws(ErrorDetail) {
         guard !value.isEmpty else { throw invalid(field, "must not be empty") }
         // Characters are Unicode code points, as openapi.yaml's maxLength (JSON Schema) counts them.
-        let characters = value.unicodeScalars.count
-        guard characters <= limit else {
-            throw invalid(field, "must be at most \(limit) characters, got \(characters)")
+        let scan = ByteScan.scalars(value)
+        guard scan.count <= limit else {
+            throw invalid(field, "must be at most \(limit) characters, got \(scan.count)")
         }
-        guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        guard !scan.control else {
             throw invalid(field, "must not contain control characters")
         }
     }
@@ -216,7 +219,10 @@ extension ReportValidator {
 /// The textual form of a UUID: 8-4-4-4-12 hexadecimal digits.
 public enum UUIDText {
     public static func isValid(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
+        text.utf8.withContiguousStorageIfAvailable(isValid) ?? Array(text.utf8).withUnsafeBufferPointer(isValid)
+    }
+
+    private static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 36 else { return false }
         for (index, byte) in bytes.enumerated() {
             if index == 8 || index == 13 || index == 18 || index == 23 {

@@ -19,8 +19,14 @@ struct ObjectReader {
 
     func field(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
+    /// Keys are compared by length first: most members are not the one looked for, and a
+    /// String's UTF-8 count is at hand where comparing two Strings is not.
+    @inline(__always) private static func same(_ name: String, _ key: String) -> Bool {
+        name.utf8.count == key.utf8.count && name == key
+    }
+
     private func present(_ key: String) -> JSONNode? {
-        for (name, value) in members where name == key {
+        for (name, value) in members where Self.same(name, key) {
             if case .null = value { return nil }
             return value
         }
@@ -28,7 +34,7 @@ struct ObjectReader {
     }
 
     private func required(_ key: String, _ typeName: String) throws(ErrorDetail) -> JSONNode {
-        for (name, value) in members where name == key {
+        for (name, value) in members where Self.same(name, key) {
             if case .null = value {
                 throw ErrorDetail(code: "missing_field", message: "\(field(key)) is required and must be \(typeName), got null")
             }

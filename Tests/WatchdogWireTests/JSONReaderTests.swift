@@ -74,3 +74,46 @@ import Testing
         }
     }
 }
+
+/// The string scans read 8 bytes at a time (`ByteScan`): a quote, a backslash, a control
+/// character or a non-ASCII byte at every offset of a word, near the end of the input or not,
+/// must give what a byte-at-a-time reading gives.
+@Suite struct WordAtATimeScanTests {
+    static let specials: [(text: String, decoded: String?)] = [
+        ("\\\"", "\""), ("\\\\", "\\"), ("\\n", "\n"), ("\\u00e9", "é"), ("é", "é"), ("😀", "😀"), ("\u{7F}", "\u{7F}"),
+        ("\t", nil), ("\u{01}", nil), ("\u{1F}", nil),
+    ]
+
+    @Test func aSpecialByteAtEveryOffsetReadsAsByteByByte() throws {
+        for length in 0...24 {
+            for offset in 0...length {
+                for (special, decoded) in Self.specials {
+                    let before = String(repeating: "a", count: offset), after = String(repeating: "b", count: length - offset)
+                    let json = "{\"k\": \"\(before)\(special)\(after)\", \"n\": 1}"
+                    let element = "{\"reports\": [\(json), 2]}"
+                    let ranges = try JSONBatchSplitter.elements(of: "reports", in: Array(element.utf8))
+                    #expect(ranges.map { String(decoding: Array(element.utf8)[$0], as: UTF8.self) } == [json, "2"], "\(json)")
+                    if let decoded {
+                        let node = try JSONReader.parse(Array(json.utf8))
+                        #expect(node["k"] == .string(before + decoded + after), "\(json)")
+                        #expect(node["n"] == .number(1))
+                    } else {
+                        #expect(throws: JSONReader.Failure.self, "\(json)") { try JSONReader.parse(Array(json.utf8)) }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func asciiIsToldFromAnyNonASCIIByteAtAnyOffset() {
+        for length in 0...24 {
+            #expect(ByteScan.isASCII(String(repeating: "a", count: length)))
+            for offset in 0..<max(length, 1) where length > 0 {
+                var bytes = Array(repeating: UInt8(ascii: "a"), count: length)
+                bytes[offset] = 0xC3
+                bytes.insert(0xA9, at: offset + 1)
+                #expect(!ByteScan.isASCII(String(decoding: bytes, as: UTF8.self)), "\(length) \(offset)")
+            }
+        }
+    }
+}

@@ -70,6 +70,35 @@ import WatchdogWire
         #expect(message { $0.release.build = "" } == "release.build must not be empty")
         #expect(message { $0.screen = "Compose\nController" } == "screen must not contain control characters")
     }
+
+    /// Lengths are Unicode scalars and control characters C0 or DEL, whatever their UTF-8 length
+    /// (the validator counts them on the bytes): checked against Swift's own scalar view over
+    /// random text of 1- to 4-byte scalars, near each limit.
+    @Test func countsCharactersAndControlsByUnicodeScalarWhateverTheirUTF8Length() {
+        let printable: [Unicode.Scalar] = ["a", "Z", "é", "\u{0301}", "中", "😀", "\u{80}", "\u{FFFD}", " "]
+        // Rare controls, each alone or together, so that each decides some verdicts.
+        let alphabets = [printable, printable + ["\u{1F}"], printable + ["\u{7F}"], printable + ["\u{1F}", "\u{7F}"]]
+        var random = SeededGenerator(seed: 26)
+        for round in 0..<2000 {
+            let scalars = alphabets[round % alphabets.count]
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 120...136, using: &random) {
+                let rare = Int.random(in: 0..<40, using: &random) == 0
+                text.append(rare ? scalars[Int.random(in: printable.count..<max(printable.count + 1, scalars.count), using: &random) % scalars.count]
+                                 : printable[Int.random(in: 0..<printable.count, using: &random)])
+            }
+            let screen = String(text)
+            let count = screen.unicodeScalars.count
+            let control = screen.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+            let expected = count > 128 ? "screen must be at most 128 characters, got \(count)" : control ? "screen must not contain control characters" : nil
+            #expect(message { $0.screen = screen } == expected, "\(screen.unicodeScalars.map { String($0.value, radix: 16) })")
+            let value = String(screen.unicodeScalars.prefix(count * 2))
+            let attribute = message { $0.attributes = ["k": value + value] }
+            let length = (value + value).unicodeScalars.count
+            #expect(attribute == (length > 256 ? "attributes.k must be at most 256 characters, got \(length)" : nil))
+        }
+        #expect(message { $0.id = "83223034-6633-586d-bdb9-a5c502f73ae9" } == nil)
+    }
 }
 
 @Suite struct BatchDecoderTests {

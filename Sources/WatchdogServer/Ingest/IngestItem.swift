@@ -95,6 +95,6 @@ extension SessionStart: IngestItem {
 extension String {
     /// Unicode NFC (canonical composition); ASCII, the usual case, is returned as it is.
     var nfc: String {
-        utf8.allSatisfy { $0 < 0x80 } ? self : precomposedStringWithCanonicalMapping
+        ByteScan.isASCII(self) ? self : precomposedStringWithCanonicalMapping
     }
 }

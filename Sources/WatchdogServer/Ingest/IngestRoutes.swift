@@ -29,10 +29,13 @@ struct IngestRoutes: Sendable {
         // costs one signature check at most.
         let upload = try attestation.check(request, app: app)
         let batch: DecodedBatch<Item>
-        do { batch = try BatchDecoder.decode(Item.self, key: Item.batchKey, from: request.body) } catch { throw .from(error) }
+        let isReports = Item.batchKey == Report.batchKey
+        do {
+            batch = try BatchDecoder.decode(Item.self, key: Item.batchKey, from: request.body, member: isReports ? ClientDropped.key : nil)
+        } catch { throw .from(error) }
         var clientDropped: ClientDropped?
-        if Item.batchKey == Report.batchKey {
-            do { clientDropped = try ClientDropped.find(in: request.body) } catch { throw .from(error) }
+        if isReports {
+            do { clientDropped = try ClientDropped.read(batch.member) } catch { throw .from(error) }
         }
         let now = clock()
         let validator = ReportValidator(nowMilliseconds: now)

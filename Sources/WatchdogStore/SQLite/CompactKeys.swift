@@ -26,30 +26,31 @@ enum CompactID {
     /// The 16 bytes of `8-4-4-4-12` lowercase hex; `nil` for anything else (upper case
     /// included, so the text read back is always the text that was keyed).
     static func uuidBytes(_ text: String) -> [UInt8]? {
-        let utf8 = text.utf8
-        guard utf8.count == 36 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        var high: UInt8?
-        for (index, character) in utf8.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard character == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            let nibble: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = character - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = character - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            if let first = high {
-                bytes.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
+        text.utf8.withContiguousStorageIfAvailable(uuidBytes) ?? Array(text.utf8).withUnsafeBufferPointer(uuidBytes)
+    }
+
+    private static func uuidBytes(_ utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard utf8.count == 36, utf8[8] == UInt8(ascii: "-"), utf8[13] == UInt8(ascii: "-"), utf8[18] == UInt8(ascii: "-"),
+              utf8[23] == UInt8(ascii: "-") else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var index = 0
+        for pair in 0..<16 {
+            // The hex digits' positions: the dashes sit after the 4th, 6th, 8th and 10th byte.
+            if index == 8 || index == 13 || index == 18 || index == 23 { index += 1 }
+            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
+            bytes[pair] = high << 4 | low
+            index += 2
         }
         return bytes
+    }
+
+    /// A lowercase hex digit's value.
+    @inline(__always) private static func nibble(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        default: nil
+        }
     }
 }
 
