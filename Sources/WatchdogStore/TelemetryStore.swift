@@ -7,9 +7,11 @@ public protocol TelemetryStore: Sendable {
     // MARK: Ingest
 
     /// Stores the batches of several requests in one transaction (group commit), with their
-    /// release roll-ups, and returns per batch how many items were new and how many duplicates.
-    /// Returns only after the transaction is durable.
-    func ingest(_ batches: [IngestBatch]) throws -> [IngestCounts]
+    /// release roll-ups, and returns per batch how many items were new and how many duplicates
+    /// — or that its assertion's counter did not move on, and none of its items were stored
+    /// (the counters are compared and set in the same transaction, in request order, before
+    /// any item). Returns only after the transaction is durable.
+    func ingest(_ batches: [IngestBatch]) throws -> [IngestOutcome]
 
     // MARK: Release health
 
@@ -89,8 +91,6 @@ public protocol TelemetryStore: Sendable {
     /// `false` when the app already has this key id (nothing changes then).
     func saveAttestedKey(_ key: AttestedKey) throws -> Bool
     func attestedKey(app: String, keyID: [UInt8]) throws -> AttestedKey?
-    /// Sets the key's counter to `counter` if it is below it, atomically; `false` otherwise.
-    func advanceAttestedCounter(app: String, keyID: [UInt8], to counter: Int64) throws -> Bool
     /// The install ids with an attested key.
     func attestedInstalls(app: String) throws -> Set<String>
     /// Per release of the app, the counted session starts of installs with an attested key

@@ -42,19 +42,25 @@ import WatchdogTesting
         return try fleet.daemon.client.request("POST", path, token: fleet.key, headers: headers, body: body)
     }
 
+    /// A new device key of `install`, attested from `address`.
+    static func attest(_ fleet: Fleet, install: String, from address: String) throws -> AppAttestFixture.DeviceKey {
+        let challengeAnswer = try fleet.daemon.client.request("POST", "/v1/attest/challenge", token: fleet.key, headers: ["X-Forwarded-For": address])
+        let challenge = Array(try #require(Data(base64Encoded: challengeAnswer.json["challenge"] as? String ?? "")))
+        let device = AppAttestFixture.DeviceKey()
+        let object = try fleet.fixture.attestation(key: device, challenge: challenge, appID: appID)
+        let attest = try JSONSerialization.data(withJSONObject: ["install_id": install, "key_id": device.keyIDBase64, "challenge": Data(challenge).base64EncodedString(),
+                                                                 "attestation": Data(object).base64EncodedString()])
+        let attested = try fleet.daemon.client.request("POST", "/v1/attest", token: fleet.key, headers: ["Content-Type": "application/json", "X-Forwarded-For": address], body: Array(attest))
+        #expect(attested.status == 201, "\(attested.text)")
+        return device
+    }
+
     /// `installs` attested installs of `version`, ten per network, the first `affected` with a
     /// glitch; each attests its key, then posts its session start and report signed.
     static func attestedRelease(_ fleet: Fleet, version: String, installs: Int, affected: Int) throws {
         for index in 0..<installs {
             let install = "I-\(version)-\(index)", address = "100.64.\(index / 10).17"
-            let challengeAnswer = try fleet.daemon.client.request("POST", "/v1/attest/challenge", token: fleet.key, headers: ["X-Forwarded-For": address])
-            let challenge = Array(try #require(Data(base64Encoded: challengeAnswer.json["challenge"] as? String ?? "")))
-            var device: AppAttestFixture.DeviceKey? = AppAttestFixture.DeviceKey()
-            let object = try fleet.fixture.attestation(key: device!, challenge: challenge, appID: appID)
-            let attest = try JSONSerialization.data(withJSONObject: ["install_id": install, "key_id": device!.keyIDBase64, "challenge": Data(challenge).base64EncodedString(),
-                                                                     "attestation": Data(object).base64EncodedString()])
-            let attested = try fleet.daemon.client.request("POST", "/v1/attest", token: fleet.key, headers: ["Content-Type": "application/json", "X-Forwarded-For": address], body: Array(attest))
-            #expect(attested.status == 201, "\(attested.text)")
+            var device: AppAttestFixture.DeviceKey? = try attest(fleet, install: install, from: address)
             var session = Fixtures.session(version: version, build: "1")
             session["install_id"] = install
             session["started_at"] = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-Double(index % 24) * 3600 - 60))

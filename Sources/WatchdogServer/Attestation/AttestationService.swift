@@ -122,6 +122,9 @@ final class AttestationService: Sendable {
         /// `observe` without an assertion: installs with an attested key, whose items only
         /// their key may post.
         var attestedInstalls: Set<String> = []
+        /// The assertion's counter: the store moves the key's on in the ingest transaction and
+        /// stores the request's items only if it moved (`IngestBatch.assertion`).
+        var assertion: AssertionCounter?
 
         /// Why an item of `installID` is refused, or `nil` when it may be stored.
         func refusal(installID itemInstall: String?) -> ErrorDetail? {
@@ -137,9 +140,9 @@ final class AttestationService: Sendable {
         }
     }
 
-    /// Checks the `Watchdog-Assertion` header of an upload against its body, and moves the
-    /// key's counter on. Throws (nothing is stored) when the assertion is wrong, or missing
-    /// under `require`.
+    /// Checks the `Watchdog-Assertion` header of an upload against its body. Throws (nothing is
+    /// stored) when the assertion is wrong, or missing under `require`. The key's counter is
+    /// not moved here but by the store, in the transaction that stores the items (one commit).
     func check(_ request: HTTPRequest, app: String) throws(APIError) -> Upload {
         let settings = settings(app: app)
         guard settings.mode != .off else { return Upload(mode: .off) }
@@ -157,12 +160,7 @@ final class AttestationService: Sendable {
         } catch {
             throw error.apiError
         }
-        // The counter moves on only if it is above the stored one: one statement, so two
-        // nodes given the same assertion accept it once.
-        guard try storeCall({ try store.advanceAttestedCounter(app: app, keyID: header.keyID, to: Int64(counter)) }) else {
-            throw AttestationError.counterNotIncreasing.apiError
-        }
-        return Upload(mode: settings.mode, installID: key.installID)
+        return Upload(mode: settings.mode, installID: key.installID, assertion: AssertionCounter(app: app, keyID: header.keyID, counter: Int64(counter)))
     }
 
     private func key(app: String, keyID: [UInt8]) throws(APIError) -> CachedKey? {

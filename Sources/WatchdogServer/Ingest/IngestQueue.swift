@@ -11,7 +11,7 @@ import WatchdogStore
 /// With one transaction per request, single-report posts are bounded by SQLite's commit rate
 /// (~20k/s with synchronous=NORMAL, fewer with FULL); sharing commits lifts that bound.
 final class IngestQueue: Sendable {
-    typealias Completion = @Sendable (Result<IngestCounts, any Error>) -> Void
+    typealias Completion = @Sendable (Result<IngestOutcome, any Error>) -> Void
 
     private struct Job {
         var batch: IngestBatch
@@ -116,10 +116,11 @@ final class IngestQueue: Sendable {
 
     private func commit(_ jobs: [Job]) {
         do {
-            let counts = try store.ingest(jobs.map(\.batch))
+            let outcomes = try store.ingest(jobs.map(\.batch))
             state.withLock { $0.lastFailure = nil }
-            onCommit(jobs.reduce(0) { $0 + $1.batch.count })
-            for (job, count) in zip(jobs, counts) { job.completion(.success(count)) }
+            // A refused batch (its assertion's counter did not move on) stored none of its items.
+            onCommit(zip(jobs, outcomes).reduce(0) { items, done in done.1 == .counterNotIncreasing ? items : items + done.0.batch.count })
+            for (job, outcome) in zip(jobs, outcomes) { job.completion(.success(outcome)) }
         } catch {
             // Items are validated and inserted with ON CONFLICT DO NOTHING, so a failure comes
             // from the environment (disk full, I/O error, locked file), not from one request's

@@ -73,7 +73,9 @@ struct IngestRoutes: Sendable {
         }
         let rejectedCodes = rejected.map(\.error.code)
         let metrics = self.metrics
-        guard !records.isEmpty || clientDropped != nil else {
+        // A signed request goes to the store even with nothing to store: its counter moves on
+        // there, so the same assertion is refused next time whatever its items come to.
+        guard !records.isEmpty || clientDropped != nil || upload.assertion != nil else {
             metrics.ingested(kind: Item.batchKey, accepted: 0, duplicates: 0, rejectedCodes: rejectedCodes)
             responder.respond(JSONBody.response(status: 202, IngestResult(accepted: 0, duplicates: 0, rejected: rejected)))
             return
@@ -85,18 +87,21 @@ struct IngestRoutes: Sendable {
         let afterTestCrashes = self.afterTestCrashes
         do {
             var stored = Item.batch(records, receivedAt: now)
-            if let dropped = clientDropped, case .reports(let reports, let receivedAt) = stored {
+            stored.assertion = upload.assertion
+            if let dropped = clientDropped, case .reports(let reports, _) = stored.items {
                 let drops = ClientDropRecord(id: dropped.id?.lowercased(), app: app, version: dropped.release.version.nfc, build: dropped.release.build.nfc,
                                              evicted: dropped.evicted, quarantined: dropped.quarantined)
-                stored = .reportsWithClientDrops(reports, drops, receivedAt: receivedAt)
+                stored.items = .reports(reports, clientDrops: drops)
             }
             try queue.submit(stored) { result in
                 switch result {
-                case .success(let counts):
+                case .success(.stored(let counts)):
                     metrics.ingested(kind: Item.batchKey, accepted: counts.accepted, duplicates: counts.duplicates, rejectedCodes: rejectedCodes)
                     if hasTestCrashes, !counts.testCrashes.isEmpty { afterTestCrashes(counts.testCrashes, now / 86_400_000) }
                     let body = Array("{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"rejected\":".utf8) + rejectedJSON + [UInt8(ascii: "}")]
                     responder.respond(JSONBody.response(status: 202, bytes: body))
+                case .success(.counterNotIncreasing):
+                    responder.respond(AttestationError.counterNotIncreasing.apiError.response)
                 case .failure:
                     responder.respond(APIError.unavailable("the store could not commit the batch; nothing of it was acknowledged, retry later").response)
                 }

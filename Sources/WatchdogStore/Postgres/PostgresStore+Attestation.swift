@@ -41,10 +41,41 @@ extension PostgresStore {
         }
     }
 
-    public func advanceAttestedCounter(app: String, keyID: [UInt8], to counter: Int64) throws -> Bool {
-        try pool.withConnection { connection in
-            try connection.query("UPDATE attested_keys SET counter = $1 WHERE app = $2 AND key_id = $3 AND counter < $1", [counter, app, keyID]).affected > 0
+    /// Moves on the counters of the batches' assertions, first in the ingest transaction, and
+    /// answers the batches refused: those whose counter is not above their key's, as stored or
+    /// as an earlier batch of the transaction left it (request order). The keys' rows are
+    /// locked in key order, so nodes committing at once wait for each other without a cycle,
+    /// and a node that waited reads the counter the other one committed.
+    func advanceCounters(of batches: [IngestBatch], _ connection: PostgresConnection) throws -> Set<Int> {
+        struct Key: Hashable { var app: String, keyID: [UInt8] }
+        let asserted = batches.indices.compactMap { index in batches[index].assertion.map { (index, $0) } }
+        guard !asserted.isEmpty else { return [] }
+        let keys = Array(Set(asserted.map { Key(app: $0.1.app, keyID: $0.1.keyID) }))
+        var counters: [Key: Int64] = [:]
+        for row in try connection.query("""
+            SELECT app, key_id, counter FROM attested_keys WHERE (app, key_id) IN (SELECT * FROM unnest($1::text[], $2::bytea[]))
+            ORDER BY app, key_id FOR UPDATE
+            """, [PostgresArray.text(keys.map(\.app)), PostgresArray.bytes(keys.map(\.keyID))]) {
+            counters[Key(app: row.text(0), keyID: row.bytes(1))] = row.integer(2)
         }
+        var refused: Set<Int> = [], moved: Set<Key> = []
+        for (index, assertion) in asserted {
+            let key = Key(app: assertion.app, keyID: assertion.keyID)
+            guard let stored = counters[key], assertion.counter > stored else {
+                refused.insert(index)
+                continue
+            }
+            counters[key] = assertion.counter
+            moved.insert(key)
+        }
+        if !moved.isEmpty {
+            let rows = Array(moved)
+            try connection.query("""
+                UPDATE attested_keys AS k SET counter = m.counter FROM unnest($1::text[], $2::bytea[], $3::bigint[]) AS m (app, key_id, counter)
+                WHERE k.app = m.app AND k.key_id = m.key_id
+                """, [PostgresArray.text(rows.map(\.app)), PostgresArray.bytes(rows.map(\.keyID)), PostgresArray.integer(rows.map { counters[$0] })])
+        }
+        return refused
     }
 
     public func attestedInstalls(app: String) throws -> Set<String> {

@@ -3,25 +3,24 @@ import PostgresClient
 extension PostgresStore {
     /// One transaction for every batch, set-based: a handful of statements over `unnest(...)`
     /// arrays whatever the number of reports, each touching its rows in key order.
-    public func ingest(_ batches: [IngestBatch]) throws -> [IngestCounts] {
+    public func ingest(_ batches: [IngestBatch]) throws -> [IngestOutcome] {
         let days = batches.map { Self.day($0.receivedAt) }
         if let first = days.min(), let last = days.max() { try ensurePartitions(days: first...last) }
         return try pool.transaction { connection in
+            // The counters first: a batch that does not move its key's on stores nothing.
+            let refused = try advanceCounters(of: batches, connection)
             var rollup = Rollup()
-            var counts: [IngestCounts] = []
+            var counts = [IngestCounts](repeating: IngestCounts(accepted: 0, duplicates: 0), count: batches.count)
             var reports: [(record: ReportRecord, receivedAt: Int64, batch: Int)] = []
             var drops: [(ClientDropRecord, Int64)] = []
             var sessions: [(record: SessionRecord, receivedAt: Int64, batch: Int)] = []
-            for (index, batch) in batches.enumerated() {
-                counts.append(IngestCounts(accepted: 0, duplicates: 0))
-                switch batch {
-                case .reports(let items, let receivedAt):
-                    reports += items.map { ($0, receivedAt, index) }
-                case .reportsWithClientDrops(let items, let drop, let receivedAt):
-                    reports += items.map { ($0, receivedAt, index) }
-                    drops.append((drop, receivedAt))
-                case .sessions(let items, let receivedAt):
-                    sessions += items.map { ($0, receivedAt, index) }
+            for (index, batch) in batches.enumerated() where !refused.contains(index) {
+                switch batch.items {
+                case .reports(let items, let drop):
+                    reports += items.map { ($0, batch.receivedAt, index) }
+                    if let drop { drops.append((drop, batch.receivedAt)) }
+                case .sessions(let items):
+                    sessions += items.map { ($0, batch.receivedAt, index) }
                 }
             }
             try insertSessions(sessions, counts: &counts, rollup: &rollup, connection)
@@ -29,7 +28,7 @@ extension PostgresStore {
             try insertDrops(drops, connection)
             try rollup.write(connection)
             try Self.admit(rollup.admissionCandidates, now: batches.map(\.receivedAt).max() ?? 0, connection)
-            return counts
+            return counts.indices.map { refused.contains($0) ? .counterNotIncreasing : .stored(counts[$0]) }
         }
     }
 
@@ -269,14 +268,6 @@ extension PostgresStore {
                 INSERT INTO client_drops (id, app, version, build, evicted, quarantined, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
                 ON CONFLICT (id) DO NOTHING
                 """, [drop.id, drop.app, drop.version, drop.build, drop.evicted, drop.quarantined, receivedAt])
-        }
-    }
-}
-
-extension IngestBatch {
-    var receivedAt: Int64 {
-        switch self {
-        case .reports(_, let receivedAt), .sessions(_, let receivedAt), .reportsWithClientDrops(_, _, let receivedAt): receivedAt
         }
     }
 }

@@ -25,6 +25,20 @@ public struct AttestedKey: Sendable, Equatable {
     }
 }
 
+/// The counter of an App Attest assertion, for its key: what an upload signed with it moves
+/// the key's counter to (`IngestBatch.assertion`).
+public struct AssertionCounter: Sendable, Equatable {
+    public var app: String
+    public var keyID: [UInt8]
+    public var counter: Int64
+
+    public init(app: String, keyID: [UInt8], counter: Int64) {
+        self.app = app
+        self.keyID = keyID
+        self.counter = counter
+    }
+}
+
 /// What using an attestation challenge found.
 public enum ChallengeUse: Sendable, Equatable {
     /// It was issued for the app and unused: it is used now.

@@ -99,19 +99,51 @@ public struct SessionRecord: Sendable {
 }
 
 /// The items of one request, stored together with those of other requests.
-public enum IngestBatch: Sendable {
-    case reports([ReportRecord], receivedAt: Int64)
-    case sessions([SessionRecord], receivedAt: Int64)
-    /// Reports with the client's count of items it dropped, counted in the same transaction.
-    case reportsWithClientDrops([ReportRecord], ClientDropRecord, receivedAt: Int64)
+public struct IngestBatch: Sendable {
+    /// What the request posted.
+    public enum Items: Sendable {
+        /// Reports, with the client's count of items it dropped (`client_dropped`), counted in
+        /// the same transaction.
+        case reports([ReportRecord], clientDrops: ClientDropRecord?)
+        case sessions([SessionRecord])
+    }
+
+    public var items: Items
+    public var receivedAt: Int64
+    /// The counter of the App Attest assertion the request was signed with. The store moves
+    /// the key's counter on first, in the ingest transaction; if it does not move (not above
+    /// the stored one), none of the batch's items are stored (`IngestOutcome.counterNotIncreasing`).
+    public var assertion: AssertionCounter?
+
+    public init(_ items: Items, receivedAt: Int64, assertion: AssertionCounter? = nil) {
+        self.items = items
+        self.receivedAt = receivedAt
+        self.assertion = assertion
+    }
+
+    public static func reports(_ reports: [ReportRecord], receivedAt: Int64, clientDrops: ClientDropRecord? = nil) -> IngestBatch {
+        IngestBatch(.reports(reports, clientDrops: clientDrops), receivedAt: receivedAt)
+    }
+
+    public static func sessions(_ sessions: [SessionRecord], receivedAt: Int64) -> IngestBatch {
+        IngestBatch(.sessions(sessions), receivedAt: receivedAt)
+    }
 
     public var count: Int {
-        switch self {
+        switch items {
         case .reports(let items, _): items.count
-        case .sessions(let items, _): items.count
-        case .reportsWithClientDrops(let items, _, _): items.count
+        case .sessions(let items): items.count
         }
     }
+}
+
+/// What one batch of a group commit came to.
+public enum IngestOutcome: Sendable, Equatable {
+    /// Its items went through: stored, or duplicates of stored ones.
+    case stored(IngestCounts)
+    /// Its assertion's counter was not above its key's (a replay, or the same assertion taken
+    /// first by another request or node): none of its items were stored.
+    case counterNotIncreasing
 }
 
 /// Items a client evicted from its full outbox or quarantined, for one release of an app

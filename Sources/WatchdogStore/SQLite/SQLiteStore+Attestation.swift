@@ -42,11 +42,13 @@ extension SQLiteStore {
         }
     }
 
-    public func advanceAttestedCounter(app: String, keyID: [UInt8], to counter: Int64) throws -> Bool {
-        try pool.write { db in
-            try db.execute(sql: "UPDATE attested_keys SET counter = ? WHERE app = ? AND key_id = ? AND counter < ?", arguments: [counter, app, Data(keyID), counter])
-            return db.changesCount > 0
-        }
+    /// Moves the assertion's key's counter on if it is below the assertion's, in the ingest
+    /// transaction (`ingest`); `false` when it does not move (a replay, an older assertion, or
+    /// the same one taken by an earlier batch), and then none of the batch's items are stored.
+    func advance(_ assertion: AssertionCounter, _ db: Database) throws -> Bool {
+        let statement = try db.cachedStatement(sql: "UPDATE attested_keys SET counter = ? WHERE app = ? AND key_id = ? AND counter < ?")
+        try statement.execute(arguments: [assertion.counter, assertion.app, Data(assertion.keyID), assertion.counter])
+        return db.changesCount > 0
     }
 
     public func attestedInstalls(app: String) throws -> Set<String> {

@@ -1,25 +1,28 @@
 import GRDB
 
 extension SQLiteStore {
-    public func ingest(_ batches: [IngestBatch]) throws -> [IngestCounts] {
+    public func ingest(_ batches: [IngestBatch]) throws -> [IngestOutcome] {
         let known = releaseRefs.withLock { $0 }
         var added: [Rollup.ReleaseKey: Int64] = [:]
-        let counts = try pool.writeWithoutTransaction { db in
-            var counts: [IngestCounts] = []
+        let outcomes = try pool.writeWithoutTransaction { db in
+            var outcomes: [IngestOutcome] = []
             try db.inTransaction(.immediate) {
-                counts = []
+                outcomes = []
                 added = [:]
                 var refs = ReleaseRefs(known: known)
                 var rollup = Rollup()
                 for batch in batches {
-                    switch batch {
-                    case .reports(let reports, let receivedAt):
-                        counts.append(try insert(reports, receivedAt: receivedAt, refs: &refs, into: &rollup, db))
-                    case .sessions(let sessions, let receivedAt):
-                        counts.append(try insert(sessions, receivedAt: receivedAt, into: &rollup, db))
-                    case .reportsWithClientDrops(let reports, let drops, let receivedAt):
-                        counts.append(try insert(reports, receivedAt: receivedAt, refs: &refs, into: &rollup, db))
-                        try insert(drops, receivedAt: receivedAt, db)
+                    // The counter first, in request order: a batch that does not move it on stores nothing.
+                    if let assertion = batch.assertion, try !advance(assertion, db) {
+                        outcomes.append(.counterNotIncreasing)
+                        continue
+                    }
+                    switch batch.items {
+                    case .reports(let reports, let drops):
+                        outcomes.append(.stored(try insert(reports, receivedAt: batch.receivedAt, refs: &refs, into: &rollup, db)))
+                        if let drops { try insert(drops, receivedAt: batch.receivedAt, db) }
+                    case .sessions(let sessions):
+                        outcomes.append(.stored(try insert(sessions, receivedAt: batch.receivedAt, into: &rollup, db)))
                     }
                 }
                 try rollup.write(db)
@@ -27,13 +30,13 @@ extension SQLiteStore {
                 added = refs.added
                 return .commit
             }
-            return counts
+            return outcomes
         }
         // Only refs of a committed transaction are remembered: a rolled-back one's number
         // could be handed to another release by the next transaction.
         if !added.isEmpty { releaseRefs.withLock { $0.merge(added) { old, _ in old } } }
         try journalProbe.check()
-        return counts
+        return outcomes
     }
 
     private func insert(_ reports: [ReportRecord], receivedAt: Int64, refs: inout ReleaseRefs, into rollup: inout Rollup, _ db: Database) throws -> IngestCounts {

@@ -2,7 +2,7 @@
 // server path of POST /v1/reports with 100 reports a request — in memory through the router
 // (`WatchdogTesting`), on a real SQLite store in a temp dir — for an app with attestation off
 // and one with it required (one assertion per request: the signature over the body's hash, and
-// the counter's compare-and-set in the store), alternating rounds of each.
+// the counter's compare-and-set in the ingest transaction), alternating rounds of each.
 //
 //   swift build -c release --product attest-benchmark && "$(swift build -c release --show-bin-path)/attest-benchmark" [requests per round]
 //   SYNCHRONOUS=normal …   (the store's --synchronous; default full, as watchdogd's)

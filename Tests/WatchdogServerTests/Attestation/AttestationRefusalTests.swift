@@ -203,6 +203,21 @@ import WatchdogWire
         #expect(try fleet.storedSessions() == 1)
     }
 
+    /// The counter moves on in the store's commit even when no item is left to store: the
+    /// assertion is spent all the same.
+    @Test func aSignedUploadWithNothingToStoreStillSpendsItsAssertion() throws {
+        let fleet = try AttestedFleet()
+        var device = try fleet.attest(install: "I-1")
+        let body = AttestedFleet.sessionsBody(install: "I-2", started: fleet.application.clock.now - 60_000)
+        let header = device.assertionHeader(body: body, appID: AttestedFleet.appID)
+        let first = try fleet.post(body: body, assertion: header)
+        #expect(first.status == 202 && first.json["accepted"] as? Int == 0, "\(first.text)")
+        let replayed = try fleet.post(body: body, assertion: header)
+        #expect(replayed.status == 401)
+        #expect(replayed.errorCode == "assertion_counter_replayed")
+        #expect(try fleet.application.store.attestedKey(app: AttestedFleet.app, keyID: device.keyID)?.counter == 1)
+    }
+
     @Test func reportsNeedTheirAssertionToo() throws {
         let fleet = try AttestedFleet()
         var device = try fleet.attest(install: "I-1")
