@@ -138,11 +138,13 @@ import WatchdogTesting
     }
 
     /// `watchdog-simulator`'s fleet — WatchdogKit's real agent, outbox, uploader and `AppAttester`
-    /// on each device, App Attest stood in for by the test CA — under `require`: every device
-    /// attests once and every upload is signed, so every session counts and is attested; the
-    /// unattested attacker's load is refused whole.
-    @Test func aSimulatedWatchdogKitFleetAttestsAndOnlyItCountsUnderRequire() async throws {
-        let fleet = try Self.start(mode: "require")
+    /// on each device, App Attest stood in for by the test CA: every device attests once and
+    /// every upload is signed, so every session counts and is attested. Then the unattested
+    /// attacker's load: under `require` refused whole; under `observe` stored, and the verdict
+    /// over attested installs does not move.
+    @Test(arguments: ["require", "observe"])
+    func aSimulatedWatchdogKitFleetAttestsAndTheUnattestedAttackerMovesNoAttestedVerdict(mode: String) async throws {
+        let fleet = try Self.start(mode: mode)
         for build in [("14.1.0", "31102"), ("14.2.0", "31245")] {
             let declared = try fleet.daemon.client.request("POST", "/v1/admin/apps/\(Self.app)/releases", token: fleet.admin, headers: ["Content-Type": "application/json"],
                                                            body: Array(#"{"version":"\#(build.0)","build":"\#(build.1)"}"#.utf8))
@@ -167,9 +169,27 @@ import WatchdogTesting
         for (release, sessions) in produced.sessions {
             #expect(before[release]?["sessions"] as? Int == sessions && before[release]?["attested_sessions"] as? Int == sessions, "\(release): \(before[release] ?? [:])")
         }
-        #expect(try Self.attack(fleet, sessions: 1000, build: "31245").allSatisfy { $0 == 401 })
+        func attestedVerdict() throws -> [String: Any] {
+            let answer = try fleet.daemon.client.request("GET", "/v1/apps/\(Self.app)/compare?base=14.1.0&target=14.2.0&installs=attested",
+                                                         token: fleet.viewer)
+            #expect(answer.status == 200, "\(answer.text)")
+            return Self.overall(answer.json)
+        }
+        let verdictBefore = try attestedVerdict()
+        #expect(verdictBefore["verdict"] as? String != nil, "\(verdictBefore)")
+        let statuses = try Self.attack(fleet, sessions: 1000, build: "31245")
         let after = try releases()
-        #expect(after["14.2.0 (31245)"]?["sessions"] as? Int == produced.sessions["14.2.0 (31245)"], "\(after)")
+        let attestedSessions = produced.sessions["14.2.0 (31245)"]
+        if mode == "require" {
+            #expect(statuses.allSatisfy { $0 == 401 })
+            #expect(after["14.2.0 (31245)"]?["sessions"] as? Int == attestedSessions, "\(after)")
+        } else {
+            #expect(statuses.allSatisfy { $0 == 202 })
+            let stored = (after["14.2.0 (31245)"]?["sessions"] as? Int ?? 0) + (after["14.2.0 (31245)"]?["implausible_sessions"] as? Int ?? 0)
+            #expect(stored == (attestedSessions ?? 0) + 1000, "\(after)")
+            #expect(after["14.2.0 (31245)"]?["attested_sessions"] as? Int == attestedSessions, "\(after)")
+        }
+        #expect(NSDictionary(dictionary: try attestedVerdict()) == NSDictionary(dictionary: verdictBefore))
     }
 
     @Test func theAppsAttestationCommandShowsAndChangesTheSettings() throws {
