@@ -24,8 +24,10 @@ struct ClusterTests {
 
         init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("watchdog-cluster-\(UUID().uuidString.prefix(8))")
-            // Ports of their own, so the suite can run beside anything else on 8180–8183.
-            let base = UInt16.random(in: 20_000...40_000)
+            // Ports of their own, so the suite can run beside anything else on 8180–8183 — below
+            // Linux's ephemeral range (32768–60999): a port there can be taken meanwhile by any
+            // outgoing connection, as a node's own PostgreSQL connection once took nginx's.
+            let base = UInt16.random(in: 20_000...32_000)
             var environment = ProcessInfo.processInfo.environment
             environment["WATCHDOGD"] = Daemon.binary.path
             environment["CLUSTER_PORT"] = String(base)
@@ -33,7 +35,14 @@ struct ClusterTests {
             environment["PG_PORT"] = String(base + 4)
             // The fleet posts from one address, far faster than devices do.
             environment["NODE_ARGS"] = "--rate-per-address 0 --rate-per-key 0"
-            let started = try Self.script("start.sh", [directory.path], environment: environment)
+            let started: (stdout: String, stderr: String)
+            do {
+                started = try Self.script("start.sh", [directory.path], environment: environment)
+            } catch {
+                // What it started before failing (PostgreSQL, nodes) is stopped, not left running.
+                _ = try? Self.script("stop.sh", [directory.path])
+                throw error
+            }
             var values: [String: String] = [:]
             for line in started.stdout.split(separator: "\n") {
                 let pair = line.split(separator: "=", maxSplits: 1)
