@@ -93,9 +93,10 @@ public protocol TelemetryStore: Sendable {
     func attestedKey(app: String, keyID: [UInt8]) throws -> AttestedKey?
     /// The install ids with an attested key.
     func attestedInstalls(app: String) throws -> Set<String>
-    /// Per release of the app, the counted session starts of installs with an attested key
-    /// (releases without any are left out).
-    func attestedSessions(app: String) throws -> [ReleaseID: Int]
+    /// For each of `releases`, the counted session starts of installs with an attested key
+    /// (releases without any are left out). Read per release, through its installs' key, so
+    /// the cost follows the releases asked for, not every release a key holder invented.
+    func attestedSessions(app: String, releases: [ReleaseID]) throws -> [ReleaseID: Int]
     /// The app's `AttestationSettings` JSON, `nil` when never saved.
     func attestationSettings(app: String) throws -> String?
     func saveAttestationSettings(app: String, json: String) throws

@@ -33,9 +33,11 @@ struct ReadRoutes: Sendable {
         }
         let unlisted = try unlisted.totals(app: app)
         let sorted = ReleaseOrder.sorted(releases, newestFirst: true, by: \.release)
-        let attested = attestation.settings(app: app).mode == .off ? nil : try storeCall { try store.attestedSessions(app: app) }
+        let shown = Array(sorted.dropFirst(offset).prefix(limit))
+        let attested = attestation.settings(app: app).mode == .off ? nil
+            : try storeCall { try store.attestedSessions(app: app, releases: shown.map(\.release)) }
         var page: [ReleaseStatsView] = []
-        for release in sorted.dropFirst(offset).prefix(limit) {
+        for release in shown {
             var view = ReleaseStatsView(try lookup.withConcentration(release, of: app))
             if let attested { view.attestedSessions = min(attested[release.release] ?? 0, release.sessions) }
             page.append(view)

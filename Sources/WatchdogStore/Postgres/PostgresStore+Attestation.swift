@@ -84,15 +84,16 @@ extension PostgresStore {
         }
     }
 
-    public func attestedSessions(app: String) throws -> [ReleaseID: Int] {
+    public func attestedSessions(app: String, releases: [ReleaseID]) throws -> [ReleaseID: Int] {
         try pool.withConnection { connection in
             var sessions: [ReleaseID: Int] = [:]
-            for row in try connection.query("""
-                SELECT version, build, sum(sessions)::bigint FROM release_installs
-                WHERE app = $1 AND sessions > 0 AND install_id IN (SELECT install_id FROM attested_keys WHERE app = $1)
-                GROUP BY version, build
-                """, [app]) {
-                sessions[ReleaseID(version: row.text(0), build: row.text(1))] = row.int(2)
+            for release in releases {
+                let rows = try connection.query("""
+                    SELECT sum(sessions)::bigint FROM release_installs
+                    WHERE app = $1 AND version = $2 AND build = $3 AND sessions > 0
+                      AND install_id IN (SELECT install_id FROM attested_keys WHERE app = $1)
+                    """, [app, release.version, release.build])
+                if let count = rows.first?.optionalInteger(0) { sessions[release] = Int(count) }
             }
             return sessions
         }

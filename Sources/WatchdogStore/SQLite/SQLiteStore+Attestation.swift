@@ -55,15 +55,16 @@ extension SQLiteStore {
         try pool.read { db in Set(try String.fetchAll(db, sql: "SELECT DISTINCT install_id FROM attested_keys WHERE app = ?", arguments: [app])) }
     }
 
-    public func attestedSessions(app: String) throws -> [ReleaseID: Int] {
+    public func attestedSessions(app: String, releases: [ReleaseID]) throws -> [ReleaseID: Int] {
         try pool.read { db in
+            let statement = try db.cachedStatement(sql: """
+                SELECT sum(sessions) FROM release_installs
+                WHERE app = ?1 AND version = ?2 AND build = ?3 AND sessions > 0
+                  AND install_id IN (SELECT install_id FROM attested_keys WHERE app = ?1)
+                """)
             var sessions: [ReleaseID: Int] = [:]
-            for row in try Row.fetchAll(db, sql: """
-                SELECT version, build, sum(sessions) FROM release_installs
-                WHERE app = ?1 AND sessions > 0 AND install_id IN (SELECT install_id FROM attested_keys WHERE app = ?1)
-                GROUP BY version, build
-                """, arguments: [app]) {
-                sessions[ReleaseID(version: row[0], build: row[1])] = row[2]
+            for release in releases {
+                if let count = try Int.fetchOne(statement, arguments: [app, release.version, release.build]) { sessions[release] = count }
             }
             return sessions
         }
