@@ -50,17 +50,19 @@ public enum BatchDecoder {
             guard json.count <= Limits.itemBytes else {
                 return .undecodable(id: nil, error: ErrorDetail(code: "item_too_large", message: "the item is \(json.count) bytes; one item may be at most \(Limits.itemBytes) bytes"))
             }
-            let node: JSONNode
+            let tape: JSONTape
             do throws(JSONReader.Failure) {
-                node = try JSONReader.parse(json)
+                tape = try JSONReader.tape(of: body, in: range)
             } catch {
                 return .undecodable(id: nil, error: ErrorDetail(code: "invalid_json", message: "the item is not valid JSON: \(error.reason) at byte \(range.lowerBound + error.offset)"))
             }
             do throws(ErrorDetail) {
-                return .decoded(try Item(json: node), json: json)
+                return .decoded(try Item(json: JSONItem(tape: tape, index: 0)), json: json)
             } catch {
                 var id: String?
-                if case .string(let text)? = node["id"] { id = String(text.prefix(Limits.idLength)) }
+                if tape.entries[0].kind == .object, let value = tape.member("id", of: 0), tape.entries[value].kind == .string {
+                    id = String(tape.string(at: value).prefix(Limits.idLength))
+                }
                 return .undecodable(id: id, error: error)
             }
         }

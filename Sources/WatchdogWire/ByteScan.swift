@@ -26,6 +26,24 @@ public enum ByteScan {
         return position
     }
 
+    /// Whether `a` and `b` hold the same bytes (a word at a time; `elementsEqual` walks
+    /// iterators and cost more than the rest of a key's lookup).
+    @inline(__always)
+    static func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let first = a.baseAddress, let second = b.baseAddress else { return true }
+        var position = 0
+        while position + 8 <= a.count {
+            if UnsafeRawPointer(first + position).loadUnaligned(as: UInt64.self) != UnsafeRawPointer(second + position).loadUnaligned(as: UInt64.self) { return false }
+            position += 8
+        }
+        while position < a.count {
+            if first[position] != second[position] { return false }
+            position += 1
+        }
+        return true
+    }
+
     /// Whether every byte is below 0x80.
     public static func isASCII(_ text: String) -> Bool {
         text.utf8.withContiguousStorageIfAvailable(isASCII) ?? text.utf8.allSatisfy { $0 < 0x80 }

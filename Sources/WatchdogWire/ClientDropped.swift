@@ -39,18 +39,19 @@ public struct ClientDropped: Codable, Hashable, Sendable {
     /// - Throws: `ErrorDetail` with code `invalid_client_dropped` naming the field.
     public static func read(_ json: ArraySlice<UInt8>?) throws(ErrorDetail) -> ClientDropped? {
         guard let json else { return nil }
-        let value: JSONNode
+        let tape: JSONTape
         do throws(JSONReader.Failure) {
-            value = try JSONReader.parse(json)
+            let bytes = Array(json)
+            tape = try JSONReader.tape(of: bytes, in: 0..<bytes.count)
         } catch {
             throw ErrorDetail(code: "invalid_client_dropped", message: "\(key) is not valid JSON: \(error.reason)")
         }
-        if case .null = value { return nil }
+        if tape.entries[0].kind == .null { return nil }
         do throws(ErrorDetail) {
-            let reader = try ObjectReader(value, path: key)
+            var reader = try ObjectReader(JSONItem(tape: tape, index: 0), path: key)
             let dropped = ClientDropped(
                 id: try reader.optionalString("id"), release: try Release(reader.object("release")),
-                evicted: try count(reader, "evicted"), quarantined: try count(reader, "quarantined")
+                evicted: try count(&reader, "evicted"), quarantined: try count(&reader, "quarantined")
             )
             try ReportValidator.checkClientDropped(dropped)
             return dropped
@@ -59,7 +60,7 @@ public struct ClientDropped: Codable, Hashable, Sendable {
         }
     }
 
-    private static func count(_ reader: ObjectReader, _ field: String) throws(ErrorDetail) -> Int {
+    private static func count(_ reader: inout ObjectReader, _ field: StaticString) throws(ErrorDetail) -> Int {
         guard let value = try reader.optionalInt(field) else {
             throw ErrorDetail(code: "missing_field", message: "\(reader.field(field)) is required")
         }

@@ -59,7 +59,7 @@ struct JSONBatchSplitter {
         guard bytes[position] == UInt8(ascii: "{") else {
             // Not a batch at all; whether it is JSON decides the error.
             do throws(JSONReader.Failure) {
-                _ = try JSONReader.parse(bytes)
+                try JSONReader.validate(bytes)
             } catch {
                 throw .malformed(error.reason, offset: error.offset)
             }
@@ -93,7 +93,7 @@ struct JSONBatchSplitter {
                     let start = position
                     try skipValue(depth: 1)
                     do throws(JSONReader.Failure) {
-                        _ = try JSONReader.parse(UnsafeBufferPointer(rebasing: bytes[start..<position]))
+                        try JSONReader.validate(UnsafeBufferPointer(rebasing: bytes[start..<position]))
                     } catch {
                         throw .malformed(error.reason, offset: start + error.offset)
                     }

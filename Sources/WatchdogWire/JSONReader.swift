@@ -30,7 +30,9 @@ public enum JSONNode: Sendable, Equatable {
 /// A strict RFC 8259 parser over UTF-8 bytes: no trailing commas or comments, numbers must be
 /// finite doubles (`1e999` is refused), duplicate keys are refused, nesting is bounded.
 ///
-/// Written for the ingest path, where Foundation's `JSONDecoder` cost half of the CPU time.
+/// Written for the ingest path, where Foundation's `JSONDecoder` cost half of the CPU time. It
+/// writes a `JSONTape` (no `String` or array per value); `parse` turns that into a tree for
+/// callers that want one.
 public struct JSONReader {
     public struct Failure: Error, Equatable, Sendable {
         public var reason: String
@@ -40,29 +42,53 @@ public struct JSONReader {
     public static let maximumDepth = 64
 
     private let bytes: UnsafeBufferPointer<UInt8>
+    /// Where `bytes` starts in the tape's input: entries' ranges are of the whole input.
+    private let base: Int
     private var position: Int
+    private var entries: [JSONTape.Entry] = []
+    private var unescaped: [UInt8] = []
+    /// The keys of the objects being read, innermost last: a hash of each key (`keyHash`) and
+    /// its entry. A nested object's keys are removed when it ends.
+    private var openKeys: [(hash: UInt64, entry: Int)] = []
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, base: Int) {
         self.bytes = bytes
+        self.base = base
         self.position = 0
     }
 
-    /// Parses one JSON value filling all of `bytes` (whitespace around it allowed).
+    /// Parses one JSON value filling all of `input` (whitespace around it allowed).
     public static func parse<Bytes: Collection>(_ input: Bytes) throws(Failure) -> JSONNode where Bytes.Element == UInt8 {
-        let result: Result<JSONNode, Failure>? = input.withContiguousStorageIfAvailable { buffer in
-            parseBuffer(buffer)
-        }
-        return try (result ?? Array(input).withUnsafeBufferPointer { parseBuffer($0) }).get()
+        let bytes = Array(input)
+        return try tape(of: bytes, in: 0..<bytes.count).node(at: 0)
     }
 
-    private static func parseBuffer(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONNode, Failure> {
-        var reader = JSONReader(bytes: buffer)
+    /// Parses the JSON value filling `range` of `input` into a tape. Failure offsets are from
+    /// the start of `range`.
+    static func tape(of input: [UInt8], in range: Range<Int>) throws(Failure) -> JSONTape {
+        let result = input.withUnsafeBufferPointer { all -> Result<([JSONTape.Entry], [UInt8]), Failure> in
+            var reader = JSONReader(bytes: UnsafeBufferPointer(rebasing: all[range]), base: range.lowerBound)
+            // About one value per 12 bytes of a report: the entries are allocated once.
+            reader.entries.reserveCapacity(range.count / 12 + 4)
+            return reader.readAll().map { (reader.entries, reader.unescaped) }
+        }
+        let (entries, unescaped) = try result.get()
+        return JSONTape(entries: entries, bytes: input, unescaped: unescaped)
+    }
+
+    /// Checks that `buffer` is one JSON value (whitespace around it allowed), keeping nothing.
+    static func validate(_ buffer: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        var reader = JSONReader(bytes: buffer, base: 0)
+        try reader.readAll().get()
+    }
+
+    private mutating func readAll() -> Result<Void, Failure> {
         do throws(Failure) {
-            reader.skipWhitespace()
-            let value = try reader.parseValue(depth: 0)
-            reader.skipWhitespace()
-            guard reader.position == buffer.count else { throw reader.failure("unexpected data after the value") }
-            return .success(value)
+            skipWhitespace()
+            try parseValue(depth: 0)
+            skipWhitespace()
+            guard position == bytes.count else { throw failure("unexpected data after the value") }
+            return .success(())
         } catch {
             return .failure(error)
         }
@@ -72,76 +98,135 @@ public struct JSONReader {
         Failure(reason: reason, offset: position)
     }
 
-    private mutating func parseValue(depth: Int) throws(Failure) -> JSONNode {
+    /// Appends a value without contents (`end` is the next entry).
+    private mutating func append(_ kind: JSONTape.Entry.Kind, number: Double = 0) {
+        entries.append(JSONTape.Entry(kind: kind, end: entries.count + 1, number: number))
+    }
+
+    private mutating func parseValue(depth: Int) throws(Failure) {
         guard position < bytes.count else { throw failure("unexpected end of input") }
         switch bytes[position] {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
-        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
-        default: return .number(try parseNumber())
+        case UInt8(ascii: "{"): try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): try parseString(key: false)
+        case UInt8(ascii: "t"): try literal("true"); append(.trueValue)
+        case UInt8(ascii: "f"): try literal("false"); append(.falseValue)
+        case UInt8(ascii: "n"): try literal("null"); append(.null)
+        default: append(.number, number: try parseNumber())
         }
     }
 
-    private mutating func parseObject(depth: Int) throws(Failure) -> JSONNode {
+    private mutating func parseObject(depth: Int) throws(Failure) {
         guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
         position += 1
-        var members: [(String, JSONNode)] = []
+        let object = entries.count
+        append(.object)
+        var count = 0
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             position += 1
-            return .object(members)
+            return
         }
+        // Duplicates: each key is compared with the object's keys before it by a hash of its
+        // bytes (see `openKeys`); past 64 members, by a set of the keys instead.
+        let firstKey = openKeys.count
+        defer { openKeys.removeSubrange(firstKey...) }
         var seen: Set<String>?
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else { throw failure("expected a member name in quotes") }
             let keyStart = position
-            let key = try parseString()
-            // Small objects check duplicates by scanning, large ones by hashing.
-            if members.count < 16 {
-                if members.contains(where: { $0.0 == key }) { position = keyStart; throw failure("duplicate key \"\(key.prefix(64))\"") }
-                if members.count == 15 { seen = Set(members.map(\.0) + [key]) }
-            } else if seen?.insert(key).inserted == false {
+            let key = entries.count
+            try parseString(key: true)
+            if count < 64 {
+                let hash = keyHash(key)
+                for earlier in openKeys[firstKey...] where earlier.hash == hash || earlier.hash == 0 || hash == 0 {
+                    if sameKey(earlier.entry, key) { position = keyStart; throw duplicate(key) }
+                }
+                openKeys.append((hash, key))
+                if count == 63 { seen = Set(openKeys[firstKey...].map { string(at: $0.entry) }) }
+            } else if seen?.insert(string(at: key)).inserted == false {
                 position = keyStart
-                throw failure("duplicate key \"\(key.prefix(64))\"")
+                throw duplicate(key)
             }
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else { throw failure("expected : after a member name") }
             position += 1
             skipWhitespace()
-            members.append((key, try parseValue(depth: depth)))
+            try parseValue(depth: depth)
+            count += 1
+            entries[object].count = count
+            entries[object].end = entries.count
             skipWhitespace()
             guard let next = peek() else { throw failure("unexpected end of input in an object") }
             position += 1
-            if next == UInt8(ascii: "}") { return .object(members) }
+            if next == UInt8(ascii: "}") { return }
             guard next == UInt8(ascii: ",") else { position -= 1; throw failure("expected , or } in an object") }
         }
     }
 
-    private mutating func parseArray(depth: Int) throws(Failure) -> JSONNode {
+    private func duplicate(_ key: Int) -> Failure {
+        failure("duplicate key \"\(string(at: key).prefix(64))\"")
+    }
+
+    /// FNV-1a of an ASCII key's bytes (never 0); 0 for a key with other bytes, which only
+    /// `String`'s `==` can compare (canonical equivalence).
+    private func keyHash(_ key: Int) -> UInt64 {
+        let entry = entries[key]
+        guard entry.ascii else { return 0 }
+        var hash = FNV1a64()
+        if entry.escaped {
+            hash.add(unescaped[entry.start..<entry.start + entry.count])
+        } else {
+            hash.add(UnsafeBufferPointer(rebasing: bytes[entry.start - base..<entry.start - base + entry.count]))
+        }
+        return hash.value | 1
+    }
+
+    /// What `JSONTape.string(at:)` and `sameKey` answer, while the tape is still being written.
+    private func string(at index: Int) -> String {
+        let entry = entries[index]
+        if entry.escaped { return String(decoding: unescaped[entry.start..<entry.start + entry.count], as: UTF8.self) }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[entry.start - base..<entry.start - base + entry.count]), as: UTF8.self)
+    }
+
+    private func sameKey(_ a: Int, _ b: Int) -> Bool {
+        let first = entries[a], second = entries[b]
+        guard first.ascii && second.ascii else { return string(at: a) == string(at: b) }
+        guard first.count == second.count else { return false }
+        if !first.escaped && !second.escaped {
+            return ByteScan.equal(UnsafeBufferPointer(rebasing: bytes[first.start - base..<first.start - base + first.count]),
+                                  UnsafeBufferPointer(rebasing: bytes[second.start - base..<second.start - base + second.count]))
+        }
+        return string(at: a) == string(at: b)
+    }
+
+    private mutating func parseArray(depth: Int) throws(Failure) {
         guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
         position += 1
-        var elements: [JSONNode] = []
+        let array = entries.count
+        append(.array)
         skipWhitespace()
         if peek() == UInt8(ascii: "]") {
             position += 1
-            return .array(elements)
+            return
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue(depth: depth))
+            try parseValue(depth: depth)
+            entries[array].count += 1
+            entries[array].end = entries.count
             skipWhitespace()
             guard let next = peek() else { throw failure("unexpected end of input in an array") }
             position += 1
-            if next == UInt8(ascii: "]") { return .array(elements) }
+            if next == UInt8(ascii: "]") { return }
             guard next == UInt8(ascii: ",") else { position -= 1; throw failure("expected , or ] in an array") }
         }
     }
 
-    private mutating func parseString() throws(Failure) -> String {
+    /// Appends the string at `position` (its opening quote). A key's entry says whether it is
+    /// ASCII, for `sameKey`.
+    private mutating func parseString(key: Bool) throws(Failure) {
         position += 1  // opening quote
         let start = position
         // Fast path: no escapes. Words without a quote, backslash or control character at once;
@@ -155,7 +240,9 @@ public struct JSONReader {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
                     position = index + 1
-                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    entries.append(JSONTape.Entry(kind: .string, ascii: key && ByteScan.isASCII(text), start: base + start, count: index - start, end: entries.count + 1))
+                    return
                 }
                 if byte == UInt8(ascii: "\\") { break plain }
                 guard byte >= 0x20 else {
@@ -166,24 +253,28 @@ public struct JSONReader {
             }
         }
         position = index
-        var scalars = Array(bytes[start..<position])
+        let first = unescaped.count
+        unescaped.append(contentsOf: bytes[start..<position])
         while position < bytes.count {
             let byte = bytes[position]
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                return String(decoding: scalars, as: UTF8.self)
+                let text = unescaped[first...]
+                let ascii = key && text.withContiguousStorageIfAvailable(ByteScan.isASCII) ?? false
+                entries.append(JSONTape.Entry(kind: .string, escaped: true, ascii: ascii, start: first, count: unescaped.count - first, end: entries.count + 1))
+                return
             case UInt8(ascii: "\\"):
                 position += 1
                 guard let escape = peek() else { throw failure("unterminated escape") }
                 position += 1
                 switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escape)
-                case UInt8(ascii: "b"): scalars.append(0x08)
-                case UInt8(ascii: "f"): scalars.append(0x0C)
-                case UInt8(ascii: "n"): scalars.append(0x0A)
-                case UInt8(ascii: "r"): scalars.append(0x0D)
-                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped.append(escape)
+                case UInt8(ascii: "b"): unescaped.append(0x08)
+                case UInt8(ascii: "f"): unescaped.append(0x0C)
+                case UInt8(ascii: "n"): unescaped.append(0x0A)
+                case UInt8(ascii: "r"): unescaped.append(0x0D)
+                case UInt8(ascii: "t"): unescaped.append(0x09)
                 case UInt8(ascii: "u"):
                     var value = try hex4()
                     if (0xD800...0xDBFF).contains(value) {
@@ -198,13 +289,13 @@ public struct JSONReader {
                         throw failure("unpaired UTF-16 surrogate in \\u escape")
                     }
                     guard let scalar = Unicode.Scalar(value) else { throw failure("invalid \\u escape") }
-                    scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
+                    unescaped.append(contentsOf: Array(String(Character(scalar)).utf8))
                 default:
                     throw failure("invalid escape \\\(Character(Unicode.Scalar(escape)))")
                 }
             default:
                 guard byte >= 0x20 else { throw failure("control character in a string; escape it") }
-                scalars.append(byte)
+                unescaped.append(byte)
                 position += 1
             }
         }

@@ -1,197 +1,245 @@
 /// A wire-model type read from a parsed JSON item, with errors that name the field.
 public protocol JSONItemDecodable: Sendable {
-    init(json: JSONNode) throws(ErrorDetail)
+    init(json: JSONItem) throws(ErrorDetail)
+}
+
+/// One parsed item of a batch (a value of a `JSONTape`), as `JSONItemDecodable` types read it.
+public struct JSONItem {
+    let tape: JSONTape
+    let index: Int
 }
 
 /// Reads the members of one JSON object at a field path, e.g. `view.expected`. Absent and
-/// `null` optional members both read as `nil`; unknown members are ignored.
+/// `null` optional members both read as `nil`; unknown members are ignored (and never copied
+/// out of the input).
+///
+/// A member is looked for from the one after the member read last, round the object: clients
+/// list members in the order the wire model declares them, which is the order they are read,
+/// so most lookups compare one key.
 struct ObjectReader {
-    let members: [(String, JSONNode)]
+    let tape: JSONTape
+    let index: Int
     let path: String
+    /// The key to look at first, and how many members come before it.
+    private var cursor: Int
+    private var cursorOrdinal = 0
 
-    init(_ node: JSONNode, path: String) throws(ErrorDetail) {
-        guard case .object(let members) = node else {
+    init(_ item: JSONItem, path: String) throws(ErrorDetail) {
+        guard item.tape.entries[item.index].kind == .object else {
             throw ErrorDetail(code: "invalid_type", message: path.isEmpty ? "each item must be a JSON object" : "\(path) must be an object")
         }
-        self.members = members
+        self.tape = item.tape
+        self.index = item.index
         self.path = path
+        self.cursor = item.index + 1
     }
 
-    func field(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
-
-    /// Keys are compared by length first: most members are not the one looked for, and a
-    /// String's UTF-8 count is at hand where comparing two Strings is not.
-    @inline(__always) private static func same(_ name: String, _ key: String) -> Bool {
-        name.utf8.count == key.utf8.count && name == key
-    }
-
-    private func present(_ key: String) -> JSONNode? {
-        for (name, value) in members where Self.same(name, key) {
-            if case .null = value { return nil }
-            return value
+    /// The index of the value of member `name`, if the object has one.
+    private mutating func member(_ name: StaticString) -> Int? {
+        let count = tape.entries[index].count
+        var key = cursor, ordinal = cursorOrdinal
+        for _ in 0..<count {
+            if ordinal == count { key = index + 1; ordinal = 0 }
+            let next = tape.entries[key + 1].end
+            if tape.key(at: key, is: name) {
+                cursor = next
+                cursorOrdinal = ordinal + 1
+                return key + 1
+            }
+            key = next
+            ordinal += 1
         }
         return nil
     }
 
-    private func required(_ key: String, _ typeName: String) throws(ErrorDetail) -> JSONNode {
-        for (name, value) in members where Self.same(name, key) {
-            if case .null = value {
-                throw ErrorDetail(code: "missing_field", message: "\(field(key)) is required and must be \(typeName), got null")
-            }
-            return value
-        }
-        throw ErrorDetail(code: "missing_field", message: "\(field(key)) is required")
+    func field(_ key: StaticString) -> String { path.isEmpty ? "\(key)" : "\(path).\(key)" }
+
+    private func kind(_ value: Int) -> JSONTape.Entry.Kind { tape.entries[value].kind }
+
+    private mutating func present(_ key: StaticString) -> Int? {
+        guard let value = member(key), kind(value) != .null else { return nil }
+        return value
     }
 
-    private func mismatch(_ key: String, _ typeName: String) -> ErrorDetail {
+    private mutating func required(_ key: StaticString, _ typeName: String) throws(ErrorDetail) -> Int {
+        guard let value = member(key) else {
+            throw ErrorDetail(code: "missing_field", message: "\(field(key)) is required")
+        }
+        if kind(value) == .null {
+            throw ErrorDetail(code: "missing_field", message: "\(field(key)) is required and must be \(typeName), got null")
+        }
+        return value
+    }
+
+    private func mismatch(_ key: StaticString, _ typeName: String) -> ErrorDetail {
         ErrorDetail(code: "invalid_type", message: "\(field(key)) must be \(typeName)")
     }
 
-    func string(_ key: String) throws(ErrorDetail) -> String {
-        guard case .string(let text) = try required(key, "a string") else { throw mismatch(key, "a string") }
-        return text
+    mutating func string(_ key: StaticString) throws(ErrorDetail) -> String {
+        let value = try required(key, "a string")
+        guard kind(value) == .string else { throw mismatch(key, "a string") }
+        return tape.string(at: value)
     }
 
-    func optionalString(_ key: String) throws(ErrorDetail) -> String? {
+    mutating func optionalString(_ key: StaticString) throws(ErrorDetail) -> String? {
         guard let value = present(key) else { return nil }
-        guard case .string(let text) = value else { throw mismatch(key, "a string") }
-        return text
+        guard kind(value) == .string else { throw mismatch(key, "a string") }
+        return tape.string(at: value)
     }
 
-    func double(_ key: String) throws(ErrorDetail) -> Double {
-        guard case .number(let number) = try required(key, "a number") else { throw mismatch(key, "a number") }
-        return number
+    mutating func double(_ key: StaticString) throws(ErrorDetail) -> Double {
+        let value = try required(key, "a number")
+        guard kind(value) == .number else { throw mismatch(key, "a number") }
+        return tape.entries[value].number
     }
 
-    func optionalDouble(_ key: String) throws(ErrorDetail) -> Double? {
+    mutating func optionalDouble(_ key: StaticString) throws(ErrorDetail) -> Double? {
         guard let value = present(key) else { return nil }
-        guard case .number(let number) = value else { throw mismatch(key, "a number") }
-        return number
+        guard kind(value) == .number else { throw mismatch(key, "a number") }
+        return tape.entries[value].number
     }
 
-    func optionalInt(_ key: String) throws(ErrorDetail) -> Int? {
+    mutating func optionalInt(_ key: StaticString) throws(ErrorDetail) -> Int? {
         guard let value = present(key) else { return nil }
-        guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e15 else { throw mismatch(key, "an integer") }
+        let number = tape.entries[value].number
+        guard kind(value) == .number, number == number.rounded(), abs(number) < 1e15 else { throw mismatch(key, "an integer") }
         return Int(number)
     }
 
-    func optionalBool(_ key: String) throws(ErrorDetail) -> Bool? {
+    mutating func optionalBool(_ key: StaticString) throws(ErrorDetail) -> Bool? {
         guard let value = present(key) else { return nil }
-        guard case .bool(let flag) = value else { throw mismatch(key, "true or false") }
-        return flag
+        switch kind(value) {
+        case .trueValue: return true
+        case .falseValue: return false
+        default: throw mismatch(key, "true or false")
+        }
     }
 
-    func object(_ key: String) throws(ErrorDetail) -> ObjectReader {
-        try ObjectReader(try required(key, "an object"), path: field(key))
+    mutating func object(_ key: StaticString) throws(ErrorDetail) -> ObjectReader {
+        try ObjectReader(JSONItem(tape: tape, index: try required(key, "an object")), path: field(key))
     }
 
-    func optionalObject(_ key: String) throws(ErrorDetail) -> ObjectReader? {
+    mutating func optionalObject(_ key: StaticString) throws(ErrorDetail) -> ObjectReader? {
         guard let value = present(key) else { return nil }
-        return try ObjectReader(value, path: field(key))
+        return try ObjectReader(JSONItem(tape: tape, index: value), path: field(key))
     }
 
-    func optionalStrings(_ key: String) throws(ErrorDetail) -> [String]? {
+    mutating func optionalStrings(_ key: StaticString) throws(ErrorDetail) -> [String]? {
         guard let value = present(key) else { return nil }
-        guard case .array(let elements) = value else { throw mismatch(key, "an array of strings") }
+        guard kind(value) == .array else { throw mismatch(key, "an array of strings") }
         var strings: [String] = []
-        strings.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
-            guard case .string(let text) = element else {
+        strings.reserveCapacity(tape.entries[value].count)
+        var element = value + 1
+        for index in 0..<tape.entries[value].count {
+            guard kind(element) == .string else {
                 throw ErrorDetail(code: "invalid_type", message: "\(field(key))[\(index)] must be a string")
             }
-            strings.append(text)
+            strings.append(tape.string(at: element))
+            element = tape.entries[element].end
         }
         return strings
     }
 
-    func optionalStringMap(_ key: String) throws(ErrorDetail) -> [String: String]? {
+    /// The members of the object at `key`, each read by `read` (nil: not of the wanted type).
+    private mutating func optionalMap<Value>(_ key: StaticString, of typeName: String, _ read: (JSONTape, Int) -> Value?) throws(ErrorDetail) -> [String: Value]? {
         guard let value = present(key) else { return nil }
-        guard case .object(let pairs) = value else { throw mismatch(key, "an object of strings") }
-        var map: [String: String] = [:]
-        for (name, element) in pairs {
-            guard case .string(let text) = element else {
-                throw ErrorDetail(code: "invalid_type", message: "\(field(key)).\(name.prefix(64)) must be a string")
+        guard kind(value) == .object else { throw mismatch(key, "an object of \(typeName)s") }
+        var map: [String: Value] = [:]
+        var member = value + 1
+        for _ in 0..<tape.entries[value].count {
+            let name = tape.string(at: member)
+            guard let element = read(tape, member + 1) else {
+                throw ErrorDetail(code: "invalid_type", message: "\(field(key)).\(name.prefix(64)) must be \(typeName == "boolean" ? "true or false" : "a \(typeName)")")
             }
-            map[name] = text
+            map[name] = element
+            member = tape.entries[member + 1].end
         }
         return map
     }
 
-    func optionalBoolMap(_ key: String) throws(ErrorDetail) -> [String: Bool]? {
-        guard let value = present(key) else { return nil }
-        guard case .object(let pairs) = value else { throw mismatch(key, "an object of booleans") }
-        var map: [String: Bool] = [:]
-        for (name, element) in pairs {
-            guard case .bool(let flag) = element else {
-                throw ErrorDetail(code: "invalid_type", message: "\(field(key)).\(name.prefix(64)) must be true or false")
+    mutating func optionalStringMap(_ key: StaticString) throws(ErrorDetail) -> [String: String]? {
+        try optionalMap(key, of: "string") { tape, value in tape.entries[value].kind == .string ? tape.string(at: value) : nil }
+    }
+
+    mutating func optionalBoolMap(_ key: StaticString) throws(ErrorDetail) -> [String: Bool]? {
+        try optionalMap(key, of: "boolean") { tape, value in
+            switch tape.entries[value].kind {
+            case .trueValue: true
+            case .falseValue: false
+            default: nil
             }
-            map[name] = flag
         }
-        return map
     }
 }
 
 extension Frame {
     init(_ reader: ObjectReader) throws(ErrorDetail) {
+        var reader = reader
         self.init(x: try reader.double("x"), y: try reader.double("y"), width: try reader.double("width"), height: try reader.double("height"))
     }
 }
 
 extension Release {
     init(_ reader: ObjectReader) throws(ErrorDetail) {
+        var reader = reader
         self.init(version: try reader.string("version"), build: try reader.string("build"), channel: try reader.optionalString("channel"))
     }
 }
 
 extension Device {
     init(_ reader: ObjectReader) throws(ErrorDetail) {
+        var reader = reader
         self.init(model: try reader.optionalString("model"), os: try reader.optionalString("os"), osVersion: try reader.optionalString("os_version"),
                   idiom: try reader.optionalString("idiom"), locale: try reader.optionalString("locale"))
     }
 }
 
 extension Report: JSONItemDecodable {
-    public init(json: JSONNode) throws(ErrorDetail) {
-        let item = try ObjectReader(json, path: "")
-        self.init(
-            id: try item.string("id"),
-            kind: try item.string("kind"),
-            occurredAt: try item.string("occurred_at"),
-            app: try item.string("app"),
-            release: try Release(item.object("release")),
-            device: try item.optionalObject("device").map { reader throws(ErrorDetail) in try Device(reader) },
-            sessionId: try item.optionalString("session_id"),
-            installId: try item.optionalString("install_id"),
-            appState: try item.string("app_state"),
-            screen: try item.optionalString("screen"),
-            window: try item.optionalObject("window").map { reader throws(ErrorDetail) in try Frame(reader) },
-            logs: try item.optionalStrings("logs"),
-            attributes: try item.optionalStringMap("attributes")
-        )
-        if let view = try item.optionalObject("view") {
-            self.view = ViewFrames(name: try view.optionalString("name"), expected: try Frame(view.object("expected")),
-                                   actual: try Frame(view.object("actual")), tolerance: try view.optionalDouble("tolerance"))
+    /// Members are read in the order the wire model declares them (and WatchdogKit writes
+    /// them), so `ObjectReader` finds each at its first look.
+    public init(json: JSONItem) throws(ErrorDetail) {
+        var item = try ObjectReader(json, path: "")
+        let id = try item.string("id"), kind = try item.string("kind"), occurredAt = try item.string("occurred_at"), app = try item.string("app")
+        let release = try Release(item.object("release"))
+        let device = try item.optionalObject("device").map { reader throws(ErrorDetail) in try Device(reader) }
+        let sessionId = try item.optionalString("session_id"), installId = try item.optionalString("install_id")
+        let appState = try item.string("app_state"), screen = try item.optionalString("screen")
+        let window = try item.optionalObject("window").map { reader throws(ErrorDetail) in try Frame(reader) }
+        var view: ViewFrames?
+        if var reader = try item.optionalObject("view") {
+            view = ViewFrames(name: try reader.optionalString("name"), expected: try Frame(reader.object("expected")),
+                              actual: try Frame(reader.object("actual")), tolerance: try reader.optionalDouble("tolerance"))
         }
-        if let keyboard = try item.optionalObject("keyboard") {
-            self.keyboard = KeyboardState(
-                visible: try keyboard.optionalBool("visible"),
-                frame: try keyboard.optionalObject("frame").map { reader throws(ErrorDetail) in try Frame(reader) },
-                mode: try keyboard.optionalString("mode"), height: try keyboard.optionalDouble("height"),
-                animationDuration: try keyboard.optionalDouble("animation_duration"), animationCurve: try keyboard.optionalInt("animation_curve"),
-                inputMode: try keyboard.optionalString("input_mode"), notification: try keyboard.optionalString("notification"))
+        var keyboard: KeyboardState?
+        if var reader = try item.optionalObject("keyboard") {
+            keyboard = KeyboardState(
+                visible: try reader.optionalBool("visible"),
+                frame: try reader.optionalObject("frame").map { reader throws(ErrorDetail) in try Frame(reader) },
+                mode: try reader.optionalString("mode"), height: try reader.optionalDouble("height"),
+                animationDuration: try reader.optionalDouble("animation_duration"), animationCurve: try reader.optionalInt("animation_curve"),
+                inputMode: try reader.optionalString("input_mode"), notification: try reader.optionalString("notification"))
         }
-        if let lock = try item.optionalObject("lock") {
-            self.lock = InteractionLock(durationS: try lock.double("duration_s"), flags: try lock.optionalBoolMap("flags"))
+        var lock: InteractionLock?
+        if var reader = try item.optionalObject("lock") {
+            lock = InteractionLock(durationS: try reader.double("duration_s"), flags: try reader.optionalBoolMap("flags"))
         }
-        if let action = try item.optionalObject("action") {
-            self.action = ClientAction(autoFixed: try action.optionalBool("auto_fixed"), testCrash: try action.optionalBool("test_crash"))
+        var action: ClientAction?
+        if var reader = try item.optionalObject("action") {
+            action = ClientAction(autoFixed: try reader.optionalBool("auto_fixed"), testCrash: try reader.optionalBool("test_crash"))
         }
+        self.init(id: id, kind: kind, occurredAt: occurredAt, app: app, release: release, device: device, sessionId: sessionId,
+                  installId: installId, appState: appState, screen: screen, window: window,
+                  logs: try item.optionalStrings("logs"), attributes: try item.optionalStringMap("attributes"))
+        self.view = view
+        self.keyboard = keyboard
+        self.lock = lock
+        self.action = action
     }
 }
 
 extension SessionStart: JSONItemDecodable {
-    public init(json: JSONNode) throws(ErrorDetail) {
-        let item = try ObjectReader(json, path: "")
+    public init(json: JSONItem) throws(ErrorDetail) {
+        var item = try ObjectReader(json, path: "")
         self.init(
             id: try item.string("id"),
             installId: try item.optionalString("install_id"),
