@@ -30,6 +30,14 @@ public enum BatchDecoder {
         guard String(validating: body, as: UTF8.self) != nil else {
             throw ErrorDetail(code: "invalid_json", message: "the body is not valid UTF-8; JSON must be UTF-8 (RFC 8259 §8.1)")
         }
+        if let batch = try decodeWhole(Item.self, key: key, from: body, limit: limit, member: member) { return batch }
+        return try decodeSplit(Item.self, key: key, from: body, limit: limit, member: member)
+    }
+
+    /// The batch split first (`JSONBatchSplitter`), then each item parsed on its own.
+    static func decodeSplit<Item: JSONItemDecodable>(
+        _ type: Item.Type, key: String, from body: [UInt8], limit: Int, member: String?
+    ) throws(ErrorDetail) -> DecodedBatch<Item> {
         let split: JSONBatchSplitter.Split
         do {
             split = try JSONBatchSplitter.split(key, in: body, member: member)
@@ -42,31 +50,72 @@ public enum BatchDecoder {
             }
         }
         let ranges = split.elements
-        guard ranges.count <= limit else {
-            throw ErrorDetail(code: "too_many_items", message: "\(key) has \(ranges.count) items; send at most \(limit) per request")
-        }
+        guard ranges.count <= limit else { throw tooMany(ranges.count, key: key, limit: limit) }
         let items = ranges.map { range -> DecodedItem<Item> in
-            let json = body[range]
-            guard json.count <= Limits.itemBytes else {
-                return .undecodable(id: nil, error: ErrorDetail(code: "item_too_large", message: "the item is \(json.count) bytes; one item may be at most \(Limits.itemBytes) bytes"))
-            }
+            guard range.count <= Limits.itemBytes else { return tooLarge(range.count) }
             let tape: JSONTape
             do throws(JSONReader.Failure) {
                 tape = try JSONReader.tape(of: body, in: range)
             } catch {
                 return .undecodable(id: nil, error: ErrorDetail(code: "invalid_json", message: "the item is not valid JSON: \(error.reason) at byte \(range.lowerBound + error.offset)"))
             }
-            do throws(ErrorDetail) {
-                return .decoded(try Item(json: JSONItem(tape: tape, index: 0)), json: json)
-            } catch {
-                var id: String?
-                if tape.entries[0].kind == .object, let value = tape.member("id", of: 0), tape.entries[value].kind == .string {
-                    id = String(tape.string(at: value).prefix(Limits.idLength))
-                }
-                return .undecodable(id: id, error: error)
-            }
+            return decode(Item.self, tape, 0, json: body[range])
         }
         return DecodedBatch(items: items, member: split.member.map { body[$0] })
     }
 
+    /// The batch read in one pass, when the whole body is JSON whose items are all objects and
+    /// whose `member`, if any, is an object — what clients send: the body is parsed once into
+    /// one tape and each item read from it. `nil` for anything else, which the splitter then
+    /// reads item by item (one malformed item must not hide the others), with the errors it
+    /// has always given: this path answers only what that one would answer.
+    static func decodeWhole<Item: JSONItemDecodable>(
+        _ type: Item.Type, key: String, from body: [UInt8], limit: Int, member: String?
+    ) throws(ErrorDetail) -> DecodedBatch<Item>? {
+        // The splitter matches top-level names as sent (an escaped name is another member).
+        guard let tape = try? JSONReader.tape(of: body, in: 0..<body.count), tape.entries[0].kind == .object,
+              let array = tape.member(sentAs: key, of: 0), tape.entries[array].kind == .array else { return nil }
+        var memberBytes: ArraySlice<UInt8>?
+        if let member, let value = tape.member(sentAs: member, of: 0) {
+            guard tape.entries[value].kind == .object else { return nil }
+            memberBytes = body[tape.entries[value].start..<tape.entries[value].close]
+        }
+        let count = tape.entries[array].count
+        guard count <= limit else { throw tooMany(count, key: key, limit: limit) }
+        var elements: [Int] = []
+        elements.reserveCapacity(count)
+        var element = array + 1
+        for _ in 0..<count {
+            guard tape.entries[element].kind == .object else { return nil }
+            elements.append(element)
+            element = tape.entries[element].end
+        }
+        let items = elements.map { element -> DecodedItem<Item> in
+            let range = tape.entries[element].start..<tape.entries[element].close
+            guard range.count <= Limits.itemBytes else { return tooLarge(range.count) }
+            return decode(Item.self, tape, element, json: body[range])
+        }
+        return DecodedBatch(items: items, member: memberBytes)
+    }
+
+    /// The item at `index` of `tape`, or why it cannot be read (with its id, when it has one).
+    private static func decode<Item: JSONItemDecodable>(_ type: Item.Type, _ tape: JSONTape, _ index: Int, json: ArraySlice<UInt8>) -> DecodedItem<Item> {
+        do throws(ErrorDetail) {
+            return .decoded(try Item(json: JSONItem(tape: tape, index: index)), json: json)
+        } catch {
+            var id: String?
+            if tape.entries[index].kind == .object, let value = tape.member("id", of: index), tape.entries[value].kind == .string {
+                id = String(tape.string(at: value).prefix(Limits.idLength))
+            }
+            return .undecodable(id: id, error: error)
+        }
+    }
+
+    private static func tooMany(_ count: Int, key: String, limit: Int) -> ErrorDetail {
+        ErrorDetail(code: "too_many_items", message: "\(key) has \(count) items; send at most \(limit) per request")
+    }
+
+    private static func tooLarge<Item>(_ count: Int) -> DecodedItem<Item> {
+        .undecodable(id: nil, error: ErrorDetail(code: "item_too_large", message: "the item is \(count) bytes; one item may be at most \(Limits.itemBytes) bytes"))
+    }
 }

@@ -66,10 +66,12 @@ public struct JSONReader {
     /// Parses the JSON value filling `range` of `input` into a tape. Failure offsets are from
     /// the start of `range`.
     static func tape(of input: [UInt8], in range: Range<Int>) throws(Failure) -> JSONTape {
+        // The tape keeps positions in 32 bits.
+        guard input.count < Int(Int32.max) else { throw Failure(reason: "the input is too large (2 GiB or more)", offset: 0) }
         let result = input.withUnsafeBufferPointer { all -> Result<([JSONTape.Entry], [UInt8]), Failure> in
             var reader = JSONReader(bytes: UnsafeBufferPointer(rebasing: all[range]), base: range.lowerBound)
-            // About one value per 12 bytes of a report: the entries are allocated once.
-            reader.entries.reserveCapacity(range.count / 12 + 4)
+            // A report has about one value per 12 bytes: the entries are allocated once.
+            reader.entries.reserveCapacity(range.count / 8 + 4)
             return reader.readAll().map { (reader.entries, reader.unescaped) }
         }
         let (entries, unescaped) = try result.get()
@@ -118,13 +120,14 @@ public struct JSONReader {
 
     private mutating func parseObject(depth: Int) throws(Failure) {
         guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
-        position += 1
         let object = entries.count
-        append(.object)
+        entries.append(JSONTape.Entry(kind: .object, start: base + position, end: object + 1))
+        position += 1
         var count = 0
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             position += 1
+            entries[object].close = base + position
             return
         }
         // Duplicates: each key is compared with the object's keys before it by a hash of its
@@ -160,7 +163,10 @@ public struct JSONReader {
             skipWhitespace()
             guard let next = peek() else { throw failure("unexpected end of input in an object") }
             position += 1
-            if next == UInt8(ascii: "}") { return }
+            if next == UInt8(ascii: "}") {
+                entries[object].close = base + position
+                return
+            }
             guard next == UInt8(ascii: ",") else { position -= 1; throw failure("expected , or } in an object") }
         }
     }
@@ -203,12 +209,13 @@ public struct JSONReader {
 
     private mutating func parseArray(depth: Int) throws(Failure) {
         guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
-        position += 1
         let array = entries.count
-        append(.array)
+        entries.append(JSONTape.Entry(kind: .array, start: base + position, end: array + 1))
+        position += 1
         skipWhitespace()
         if peek() == UInt8(ascii: "]") {
             position += 1
+            entries[array].close = base + position
             return
         }
         while true {
@@ -219,7 +226,10 @@ public struct JSONReader {
             skipWhitespace()
             guard let next = peek() else { throw failure("unexpected end of input in an array") }
             position += 1
-            if next == UInt8(ascii: "]") { return }
+            if next == UInt8(ascii: "]") {
+                entries[array].close = base + position
+                return
+            }
             guard next == UInt8(ascii: ",") else { position -= 1; throw failure("expected , or ] in an array") }
         }
     }

@@ -5,21 +5,49 @@
 /// `String` only for the fields it reads, and a parse allocates two arrays, not one per object.
 /// The tree of `JSONNode`s it replaced cost a third of the CPU of storing a report.
 public final class JSONTape {
+    /// 32 bytes: positions and counts are kept as 32-bit integers (`JSONReader` refuses an
+    /// input of 2 GiB or more; bodies are at most a few MiB).
     struct Entry {
         enum Kind: UInt8 { case null, falseValue, trueValue, number, string, array, object }
 
+        var number: Double
+        private var start32: Int32
+        private var count32: Int32 = 0
+        private var end32: Int32
+        private var close32: Int32 = 0
         var kind: Kind
         /// A string whose bytes are in `unescaped` (it had escapes), not in the input.
-        var escaped = false
+        var escaped: Bool
         /// A member name all of whose bytes are ASCII (not worked out for other strings).
-        var ascii = false
-        /// A string's first byte.
-        var start = 0
+        var ascii: Bool
+
+        init(kind: Kind, escaped: Bool = false, ascii: Bool = false, start: Int = 0, count: Int = 0, end: Int, number: Double = 0) {
+            self.kind = kind
+            self.escaped = escaped
+            self.ascii = ascii
+            self.start32 = Int32(truncatingIfNeeded: start)
+            self.count32 = Int32(truncatingIfNeeded: count)
+            self.end32 = Int32(truncatingIfNeeded: end)
+            self.number = number
+        }
+
+        /// A string's first byte; an object's or array's opening bracket.
+        var start: Int { Int(start32) }
         /// A string's byte count; an object's members or an array's elements.
-        var count = 0
+        var count: Int {
+            get { Int(count32) }
+            set { count32 = Int32(truncatingIfNeeded: newValue) }
+        }
         /// The index of the entry after this value and everything in it.
-        var end = 0
-        var number: Double = 0
+        var end: Int {
+            get { Int(end32) }
+            set { end32 = Int32(truncatingIfNeeded: newValue) }
+        }
+        /// An object's or array's bytes, from its opening bracket (`start`) to after its closing one.
+        var close: Int {
+            get { Int(close32) }
+            set { close32 = Int32(truncatingIfNeeded: newValue) }
+        }
     }
 
     let entries: [Entry]
@@ -80,6 +108,23 @@ public final class JSONTape {
             key = entries[key + 1].end
         }
         return nil
+    }
+
+    /// The value of the first member of the object at `object` whose name, as sent (an escaped
+    /// name is not read), is `name`.
+    func member(sentAs name: String, of object: Int) -> Int? {
+        var name = name
+        return name.withUTF8 { wanted in
+            var key = object + 1
+            for _ in 0..<entries[object].count {
+                if !entries[key].escaped, entries[key].count == wanted.count,
+                   bytes.withUnsafeBufferPointer({ ByteScan.equal(UnsafeBufferPointer(rebasing: $0[entries[key].start..<entries[key].start + wanted.count]), wanted) }) {
+                    return key + 1
+                }
+                key = entries[key + 1].end
+            }
+            return nil
+        }
     }
 
     /// The value at `index` as a tree, for callers that walk a whole document.

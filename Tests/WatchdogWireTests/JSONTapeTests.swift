@@ -97,3 +97,83 @@ import Testing
         }
     }
 }
+
+/// A batch whose body is JSON of the expected shape is parsed in one pass (`decodeWhole`); any
+/// other goes through the splitter and item-by-item parsing (`decodeSplit`), which keeps one
+/// malformed item from hiding the others. Where the one-pass reader answers, it must answer
+/// exactly what the splitter path answers.
+@Suite struct OnePassBatchTests {
+    static func describe(_ result: Result<DecodedBatch<Report>, ErrorDetail>?) -> String {
+        guard let result else { return "declined" }
+        switch result {
+        case .failure(let error): return "error \(error.code): \(error.message)"
+        case .success(let batch):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let items = batch.items.map { item -> String in
+                switch item {
+                case .decoded(let report, let json):
+                    return "decoded \(String(decoding: try! encoder.encode(report), as: UTF8.self)) from \(String(decoding: json, as: UTF8.self))"
+                case .undecodable(let id, let error): return "undecodable \(id ?? "-") \(error.code): \(error.message)"
+                }
+            }
+            return (items + ["member " + (batch.member.map { String(decoding: $0, as: UTF8.self) } ?? "none")]).joined(separator: "\n")
+        }
+    }
+
+    static func results(_ body: String, limit: Int = 500) -> (whole: String, split: String) {
+        let bytes = Array(body.utf8)
+        let whole: Result<DecodedBatch<Report>, ErrorDetail>?
+        do throws(ErrorDetail) {
+            whole = try BatchDecoder.decodeWhole(Report.self, key: "reports", from: bytes, limit: limit, member: "client_dropped").map { .success($0) }
+        } catch {
+            whole = .failure(error)
+        }
+        let split: Result<DecodedBatch<Report>, ErrorDetail>
+        do throws(ErrorDetail) {
+            split = .success(try BatchDecoder.decodeSplit(Report.self, key: "reports", from: bytes, limit: limit, member: "client_dropped"))
+        } catch {
+            split = .failure(error)
+        }
+        return (describe(whole), describe(split))
+    }
+
+    @Test func whereOnePassAnswersItAnswersWhatTheSplitterPathAnswers() {
+        let good = JSONTapeTests.report
+        let wrongType = good.replacingOccurrences(of: #""app_state": "active""#, with: #""app_state": 5"#)
+        let noKind = good.replacingOccurrences(of: #""kind": "view_frame_mismatch", "#, with: "")
+        let huge = #"{"id": "x", "logs": [""# + String(repeating: "a", count: Limits.itemBytes) + #""]}"#
+        let dropped = #"{"id": "d", "release": {"version": "1", "build": "2"}, "evicted": 3, "quarantined": 0}"#
+        let bodies: [(String, answered: Bool)] = [
+            ("{\"reports\": [\(good), \(wrongType), \(noKind)]}", true),
+            ("  {\"client_dropped\": \(dropped), \"reports\": [\(good)], \"other\": [1, {\"a\": null}]}\n", true),
+            ("{\"reports\": [], \"client_dropped\": \(dropped)}", true),
+            ("{\"reports\": [\(huge), \(good)]}", true),
+            ("{\"reports\": [\(good), \(good), \(good)]}", true),
+            // Declined: the splitter path's errors and isolation apply.
+            ("{\"reports\": [\(good), 7, \"x\"]}", false),
+            ("{\"reports\": [\(good), {\"id\": NaN}]}", false),
+            ("{\"reports\": [\(good)], \"client_dropped\": null}", false),
+            ("{\"reports\": [\(good)], \"client_dropped\": [1]}", false),
+            ("{\"reports\": [\(good)], \"reports\": []}", false),
+            ("{\"rep\\u006frts\": [\(good)]}", false),
+            ("{\"rep\\u006frts\": [], \"reports\": [\(good)]}", false),
+            ("{\"reports\": {}}", false),
+            ("[\(good)]", false),
+            ("{\"reports\": [\(good)]} x", false),
+            ("\u{FEFF}{\"reports\": [\(good)]}", false),
+            ("{\"reports\": [" + String(repeating: "[", count: 70) + String(repeating: "]", count: 70) + "]}", false),
+        ]
+        for (body, answered) in bodies {
+            let (whole, split) = Self.results(body)
+            if answered {
+                #expect(whole == split, "\(body.prefix(120))")
+                #expect(!whole.hasPrefix("error") && whole != "declined")
+            } else {
+                #expect(whole == "declined", "\(body.prefix(120)): \(whole.prefix(200))")
+            }
+        }
+        let (whole, split) = Self.results("{\"reports\": [\(good), \(good), \(good)]}", limit: 2)
+        #expect(whole == split && whole.hasPrefix("error too_many_items"), "\(whole)")
+    }
+}
