@@ -102,4 +102,18 @@ extension CompactStorageTests {
         }
         #expect(unresolved == 0)
     }
+
+    /// The writer keeps at most so many value numbers in memory (each further value is looked
+    /// up in `mark_values` by the transactions that need it); release numbers are all kept.
+    @Test func theValueNumbersKeptInMemoryAreBounded() {
+        var kept = MarkRefs.Numbers()
+        var added = MarkRefs.Numbers()
+        added.values = ["Inbox": 1, "Compose": 2, "Settings": 3]
+        added.releases = [Rollup.ReleaseKey(app: "a", version: "1", build: "1"): 1, Rollup.ReleaseKey(app: "a", version: "2", build: "1"): 2]
+        kept.merge(added, valueLimit: 2)
+        #expect(kept.values.count == 2 && kept.values.allSatisfy { added.values[$0.key] == $0.value })
+        #expect(kept.releases == added.releases)
+        kept.merge(added, valueLimit: 2)
+        #expect(kept.values.count == 2)
+    }
 }
