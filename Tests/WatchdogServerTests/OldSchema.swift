@@ -8,6 +8,7 @@ enum OldSchema {
     /// Undoes `2026-11-23-compact-storage`: text ids and bodies, `session_id` and `install_id`
     /// on reports (from the body), and the three session tables keyed by app, version and build.
     static func undoCompactStorage(_ db: Database) throws {
+        try undoMarkValues(db)
         try undoAdmission(db)
         db.add(function: DatabaseFunction("test_inflate", argumentCount: 1, pure: true) { values in
             try StoredBody.text(from: values[0])
@@ -65,6 +66,20 @@ enum OldSchema {
             DROP TABLE session_value_marks;
             DROP TABLE release_refs;
             DELETE FROM grdb_migrations WHERE identifier = '2026-11-23-compact-storage';
+            """)
+    }
+
+    /// Undoes `2026-11-26-mark-values`: each value mark holds its value's text again, and
+    /// `mark_values` is gone.
+    static func undoMarkValues(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE text_value_marks (release INTEGER NOT NULL, dimension INTEGER NOT NULL, value TEXT NOT NULL, session BLOB NOT NULL,
+                PRIMARY KEY (release, dimension, value, session)) WITHOUT ROWID;
+            INSERT INTO text_value_marks SELECT m.release, m.dimension, v.value, m.session FROM session_value_marks m JOIN mark_values v ON v.number = m.value;
+            DROP TABLE session_value_marks;
+            ALTER TABLE text_value_marks RENAME TO session_value_marks;
+            DROP TABLE mark_values;
+            DELETE FROM grdb_migrations WHERE identifier = '2026-11-26-mark-values';
             """)
     }
 

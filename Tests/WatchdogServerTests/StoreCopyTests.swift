@@ -117,7 +117,7 @@ struct StoreCopyTests {
             let base = "/v1/apps/\(name)"
             for path in ["/releases", "/issues", "/issues?release=14.2.0", "/issues?release=14.3.0%20(31301)", "/timeseries", "/keyboard",
                          "/cohorts", "/compare", "/overlay", "/rules", "/reports.ndjson", "/reports.ndjson?release=14.3.0%20(31300)",
-                         "/reports?kind=input_covered_by_keyboard&limit=500"] {
+                         "/reports?kind=input_covered_by_keyboard&limit=500", "/compare?base=14.2.0&target=14.3.0%20(31300)"] {
                 _ = try get(base + path, source.viewer)
             }
             var cursor: String?
@@ -189,11 +189,17 @@ struct StoreCopyTests {
         Self.expectSame(before, try Self.answers(postgres, source), "after the copy")
 
         // Both stores go on the same way: ids already stored are duplicates, new reports of
-        // known sessions count (affected sessions, the flood cap) from the copied marks.
+        // known sessions count (affected sessions, the flood cap, per screen, kind and keyboard
+        // mode: the last three start another issue on values their sessions were counted for)
+        // from the copied marks.
         try source.app.restart()
         var batch = try (0..<15).map { index in
             var report = try Fixtures.freshReport(app: Self.app, version: "14.3.0", build: "31300", sessionID: String(format: "00000000-0000-4000-8000-%012d", index % 3))
             report["screen"] = "Screen\(index % 4)"
+            if index >= 12, var view = report["view"] as? [String: Any] {
+                view["name"] = "afterTheCopy"
+                report["view"] = view
+            }
             return report
         }
         batch[0]["id"] = source.reportIDs[1]

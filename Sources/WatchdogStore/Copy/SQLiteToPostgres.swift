@@ -15,7 +15,8 @@ import PostgresClient
 ///   marks the copy finished.
 /// - Ids kept as 16 bytes become lowercase canonical UUID text, TEXT bodies are compressed
 ///   (`StoredBody`) and BLOB bodies copied as they are, session marks get app, version and build
-///   back from `release_refs`, and integer fingerprints their `fp_` text.
+///   back from `release_refs` and their values' text from `mark_values`, and integer
+///   fingerprints their `fp_` text.
 ///
 /// The caller keeps `watchdogd serve` off the source while this runs (the CLI holds the data
 /// dir's serve lock). A destination that holds anything but an unfinished copy is refused.
@@ -317,7 +318,10 @@ public final class SQLiteToPostgres {
         Table(name: "session_affected_marks", columns: columns("app, version, build, session:id"),
               select: "SELECT r.app, r.version, r.build, m.session FROM session_affected_marks m JOIN release_refs r ON r.ref = m.release"),
         Table(name: "session_value_marks", columns: columns("app, version, build, dimension:dim, value, session:id"),
-              select: "SELECT r.app, r.version, r.build, m.dimension, m.value, m.session FROM session_value_marks m JOIN release_refs r ON r.ref = m.release"),
+              select: """
+                SELECT r.app, r.version, r.build, m.dimension, v.value, m.session
+                FROM session_value_marks m JOIN release_refs r ON r.ref = m.release JOIN mark_values v ON v.number = m.value
+                """),
     ]
 
     // MARK: Copying

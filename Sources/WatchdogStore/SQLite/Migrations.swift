@@ -378,6 +378,7 @@ enum Migrations {
         registerRollouts(&migrator)
         registerAttestation(&migrator)
         registerAlertInstalls(&migrator)
+        registerMarkValues(&migrator)
         return migrator
     }
 }

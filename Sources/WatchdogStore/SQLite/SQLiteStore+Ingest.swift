@@ -2,14 +2,14 @@ import GRDB
 
 extension SQLiteStore {
     public func ingest(_ batches: [IngestBatch]) throws -> [IngestOutcome] {
-        let known = releaseRefs.withLock { $0 }
-        var added: [Rollup.ReleaseKey: Int64] = [:]
+        let known = markRefs.withLock { $0 }
+        var added = MarkRefs.Numbers()
         let outcomes = try pool.writeWithoutTransaction { db in
             var outcomes: [IngestOutcome] = []
             try db.inTransaction(.immediate) {
                 outcomes = []
-                added = [:]
-                var refs = ReleaseRefs(known: known)
+                added = MarkRefs.Numbers()
+                var refs = MarkRefs(known: known)
                 var rollup = Rollup()
                 for batch in batches {
                     // The counter first, in request order: a batch that does not move it on stores nothing.
@@ -32,14 +32,14 @@ extension SQLiteStore {
             }
             return outcomes
         }
-        // Only refs of a committed transaction are remembered: a rolled-back one's number
-        // could be handed to another release by the next transaction.
-        if !added.isEmpty { releaseRefs.withLock { $0.merge(added) { old, _ in old } } }
+        // Only numbers of a committed transaction are remembered: a rolled-back one's number
+        // could be handed to another release or value by the next transaction.
+        if !added.isEmpty { markRefs.withLock { $0.merge(added, valueLimit: Self.valueNumbersInMemory) } }
         try journalProbe.check()
         return outcomes
     }
 
-    private func insert(_ reports: [ReportRecord], receivedAt: Int64, refs: inout ReleaseRefs, into rollup: inout Rollup, _ db: Database) throws -> IngestCounts {
+    private func insert(_ reports: [ReportRecord], receivedAt: Int64, refs: inout MarkRefs, into rollup: inout Rollup, _ db: Database) throws -> IngestCounts {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO reports (id, app, version, build, channel, kind, occurred_at, received_at, suspect, screen, fingerprint, body, unknown_session)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -122,10 +122,11 @@ extension SQLiteStore {
                 // keyboard mode counted: the fingerprint is made of them.
                 if newIssueSession {
                     for (code, (dimension, value)) in [("kind", report.kind), ("screen", report.screen ?? ""), ("keyboard_mode", report.keyboardMode ?? "")].enumerated() {
+                        let number = try refs.number(of: value, db)
                         try affectedValue.step(db) { bind in
                             bind.integer(release)
                             bind.integer(code)
-                            bind.text(value)
+                            bind.integer(number)
                             bind.compactID(sessionID)
                         }
                         if db.changesCount == 1 { newlyAffectedValues.append((dimension, value)) }

@@ -16,9 +16,12 @@ public final class SQLiteStore: TelemetryStore {
     }
 
     let pool: DatabasePool
-    /// `release_refs` numbers of releases already committed (the writer's lookups; refs are
-    /// never deleted or renumbered).
-    let releaseRefs = Locked<[Rollup.ReleaseKey: Int64]>([:])
+    /// `release_refs` and `mark_values` numbers already committed (the writer's lookups;
+    /// numbers are never deleted or renumbered).
+    let markRefs = Locked(MarkRefs.Numbers())
+    /// Value numbers `markRefs` keeps at most (a few MiB of screen names): a real app has a few
+    /// hundred screens, while each release may add 500 new ones (`CardinalityLimits`).
+    static let valueNumbersInMemory = 16_384
     /// The database file.
     public let path: String
     /// Checked after each ingest commit (see `JournalProbe`).
@@ -182,6 +185,7 @@ public final class SQLiteStore: TelemetryStore {
         }
         try source.backup(to: pool)
         try source.close()
+        markRefs.withLock { $0 = MarkRefs.Numbers() }
         try Migrations.migrator.migrate(pool)
     }
 }
