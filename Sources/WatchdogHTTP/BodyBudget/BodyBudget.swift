@@ -142,11 +142,6 @@ final class BodyBudget: Sendable {
         resume(waiting)
     }
 
-    /// Bytes held in all, and requests waiting (for tests and logs).
-    var snapshot: (held: Int, waiting: Int) {
-        books.withLock { ($0.held, $0.queue.count) }
-    }
-
     /// Grants waiting requests in arrival order, skipping those whose client is at its share
     /// and stopping at the first the total holds back; returns those granted, out of the queue.
     private func admit(_ books: inout Books) -> [BodyReservation] {
