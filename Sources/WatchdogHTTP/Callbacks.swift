@@ -27,36 +27,46 @@ enum Callbacks {
             // Answered from the headers: a GET without Content-Length or Transfer-Encoding.
             if state.prepared != nil { return .YES }
             if let framing = RequestFraming.error(in: state.headers) {
-                // Answered on the first call, before any body byte is read; closing the
-                // connection keeps the bytes after these headers from being read as a request.
-                state.answeredEarly = true
-                return queue(context.configuration.renderError(framing), on: connection, context: context, closing: true)
+                return answerWithoutBody(framing, state: state, on: connection, context: context)
             }
             let length = state.headers["content-length"].flatMap(Int.init)
             if let length, length > context.configuration.maxBodyBytes {
                 state.answeredEarly = true
                 return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)), on: connection, context: context)
             }
-            state.budgetKey = state.clientAddress
             if (length ?? 0) > 0 || state.headers["transfer-encoding"] != nil {
                 // A body is coming: route and authenticate on the headers first, so nobody
                 // can make the server buffer a body it would refuse anyway.
                 let head = HTTPRequestHead(method: state.method, path: state.path, query: state.query, headers: state.headers, clientAddress: state.clientAddress)
+                let budgetKey: String
                 switch context.configuration.admit(head) {
                 case .refuse(let response):
                     state.answeredEarly = true
                     return queue(response, on: connection, context: context, closing: true)
-                case .accept(let budgetKey):
-                    state.budgetKey = budgetKey
+                case .accept(let key):
+                    budgetKey = key
                 }
-                if context.bodyBudget.isExhausted(for: state.budgetKey) {
-                    state.answeredEarly = true
-                    return queue(context.configuration.renderError(.bodyMemoryExhausted), on: connection, context: context, closing: true)
-                }
+                // The whole body's bytes, before any is read: a chunked one may be as large as allowed.
+                let (reservation, phase) = context.bodyBudget.reserve(length ?? context.configuration.maxBodyBytes, for: budgetKey,
+                                                                      suspending: connection, now: monotonicSeconds())
+                state.reservation = reservation
+                state.waitingForBudget = phase == .waiting
+                if phase == .closed { return answerWithoutBody(.shuttingDown, state: state, on: connection, context: context) }
             }
             return .YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(slot).takeUnretainedValue()
+
+        if state.waitingForBudget, let reservation = state.reservation {
+            // Resumed: libmicrohttpd repeats the headers call. Granted, the body is read next
+            // (after `100 Continue` when the client asked for it); otherwise answered unread.
+            state.waitingForBudget = false
+            switch context.bodyBudget.phase(of: reservation) {
+            case .granted: return .YES
+            case .closed: return answerWithoutBody(.shuttingDown, state: state, on: connection, context: context)
+            case .expired, .waiting, .released: return answerWithoutBody(.bodyMemoryExhausted, state: state, on: connection, context: context)
+            }
+        }
 
         if uploadDataSize.pointee > 0 {
             let count = uploadDataSize.pointee
@@ -70,18 +80,6 @@ enum Callbacks {
                 state.body = []
                 state.droppedBytes += count
                 return state.droppedBytes > 8 * context.configuration.maxBodyBytes ? .NO : .YES
-            }
-            if state.overBudget { return .YES }
-            let withinBudget = context.bodyBudget.take(count, for: state.budgetKey)
-            state.budgetedBytes += count
-            if !withinBudget {
-                // Dropped, and the bytes held so far given back now: a client past its share
-                // or the total gets 503 at the end, and holds nothing meanwhile.
-                state.overBudget = true
-                state.body = []
-                context.bodyBudget.release(state.budgetedBytes, for: state.budgetKey)
-                state.budgetedBytes = 0
-                return .YES
             }
             if let uploadData {
                 if state.body.isEmpty, let length = state.headers["content-length"].flatMap(Int.init), length <= context.configuration.maxBodyBytes {
@@ -100,10 +98,10 @@ enum Callbacks {
             if context.draining.load(ordering: .relaxed) { return queue(prepared.response, on: connection, context: context) }
             return MHD_queue_response(connection, UInt32(prepared.response.status), prepared.pointer)
         }
-        if state.bodyTooLarge || state.overBudget {
+        if state.bodyTooLarge {
             state.answeredEarly = true
-            let error: HTTPLayerError = state.bodyTooLarge ? .payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false) : .bodyMemoryExhausted
-            return queue(context.configuration.renderError(error), on: connection, context: context)
+            return queue(context.configuration.renderError(.payloadTooLarge(limit: context.configuration.maxBodyBytes, decompressed: false)),
+                         on: connection, context: context)
         }
 
         if let responder = state.responder {
@@ -116,6 +114,10 @@ enum Callbacks {
         switch decodedRequest(state, context: context) {
         case .success(let decoded): request = decoded
         case .failure(let error): return queue(context.configuration.renderError(error), on: connection, context: context)
+        }
+        if let reservation = state.reservation, state.headers["content-length"] == nil {
+            // A chunked body reserved the most allowed; what it did not use goes to others now.
+            context.bodyBudget.shrink(reservation, to: state.body.count)
         }
         state.body = []
         let responder = HTTPResponder(connection: ConnectionHandle(pointer: connection), registry: context.suspended)
@@ -153,7 +155,7 @@ enum Callbacks {
         let state = Unmanaged<RequestState>.fromOpaque(slot).takeRetainedValue()
         requestSlot.pointee = nil
         let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
-        context.bodyBudget.release(state.budgetedBytes, for: state.budgetKey)
+        if let reservation = state.reservation { context.bodyBudget.release(reservation) }
         context.requestsInFlight.subtract(1, ordering: .relaxed)
     }
 
@@ -203,6 +205,13 @@ enum Callbacks {
         MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectQuery, unmanaged)
         state.clientAddress = clientAddress(of: connection)
         return state
+    }
+
+    /// Answers on a headers call, before any body byte is read; closing the connection keeps
+    /// the bytes after these headers from being read as a request.
+    private static func answerWithoutBody(_ error: HTTPLayerError, state: RequestState, on connection: OpaquePointer, context: ServerContext) -> MHD_Result {
+        state.answeredEarly = true
+        return queue(context.configuration.renderError(error), on: connection, context: context, closing: true)
     }
 
     private static func decodedRequest(_ state: RequestState, context: ServerContext) -> Result<HTTPRequest, HTTPLayerError> {

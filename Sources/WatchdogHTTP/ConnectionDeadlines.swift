@@ -1,7 +1,5 @@
 import CMicroHTTPD
-import Dispatch
 import Locking
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,7 +17,8 @@ import Darwin
 /// (`shutdown(2)`, not `close`: the descriptor stays libmicrohttpd's, which sees the end of
 /// stream and closes the connection itself). libmicrohttpd notifies the close (and so takes
 /// the entry out, under the same lock the timer holds) before it closes the descriptor, so a
-/// descriptor number reused by a new connection is never shut down by mistake.
+/// descriptor number reused by a new connection is never shut down by mistake. The timer is
+/// the server's `SweepTimer`.
 final class ConnectionDeadlines: Sendable {
     private struct Entry {
         var socket: Int32
@@ -30,32 +29,11 @@ final class ConnectionDeadlines: Sendable {
     let pressureSeconds: Double
     let pressureAbove: Int
     private let entries = Locked<[UInt: Entry]>([:])
-    private let stopped = Atomic<Bool>(false)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
 
     init(headerSeconds: Double, pressureSeconds: Double = 1, pressureAbove: Int) {
         self.headerSeconds = headerSeconds
         self.pressureSeconds = pressureSeconds
         self.pressureAbove = pressureAbove
-    }
-
-    /// Starts the timer that sweeps every quarter second, on a queue of its own.
-    func start() {
-        DispatchQueue(label: "watchdogd.header-deadlines").async { [self] in
-            while !stopped.load(ordering: .relaxed) {
-                _ = wake.wait(timeout: .now() + .milliseconds(250))
-                sweep(now: monotonicSeconds())
-            }
-            finished.signal()
-        }
-    }
-
-    /// Stops the timer and waits for it.
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
-        wake.signal()
-        finished.wait()
     }
 
     func opened(_ connection: OpaquePointer) {
@@ -80,7 +58,8 @@ final class ConnectionDeadlines: Sendable {
         entries.withLock { $0[Self.key(connection)]?.waitingSince = now }
     }
 
-    private func sweep(now: Double) {
+    /// Shuts down the sockets of connections past their deadline.
+    func sweep(now: Double) {
         entries.withLock { entries in
             let limit = entries.count > pressureAbove ? pressureSeconds : headerSeconds
             for (key, entry) in entries {

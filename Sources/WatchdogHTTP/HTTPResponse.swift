@@ -39,7 +39,8 @@ public enum HTTPLayerError: Error, Sendable, Equatable {
     case malformedContentEncoding(String)
     /// The server is stopping and takes no new requests.
     case shuttingDown
-    /// Bodies being received hold more memory than the server allows in all.
+    /// The request waited longer than allowed (`maxBodyWaitSeconds`) for the memory its body
+    /// needs; the body is not read and the connection is closed after the answer.
     case bodyMemoryExhausted
     /// The body's length can be read more than one way (`Content-Length` with
     /// `Transfer-Encoding`, repeated lengths); the connection is closed after the answer.

@@ -68,7 +68,7 @@ public final class HTTPServer: Sendable {
         self.contextPointer = ContextPointer(pointer: contextPointer)
         self.context = context
         self.port = watchdog_daemon_bound_port(started)
-        context.deadlines.start()
+        context.timer.start()
     }
 
     /// Requests received and not yet completed.
@@ -83,8 +83,12 @@ public final class HTTPServer: Sendable {
     /// removing the listening socket from their epoll sets, and libmicrohttpd 0.9.75 aborts the
     /// process when it loses ("Failed to remove listen FD from epoll set"), seen under SIGTERM
     /// with clients posting. The listening socket stays polled and is closed by `stop`.
+    ///
+    /// Requests waiting for the body budget (their body not read yet) are resumed and answered
+    /// 503 like new ones.
     public func stopAccepting() {
         context.draining.store(true, ordering: .relaxed)
+        context.bodyBudget.close()
     }
 
     /// Waits until no request is in flight or `seconds` pass; returns whether none is left.
@@ -100,14 +104,15 @@ public final class HTTPServer: Sendable {
 
     /// Answers every request still waiting with 503, closes all connections and frees the
     /// server. libmicrohttpd aborts the process if `MHD_stop_daemon` finds a suspended
-    /// connection, so none is left suspended first.
+    /// connection, so none is left suspended first: neither a responder's nor one waiting for
+    /// the body budget (`stopAccepting` resumes those).
     public func stop() {
         stopAccepting()
         for responder in context.suspended.all {
             responder.respond(context.configuration.renderError(.shuttingDown))
         }
         waitForRequests(upTo: 2)
-        context.deadlines.stop()
+        context.timer.stop()
         MHD_stop_daemon(daemon.pointer)
         Unmanaged<ServerContext>.fromOpaque(contextPointer.pointer).release()
     }

@@ -21,12 +21,18 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int = 1 << 20
     /// Largest body accepted after `Content-Encoding: gzip` is undone.
     public var maxDecodedBodyBytes: Int = 1 << 20
-    /// Memory all bodies being received may hold together; past it requests get 503, so slow
-    /// clients trickling bodies cannot pin unbounded memory.
-    public var maxBufferedBodyBytes: Int = 256 << 20
-    /// Memory the bodies of one client (the `budgetKey` of `admit`) may hold together: one
-    /// address that never finishes its bodies gets 503 itself instead of taking the total.
-    public var maxBufferedBodyBytesPerClient: Int = 16 << 20
+    /// Memory all bodies being received may hold together, reserved whole per request from its
+    /// `Content-Length` (`maxBodyBytes` when chunked) before a byte is read and held until its
+    /// response is sent. A request that does not fit waits, its connection suspended and its
+    /// body left in the kernel's socket buffer, until earlier requests complete (`BodyBudget`).
+    public var maxBufferedBodyBytes: Int = 16 << 20
+    /// What one client (the `budgetKey` of `admit`) may hold of `maxBufferedBodyBytes`; its
+    /// requests past it wait while other clients' pass them, so one address that never
+    /// finishes its bodies holds this much and no more.
+    public var maxBufferedBodyBytesPerClient: Int = 4 << 20
+    /// Seconds a request may wait for `maxBufferedBodyBytes`; then it is answered 503
+    /// (`HTTPLayerError.bodyMemoryExhausted`) and its connection closed.
+    public var maxBodyWaitSeconds: Int = 10
     /// Decides on a request that announces a body (`Content-Length` > 0 or chunked) from its
     /// headers, before any body byte is buffered: route and authenticate it, and name the client
     /// its bytes are counted for. By default every such request is received, counted for its

@@ -15,12 +15,11 @@ final class RequestState {
     /// The body passed the cap while streaming; the rest is dropped and 413 sent at the end.
     var bodyTooLarge = false
     var droppedBytes = 0
-    /// Bytes counted in the body budget for `budgetKey`, given back on completion.
-    var budgetedBytes = 0
-    /// The client the body's bytes are counted for (from the application's admission).
-    var budgetKey = ""
-    /// The server-wide body budget ran out while this body arrived: 503 at the end.
-    var overBudget = false
+    /// The body's claim on the body budget, taken on the headers and given back on completion.
+    var reservation: BodyReservation?
+    /// The connection is suspended until the reservation is granted, expires or the server
+    /// stops; the next call (libmicrohttpd repeats the headers call) reads which.
+    var waitingForBudget = false
     var responder: HTTPResponder?
     /// The answer `answerFromHeaders` gave on the first call, queued on the last.
     var prepared: PreparedResponse?

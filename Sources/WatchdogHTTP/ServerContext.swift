@@ -12,19 +12,29 @@ final class ServerContext: Sendable {
     let requestsInFlight = Atomic<Int>(0)
     /// Set when shutdown begins: new requests get 503, responses close their connection.
     let draining = Atomic<Bool>(false)
-    /// Body bytes held by requests in flight, in all and per client.
+    /// Body bytes reserved by requests in flight, in all and per client, and the requests
+    /// waiting for their reservation.
     let bodyBudget: BodyBudget
     /// Connections waiting for a request's headers, cut off past the deadline.
     let deadlines: ConnectionDeadlines
+    /// Sweeps `deadlines` and the requests waiting in `bodyBudget` too long.
+    let timer: SweepTimer
     /// Responders whose connection is suspended, so shutdown can answer them all before
     /// `MHD_stop_daemon` (which aborts the process if any connection is still suspended).
     let suspended = SuspendedConnections()
 
     init(configuration: HTTPServerConfiguration, handler: @escaping @Sendable (HTTPRequest, HTTPResponder) -> Void, logger: Logger) {
         self.configuration = configuration
-        bodyBudget = BodyBudget(total: configuration.maxBufferedBodyBytes, perClient: configuration.maxBufferedBodyBytesPerClient)
-        deadlines = ConnectionDeadlines(headerSeconds: Double(configuration.headerTimeoutSeconds),
-                                        pressureAbove: configuration.connectionLimit * 3 / 4)
+        let bodyBudget = BodyBudget(total: configuration.maxBufferedBodyBytes, perClient: configuration.maxBufferedBodyBytesPerClient,
+                                    maxWaitSeconds: Double(configuration.maxBodyWaitSeconds))
+        let deadlines = ConnectionDeadlines(headerSeconds: Double(configuration.headerTimeoutSeconds),
+                                            pressureAbove: configuration.connectionLimit * 3 / 4)
+        self.bodyBudget = bodyBudget
+        self.deadlines = deadlines
+        timer = SweepTimer { now in
+            deadlines.sweep(now: now)
+            bodyBudget.expire(now: now)
+        }
         self.handler = handler
         self.logger = logger
     }

@@ -37,6 +37,9 @@ public final class WatchdogServer: Sendable {
         configuration.headerTimeoutSeconds = settings.headerTimeoutSeconds
         configuration.maxBodyBytes = Limits.bodyBytes
         configuration.maxDecodedBodyBytes = Limits.bodyBytes
+        configuration.maxBufferedBodyBytes = settings.bodyMemoryMiB << 20
+        configuration.maxBufferedBodyBytesPerClient = settings.bodyMemoryPerClientMiB << 20
+        configuration.maxBodyWaitSeconds = settings.bodyWaitSeconds
         let router = application.router
         configuration.admit = { router.admit($0) }
         let configFastPath = application.configFastPath

@@ -19,6 +19,13 @@ public struct ServerSettings: Sendable {
     /// Seconds a connection may take to send a request's headers (from opening, or from its
     /// previous response); one second while more than 3/4 of the connection limit is open.
     public var headerTimeoutSeconds = HTTPDefaults.configuration.headerTimeoutSeconds
+    /// Memory bodies being received may hold in all, MiB; requests past it wait, their body left
+    /// unread in the kernel's socket buffer, until earlier ones complete.
+    public var bodyMemoryMiB = HTTPDefaults.configuration.maxBufferedBodyBytes >> 20
+    /// What one client (an address, or the client a trusted proxy names) may hold of it, MiB.
+    public var bodyMemoryPerClientMiB = HTTPDefaults.configuration.maxBufferedBodyBytesPerClient >> 20
+    /// Seconds a request may wait for body memory before it gets 503 with `Retry-After`.
+    public var bodyWaitSeconds = HTTPDefaults.configuration.maxBodyWaitSeconds
     /// Items the ingest writer may have waiting before requests get 503.
     public var ingestQueueCapacity: Int = 100_000
     /// Ingest requests a second per ingest key (a whole fleet shares one), bursts up to

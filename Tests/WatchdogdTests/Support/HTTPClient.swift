@@ -93,12 +93,19 @@ struct HTTPClient {
 }
 
 /// A TCP socket connected to 127.0.0.1:`port`, with send and receive timeouts.
-func connectToLoopback(port: UInt16, timeoutSeconds: Int) throws -> Int32 {
+func connectToLoopback(port: UInt16, timeoutSeconds: Int, from source: String? = nil) throws -> Int32 {
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socket >= 0 else { throw HTTPClientError(description: "socket() failed") }
     var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    if let source {
+        // Another loopback address (127.0.0.2, …): another client for per-address limits.
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        _ = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian

@@ -9,8 +9,9 @@ final class KeepAliveConnection {
     private let socket: Int32
     private var buffer: [UInt8] = []
 
-    init(port: UInt16, timeoutSeconds: Int = 10) throws {
-        socket = try connectToLoopback(port: port, timeoutSeconds: timeoutSeconds)
+    /// Connected from `source` (another loopback address) when given.
+    init(port: UInt16, timeoutSeconds: Int = 10, from source: String? = nil) throws {
+        socket = try connectToLoopback(port: port, timeoutSeconds: timeoutSeconds, from: source)
     }
 
     deinit { close(socket) }
@@ -56,6 +57,18 @@ final class KeepAliveConnection {
         var byte: UInt8 = 0
         let count = recv(socket, &byte, 1, 0)
         return count == 0 || (count < 0 && errno == ECONNRESET)
+    }
+
+    /// Ends the connection from this side (the descriptor is closed on deinit).
+    func hangUp() {
+        shutdown(socket, Int32(SHUT_RDWR))
+    }
+
+    /// Whether the server sends something (or closes) within `seconds`.
+    func answers(within seconds: Double) -> Bool {
+        guard buffer.isEmpty else { return true }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, Int32(seconds * 1000)) > 0
     }
 
     private func fill() throws -> Bool {
