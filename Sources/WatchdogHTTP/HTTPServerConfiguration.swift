@@ -15,8 +15,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var headerTimeoutSeconds: Int = 10
     /// Memory libmicrohttpd may use per connection for headers and buffers. It clears this
     /// pool between requests on a keep-alive connection, so larger costs every request
-    /// (measured: 64 KiB spent ~5 % of a config-fetch load in memset). 32 KiB is its default.
-    public var connectionMemoryLimit: Int = 32 * 1024
+    /// (measured: 64 KiB spent ~5 % of a config-fetch load in memset), and every open
+    /// connection holds it: 16 KiB (libmicrohttpd's default is 32) is 4 MiB less at 256
+    /// connections, with the same reports/s (docs/performance.md, "Memory"). Headers past
+    /// about half of it are refused with 431.
+    public var connectionMemoryLimit: Int = 16 * 1024
     /// Largest body accepted as sent (checked from `Content-Length` and while streaming).
     public var maxBodyBytes: Int = 1 << 20
     /// Largest body accepted after `Content-Encoding: gzip` is undone.
@@ -25,11 +28,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// `Content-Length` (`maxBodyBytes` when chunked) before a byte is read and held until its
     /// response is sent. A request that does not fit waits, its connection suspended and its
     /// body left in the kernel's socket buffer, until earlier requests complete (`BodyBudget`).
-    public var maxBufferedBodyBytes: Int = 16 << 20
+    public var maxBufferedBodyBytes: Int = 8 << 20
     /// What one client (the `budgetKey` of `admit`) may hold of `maxBufferedBodyBytes`; its
     /// requests past it wait while other clients' pass them, so one address that never
     /// finishes its bodies holds this much and no more.
-    public var maxBufferedBodyBytesPerClient: Int = 4 << 20
+    public var maxBufferedBodyBytesPerClient: Int = 2 << 20
     /// Seconds a request may wait for `maxBufferedBodyBytes`; then it is answered 503
     /// (`HTTPLayerError.bodyMemoryExhausted`) and its connection closed.
     public var maxBodyWaitSeconds: Int = 10

@@ -58,7 +58,7 @@ import Testing
 
     /// Content-Encoding and header limits belong to the HTTP layer: an unknown encoding gets
     /// 415 and a body that does not inflate 400 `invalid_gzip`, both in the API's error shape;
-    /// headers beyond libmicrohttpd's per-connection memory (32 KiB) are refused by it; the
+    /// headers beyond libmicrohttpd's per-connection memory (16 KiB) are refused by it; the
     /// daemon keeps serving.
     @Test func unknownOrGarbageEncodingsAndOversizedHeadersAreRefused() throws {
         let daemon = try Daemon()
