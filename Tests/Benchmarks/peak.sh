@@ -8,12 +8,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-duration=${DURATION:-3}
-rounds=${ROUNDS:-2}
+. "$here/lib.sh"
 work=$(mktemp -d)
 daemon_pid=
 trap 'stop_daemon; rm -rf "$work"' EXIT
-. "$here/lib.sh"
+duration=${DURATION:-3}
+rounds=${ROUNDS:-2}
 [ "$(ulimit -n)" = unlimited ] || [ "$(ulimit -n)" -ge 1024 ] || ulimit -n 4096
 read -r -a loads <<< "${LOADS:-100:32 100:256 1:256}"   # PER:CONNECTIONS
 printf '%-10s %-34s %-12s %12s %14s %8s\n' round binary load "peak MiB" "reports/s" non-2xx
