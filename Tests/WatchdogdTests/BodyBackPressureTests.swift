@@ -79,6 +79,38 @@ import Glibc
         #expect(try waiting.readResponse()?.status == 202)
     }
 
+    /// A chunked body announces no length, so it reserves the largest body (1 MiB) and gives
+    /// back what it did not use once it is complete — while its request still waits for the
+    /// group commit, here held up by another connection's SQLite write lock.
+    @Test(.enabled(if: TestStore.isSQLite, "holds the writer with a SQLite lock"))
+    func aChunkedBodyGivesBackWhatItDidNotUseOnceComplete() throws {
+        let daemon = try Daemon(extraArguments: ["--body-memory", "2", "--body-memory-per-client", "2", "--body-wait", "30"])
+        let key = try daemon.addApp("com.example.mail")
+        let lock = try SQLiteWriteLock(path: daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path)
+        defer { lock.release() }
+        let reports = try (0..<5).map { _ in try Fixtures.freshReport() }
+        let small = Array(try JSONSerialization.data(withJSONObject: ["reports": reports]))
+        let chunked = try KeepAliveConnection(port: daemon.port, timeoutSeconds: 30, from: "127.0.0.2")
+        try chunked.write(Array("POST /v1/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n\(String(small.count, radix: 16))\r\n".utf8)
+                          + small + Array("\r\n0\r\n\r\n".utf8))
+        #expect(!chunked.answers(within: 1), "the chunked post waits for the locked writer, its body complete")
+        let held = try UnfinishedBody(port: daemon.port, from: "127.0.0.3", key: key)  // 1 of the 2 MiB
+
+        // Had the chunked post kept its 1 MiB, the 2 MiB would be taken and this one would wait.
+        let waiting = try KeepAliveConnection(port: daemon.port, timeoutSeconds: 30, from: "127.0.0.4")
+        try waiting.write(Array("POST /v1/reports HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\nContent-Type: application/json\r\nContent-Length: \(small.count)\r\nExpect: 100-continue\r\n\r\n".utf8))
+        #expect(waiting.answers(within: 5), "the body fits in what the chunked post gave back")
+        let interim = try waiting.readResponse()
+        #expect(interim?.status == 100, "\(String(describing: interim?.status))")
+
+        lock.release()
+        #expect(try chunked.readResponse()?.status == 202)
+        try waiting.write(small.map { $0 })  // the same reports again: stored once
+        #expect(try waiting.readResponse()?.status == 202)
+        #expect(try held.finish() != nil)
+        #expect(try daemon.storedReportCount() == 5)
+    }
+
     @Test func aClientAtItsShareDoesNotHoldUpAnotherClient() throws {
         let daemon = try Daemon(extraArguments: ["--body-memory", "4", "--body-memory-per-client", "1", "--body-wait", "60"])
         let key = try daemon.addApp("com.example.mail")
