@@ -73,7 +73,9 @@ public enum BatchDecoder {
         _ type: Item.Type, key: String, from body: [UInt8], limit: Int, member: String?
     ) throws(ErrorDetail) -> DecodedBatch<Item>? {
         // The splitter matches top-level names as sent (an escaped name is another member).
-        guard let tape = try? JSONReader.tape(of: body, in: 0..<body.count), tape.entries[0].kind == .object,
+        // Not for a body denser than one value per 8 bytes (a report has one per 13–22): its
+        // tape would take up to 16 bytes per body byte; the splitter reads it instead.
+        guard let tape = try? JSONReader.tape(of: body, in: 0..<body.count, dense: false), tape.entries[0].kind == .object,
               let array = tape.member(sentAs: key, of: 0), tape.entries[array].kind == .array else { return nil }
         var memberBytes: ArraySlice<UInt8>?
         if let member, let value = tape.member(sentAs: member, of: 0) {

@@ -50,6 +50,9 @@ public struct JSONReader {
     /// The keys of the objects being read, innermost last: a hash of each key (`keyHash`) and
     /// its entry. A nested object's keys are removed when it ends.
     private var openKeys: [(hash: UInt64, entry: Int)] = []
+    /// Values read at most (each takes one entry, a member two): see `tape(of:in:dense:)`.
+    private var valueLimit = Int.max
+    private var values = 0
 
     private init(bytes: UnsafeBufferPointer<UInt8>, base: Int) {
         self.bytes = bytes
@@ -65,13 +68,19 @@ public struct JSONReader {
 
     /// Parses the JSON value filling `range` of `input` into a tape. Failure offsets are from
     /// the start of `range`.
-    static func tape(of input: [UInt8], in range: Range<Int>) throws(Failure) -> JSONTape {
+    ///
+    /// - Parameter dense: whether to go on past one value per 8 bytes. A report has one per
+    ///   13–22 bytes (with its member names, one entry per 8–12), and entries for one per 8
+    ///   bytes are allocated at once (32 bytes each: 4 per input byte); without `dense`, a denser
+    ///   input (`[1,1,1,…]`) fails instead of taking up to 16 bytes of tape per input byte, and
+    ///   its reader takes another way.
+    static func tape(of input: [UInt8], in range: Range<Int>, dense: Bool = true) throws(Failure) -> JSONTape {
         // The tape keeps positions in 32 bits.
         guard input.count < Int(Int32.max) else { throw Failure(reason: "the input is too large (2 GiB or more)", offset: 0) }
         let result = input.withUnsafeBufferPointer { all -> Result<([JSONTape.Entry], [UInt8]), Failure> in
             var reader = JSONReader(bytes: UnsafeBufferPointer(rebasing: all[range]), base: range.lowerBound)
-            // A report has about one value per 12 bytes: the entries are allocated once.
             reader.entries.reserveCapacity(range.count / 8 + 4)
+            if !dense { reader.valueLimit = range.count / 8 + 2 }
             return reader.readAll().map { (reader.entries, reader.unescaped) }
         }
         let (entries, unescaped) = try result.get()
@@ -107,6 +116,8 @@ public struct JSONReader {
 
     private mutating func parseValue(depth: Int) throws(Failure) {
         guard position < bytes.count else { throw failure("unexpected end of input") }
+        values += 1
+        guard values <= valueLimit else { throw failure("more values than the reader was asked to hold") }
         switch bytes[position] {
         case UInt8(ascii: "{"): try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): try parseArray(depth: depth + 1)

@@ -163,6 +163,8 @@ import Testing
             ("{\"reports\": [\(good)]} x", false),
             ("\u{FEFF}{\"reports\": [\(good)]}", false),
             ("{\"reports\": [" + String(repeating: "[", count: 70) + String(repeating: "]", count: 70) + "]}", false),
+            // Denser than one value per 8 bytes: its tape would take up to 16 bytes per body byte.
+            ("{\"reports\": [\(good), {\"id\": \"d\", \"x\": [" + Array(repeating: "1", count: 5_000).joined(separator: ",") + "]}]}", false),
         ]
         for (body, answered) in bodies {
             let (whole, split) = Self.results(body)
