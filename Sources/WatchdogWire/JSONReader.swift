@@ -47,8 +47,8 @@ public struct JSONReader {
     private var position: Int
     private var entries: [JSONTape.Entry] = []
     private var unescaped: [UInt8] = []
-    /// The keys of the objects being read, innermost last: a hash of each key (`keyHash`) and
-    /// its entry. A nested object's keys are removed when it ends.
+    /// The keys of the objects being read, innermost last: a summary of each key (`keyHash`)
+    /// and its entry. A nested object's keys are removed when it ends.
     private var openKeys: [(hash: UInt64, entry: Int)] = []
     /// Values read at most (each takes one entry, a member two): see `tape(of:in:dense:)`.
     private var valueLimit = Int.max
@@ -141,8 +141,8 @@ public struct JSONReader {
             entries[object].close = base + position
             return
         }
-        // Duplicates: each key is compared with the object's keys before it by a hash of its
-        // bytes (see `openKeys`); past 64 members, by a set of the keys instead.
+        // Duplicates: each key is compared with the object's keys before it whose summary
+        // (`keyHash`) it shares; past 64 members, by a set of the keys instead.
         let firstKey = openKeys.count
         defer { openKeys.removeSubrange(firstKey...) }
         var seen: Set<String>?
@@ -186,18 +186,23 @@ public struct JSONReader {
         failure("duplicate key \"\(string(at: key).prefix(64))\"")
     }
 
-    /// FNV-1a of an ASCII key's bytes (never 0); 0 for a key with other bytes, which only
-    /// `String`'s `==` can compare (canonical equivalence).
+    /// A summary of an ASCII key's bytes, never 0 — its length, first six bytes and last byte:
+    /// equal keys have equal summaries, and the keys of one object rarely share one, so the
+    /// bytes are compared only then. 0 for a key with other bytes, which only `String`'s `==`
+    /// can compare (canonical equivalence).
     private func keyHash(_ key: Int) -> UInt64 {
         let entry = entries[key]
         guard entry.ascii else { return 0 }
-        var hash = FNV1a64()
-        if entry.escaped {
-            hash.add(unescaped[entry.start..<entry.start + entry.count])
-        } else {
-            hash.add(UnsafeBufferPointer(rebasing: bytes[entry.start - base..<entry.start - base + entry.count]))
+        func summary(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var hash = UInt64(truncatingIfNeeded: bytes.count) << 56 | 1
+            for index in 0..<min(bytes.count, 6) { hash ^= UInt64(bytes[index]) << (8 * index) }
+            if let last = bytes.last { hash ^= UInt64(last) << 48 }
+            return hash == 0 ? 1 : hash
         }
-        return hash.value | 1
+        if entry.escaped {
+            return unescaped.withUnsafeBufferPointer { summary(UnsafeBufferPointer(rebasing: $0[entry.start..<entry.start + entry.count])) }
+        }
+        return summary(UnsafeBufferPointer(rebasing: bytes[entry.start - base..<entry.start - base + entry.count]))
     }
 
     /// What `JSONTape.string(at:)` and `sameKey` answer, while the tape is still being written.
