@@ -17,8 +17,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// pool between requests on a keep-alive connection, so larger costs every request
     /// (measured: 64 KiB spent ~5 % of a config-fetch load in memset), and every open
     /// connection holds it: 16 KiB (libmicrohttpd's default is 32) is 4 MiB less at 256
-    /// connections, with the same reports/s (docs/performance.md, "Memory"). Headers past
-    /// about half of it are refused with 431.
+    /// connections, with the same reports/s (docs/performance.md, "Memory"). A request's
+    /// headers must fit in it: past about 15 KiB libmicrohttpd answers 431 (or closes).
     public var connectionMemoryLimit: Int = 16 * 1024
     /// Largest body accepted as sent (checked from `Content-Length` and while streaming).
     public var maxBodyBytes: Int = 1 << 20
