@@ -86,7 +86,10 @@ import WatchdogTesting
         }
 
         /// Waits (bounded: a limit on failure, not a measure) until the guard looked after the
-        /// clock's last move and the ingest of the day is counted; the rollout then.
+        /// clock's last move, the ingest of the day is counted and a step it decided is applied
+        /// (the look is saved with the step pending, then the config version made: a loaded CI
+        /// run read the rollout in between, at the old percentage, and the step's start went
+        /// unseen); the rollout then.
         func look() throws -> [String: Any] {
             let since = WatchdogServerClock.now() + offset - 1_000
             let deadline = Date().addingTimeInterval(60)
@@ -94,7 +97,8 @@ import WatchdogTesting
                 let rollout = try rollout()
                 let lookAt = ((rollout["last_look"] as? [String: Any])?["at"] as? String).flatMap(WatchdogServerClock.parse) ?? 0
                 let stepAt = (rollout["history"] as? [[String: Any]])?.last.flatMap { ($0["at"] as? String).flatMap(WatchdogServerClock.parse) } ?? 0
-                if max(lookAt, stepAt) >= since || rollout["status"] as? String != "active" { return rollout }
+                let pending = rollout["pending"].map { !($0 is NSNull) } ?? false
+                if (max(lookAt, stepAt) >= since && !pending) || rollout["status"] as? String != "active" { return rollout }
                 usleep(100_000)
             }
             return try rollout()
