@@ -89,16 +89,6 @@ public final class JSONTape {
         return bytes.withUnsafeBufferPointer { ByteScan.equal(UnsafeBufferPointer(rebasing: $0[start..<start + expected.count]), expected) }
     }
 
-    /// Whether the keys at `a` and `b` are the same member name, as `String`'s `==` says
-    /// (canonical equivalence): bytes for two ASCII keys, `String`s otherwise.
-    func sameKey(_ a: Int, _ b: Int) -> Bool {
-        if entries[a].ascii && entries[b].ascii {
-            guard entries[a].count == entries[b].count else { return false }
-            return withBytes(of: a) { first in withBytes(of: b) { second in ByteScan.equal(first, second) } }
-        }
-        return string(at: a) == string(at: b)
-    }
-
     /// The index of the value of member `name` of the object at `object`, if it has one.
     @inline(__always)
     func member(_ name: StaticString, of object: Int) -> Int? {
@@ -117,8 +107,7 @@ public final class JSONTape {
         return name.withUTF8 { wanted in
             var key = object + 1
             for _ in 0..<entries[object].count {
-                if !entries[key].escaped, entries[key].count == wanted.count,
-                   bytes.withUnsafeBufferPointer({ ByteScan.equal(UnsafeBufferPointer(rebasing: $0[entries[key].start..<entries[key].start + wanted.count]), wanted) }) {
+                if !entries[key].escaped, withBytes(of: key, { ByteScan.equal($0, wanted) }) {
                     return key + 1
                 }
                 key = entries[key + 1].end
