@@ -28,7 +28,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// `Content-Length` (`maxBodyBytes` when chunked) before a byte is read and held until its
     /// response is sent. A request that does not fit waits, its connection suspended and its
     /// body left in the kernel's socket buffer, until earlier requests complete (`BodyBudget`).
-    public var maxBufferedBodyBytes: Int = 8 << 20
+    /// A reservation is declared, not received: a client trickling bodies holds its share
+    /// without sending it, so the total is 16 shares, not the benchmark's need (one client's
+    /// share binds there), and fewer than 16 addresses cannot stop everyone else's ingest.
+    public var maxBufferedBodyBytes: Int = 32 << 20
     /// What one client (the `budgetKey` of `admit`) may hold of `maxBufferedBodyBytes`; its
     /// requests past it wait while other clients' pass them, so one address that never
     /// finishes its bodies holds this much and no more.

@@ -131,6 +131,21 @@ import Glibc
         #expect(try daemon.storedReportCount() == 10)
     }
 
+    /// A reservation is declared, not received, so addresses trickling bodies hold their shares
+    /// without sending them. With the defaults (2 MiB a client, 32 in all) five such addresses
+    /// still leave room for everyone else.
+    @Test func fiveAddressesHoldingTheirSharesDoNotStopAnotherClient() throws {
+        let daemon = try Daemon()
+        let key = try daemon.addApp("com.example.mail")
+        let held = try (2...6).flatMap { host in try (0..<2).map { _ in try UnfinishedBody(port: daemon.port, from: "127.0.0.\(host)", key: key) } }
+        let other = try Self.post(port: daemon.port, from: "127.0.0.7", key: key)
+        // Read with a bound below --body-wait (10 s): a post held up is seen as no answer.
+        #expect(other.answers(within: 8), "another client's post waits behind five addresses' unfinished bodies")
+        let answer = try other.readResponse()
+        #expect(answer?.status == 202, "\(String(describing: answer?.status)) \(Self.code(of: answer) ?? "")")
+        for body in held { body.connection.hangUp() }
+    }
+
     @Test func aRequestWaitingPastTheBoundGets503() throws {
         let daemon = try Daemon(extraArguments: ["--body-memory", "1", "--body-memory-per-client", "1", "--body-wait", "2"])
         let key = try daemon.addApp("com.example.mail")

@@ -8,7 +8,7 @@ import Glibc
 /// all but 8 bytes of a 1 MiB body and stop. Bodies used to be buffered before routing or
 /// authentication, into one budget for all clients, so a single address without a token made
 /// every other client's post a 503. With back-pressure (issue 26) the address holds its share
-/// of the body memory (2 of 8 MiB), its other bodies wait unread, and everyone else's posts
+/// of the body memory (2 of 32 MiB), its other bodies wait unread, and everyone else's posts
 /// pass them.
 @Suite(.serialized) struct BodyBudgetTests {
     /// A socket connected from `source` (another loopback address) to the daemon.
