@@ -72,6 +72,7 @@ enum OldSchema {
     /// Undoes `2026-11-26-mark-values`: each value mark holds its value's text again, and
     /// `mark_values` is gone.
     static func undoMarkValues(_ db: Database) throws {
+        try undoNumberedReports(db)
         try db.execute(sql: """
             CREATE TABLE text_value_marks (release INTEGER NOT NULL, dimension INTEGER NOT NULL, value TEXT NOT NULL, session BLOB NOT NULL,
                 PRIMARY KEY (release, dimension, value, session)) WITHOUT ROWID;
@@ -80,6 +81,34 @@ enum OldSchema {
             ALTER TABLE text_value_marks RENAME TO session_value_marks;
             DROP TABLE mark_values;
             DELETE FROM grdb_migrations WHERE identifier = '2026-11-26-mark-values';
+            """)
+    }
+
+    /// Undoes `2026-11-26-numbered-reports`: reports hold their app, release, kind, screen,
+    /// channel and fingerprint as text again, rowids kept.
+    static func undoNumberedReports(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE text_reports (
+                id BLOB NOT NULL, app TEXT NOT NULL, version TEXT NOT NULL, build TEXT NOT NULL, channel TEXT, kind TEXT NOT NULL,
+                occurred_at INTEGER NOT NULL, received_at INTEGER NOT NULL, suspect INTEGER NOT NULL, screen TEXT, fingerprint TEXT NOT NULL,
+                body BLOB NOT NULL, flooded INTEGER NOT NULL DEFAULT 0, unknown_session INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (app, id));
+            INSERT INTO text_reports (rowid, id, app, version, build, channel, kind, occurred_at, received_at, suspect, screen, fingerprint,
+                                      body, flooded, unknown_session)
+                SELECT r.rowid, r.id, t.app, t.version, t.build, t.channel, t.kind, r.occurred_at, r.received_at, r.suspect, t.screen, t.fingerprint,
+                       r.body, r.flooded, r.unknown_session
+                FROM reports r JOIN report_texts t ON t.rowid = r.rowid ORDER BY r.rowid;
+            DROP VIEW report_ids;
+            DROP VIEW report_texts;
+            DROP TABLE reports;
+            ALTER TABLE text_reports RENAME TO reports;
+            CREATE INDEX reports_by_release_kind ON reports (app, version, build, kind);
+            CREATE INDEX reports_by_fingerprint ON reports (app, fingerprint);
+            CREATE VIEW report_ids (rowid, app, id) AS
+                SELECT rowid, app, CASE WHEN typeof(id) = 'blob' AND length(id) = 16 THEN lower(
+                    substr(hex(id), 1, 8) || '-' || substr(hex(id), 9, 4) || '-' || substr(hex(id), 13, 4) || '-' ||
+                    substr(hex(id), 17, 4) || '-' || substr(hex(id), 21, 12)) ELSE id END
+                FROM reports;
+            DELETE FROM grdb_migrations WHERE identifier = '2026-11-26-numbered-reports';
             """)
     }
 

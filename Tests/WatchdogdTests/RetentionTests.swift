@@ -11,13 +11,13 @@ import WatchdogTesting
         let viewer = try #require(daemon.exports["WATCHDOG_VIEWER_TOKEN"])
         func pages() throws -> Int { try daemon.query { try Int.fetchOne($0, sql: "PRAGMA page_count") ?? 0 } }
         func olderRows() throws -> Int {
-            try daemon.query { try Int.fetchOne($0, sql: "SELECT count(*) FROM reports WHERE version = '14.1.0'") ?? -1 }
+            try daemon.query { try Int.fetchOne($0, sql: "SELECT count(*) FROM report_texts WHERE version = '14.1.0'") ?? -1 }
         }
         let before = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json
         let deadline = Date().addingTimeInterval(30)
         while try olderRows() > 0, Date() < deadline { usleep(200_000) }
         #expect(try olderRows() == 0, "the older release's raw reports were pruned")
-        #expect(try daemon.query { try Int.fetchOne($0, sql: "SELECT count(*) FROM reports WHERE version = '14.2.0'") ?? 0 } > 0, "recent ones stay")
+        #expect(try daemon.query { try Int.fetchOne($0, sql: "SELECT count(*) FROM report_texts WHERE version = '14.2.0'") ?? 0 } > 0, "recent ones stay")
         let after = try daemon.client.request("GET", "/v1/apps/com.example.mail/releases", token: viewer).json
         #expect(NSDictionary(dictionary: before) == NSDictionary(dictionary: after), "release stats are roll-ups: unchanged")
         // The pass hands pages back after its last batch.

@@ -256,10 +256,13 @@ public final class SQLiteToPostgres {
     /// Copied in chunks by rowid; the source SELECT's first column is the rowid.
     static let chunkedTables: [Table] = [
         Table(name: "reports", columns: columns("""
-            sequence:i, id:id, app, version, build, channel, kind, occurred_at:i, received_at:i, suspect:b, screen, fingerprint, body:body, flooded:b,
+            sequence:i, id:id, app, version, build, channel, kind, occurred_at:i, received_at:i, suspect:b, screen, fingerprint:fp, body:body, flooded:b,
             unknown_session:b
             """), select: """
-            SELECT rowid, rowid, id, app, version, build, channel, kind, occurred_at, received_at, suspect, screen, fingerprint, body, flooded,
+            SELECT rowid, rowid, id, (SELECT value FROM mark_values WHERE number = reports.app),
+                   (SELECT version FROM release_refs WHERE ref = reports.release), (SELECT build FROM release_refs WHERE ref = reports.release),
+                   (SELECT value FROM mark_values WHERE number = reports.channel), (SELECT value FROM mark_values WHERE number = reports.kind),
+                   occurred_at, received_at, suspect, (SELECT value FROM mark_values WHERE number = reports.screen), fingerprint, body, flooded,
                    unknown_session FROM reports
             """),
         Table(name: "sessions", columns: columns("""
@@ -471,11 +474,8 @@ public final class SQLiteToPostgres {
         case .fingerprint:
             return PostgresArray.text(values.map { value in
                 switch value.storage {
-                case .int64(let number):
-                    let hex = String(UInt64(bitPattern: number), radix: 16)
-                    return "fp_" + String(repeating: "0", count: 16 - hex.count) + hex
-                case .string(let text): return text
-                default: return nil
+                case .int64, .string: CompactFingerprint.text(from: value)
+                default: nil
                 }
             })
         case .dimension:
@@ -529,8 +529,11 @@ public final class SQLiteToPostgres {
             return map
         }
         let perRelease = "SELECT app, version, build, count(*) FROM reports GROUP BY app, version, build"
+        let perReleaseInSQLite = """
+            SELECT r.app, r.version, r.build, n FROM (SELECT release, count(*) AS n FROM reports GROUP BY release) JOIN release_refs r ON r.ref = release
+            """
         let rolledUp = "SELECT app, version, build, sum(reports + suspect_reports + flooded_reports) FROM release_kinds GROUP BY app, version, build"
-        let sourceReports = try sourceMap(perRelease), destinationReports = try destinationMap(perRelease)
+        let sourceReports = try sourceMap(perReleaseInSQLite), destinationReports = try destinationMap(perRelease)
         var perApp: [String: (source: Int, destination: Int)] = [:]
         for (release, count) in sourceReports { perApp[release.app, default: (0, 0)].source += count }
         for (release, count) in destinationReports { perApp[release.app, default: (0, 0)].destination += count }

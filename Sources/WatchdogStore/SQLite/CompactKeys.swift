@@ -54,16 +54,47 @@ enum CompactID {
     }
 }
 
-/// A fingerprint (`fp_` + 16 hex digits) as the 64-bit integer it spells, for the ingest-side
-/// session marks; anything else stays text.
+/// A fingerprint (`fp_` + 16 lowercase hex digits, as `Fingerprint.of` makes them) as the 64-bit
+/// integer it spells, for reports and the ingest-side session marks; anything else stays text,
+/// so the text read back is always the text that was keyed.
 enum CompactFingerprint {
     static func databaseValue(_ fingerprint: String) -> DatabaseValue {
         integer(fingerprint)?.databaseValue ?? fingerprint.databaseValue
     }
 
-    /// The integer a well-formed fingerprint spells, else `nil`.
+    /// The integer a well-formed fingerprint spells, else `nil` (upper-case digits included).
     static func integer(_ fingerprint: String) -> Int64? {
-        guard fingerprint.utf8.count == 19, fingerprint.hasPrefix("fp_"), let value = UInt64(fingerprint.dropFirst(3), radix: 16) else { return nil }
+        guard fingerprint.utf8.count == 19 else { return nil }
+        var value: UInt64 = 0
+        var count = 0
+        for byte in fingerprint.utf8 {
+            count += 1
+            if count <= 3 {
+                guard byte == prefix[count - 1] else { return nil }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = value << 4 | UInt64(byte - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+        }
         return Int64(bitPattern: value)
+    }
+
+    private static let prefix: [UInt8] = Array("fp_".utf8)
+
+    /// The fingerprint back as text from what `databaseValue` stored.
+    static func text(from value: DatabaseValue) -> String {
+        switch value.storage {
+        case .int64(let number): text(UInt64(bitPattern: number))
+        case .string(let text): text
+        default: ""
+        }
+    }
+
+    static func text(_ number: UInt64) -> String {
+        let hex = String(number, radix: 16)
+        return "fp_" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -379,6 +379,7 @@ enum Migrations {
         registerAttestation(&migrator)
         registerAlertInstalls(&migrator)
         registerMarkValues(&migrator)
+        registerNumberedReports(&migrator)
         return migrator
     }
 }

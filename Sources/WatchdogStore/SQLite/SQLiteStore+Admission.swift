@@ -2,9 +2,9 @@ import GRDB
 
 extension SQLiteStore {
     /// Tables keyed by (app, version, build): what deleting a release deletes, besides the
-    /// session marks keyed by its `release_refs` number and the alert firings naming it.
+    /// reports and session marks keyed by its `release_refs` number and the alert firings naming it.
     static let releaseTables = [
-        "reports", "sessions", "release_kinds", "release_breakdown", "release_hourly", "issue_releases", "keyboard_heights",
+        "sessions", "release_kinds", "release_breakdown", "release_hourly", "issue_releases", "keyboard_heights",
         "release_idiom_sessions", "release_affected", "release_installs", "release_install_kinds", "release_hourly_sessions",
         "client_drops", "release_networks", "release_admissions", "releases",
     ]
@@ -112,7 +112,7 @@ extension SQLiteStore {
             let arguments: StatementArguments = [app, release.version, release.build]
             var deleted = 0
             if let ref = try Int64.fetchOne(db, sql: "SELECT ref FROM release_refs WHERE app = ? AND version = ? AND build = ?", arguments: arguments) {
-                for table in ["session_issue_marks", "session_affected_marks", "session_value_marks"] {
+                for table in ["reports", "session_issue_marks", "session_affected_marks", "session_value_marks"] {
                     try db.execute(sql: "DELETE FROM \(table) WHERE release = ?", arguments: [ref])
                     deleted += db.changesCount
                 }

@@ -159,39 +159,53 @@ extension SQLiteStore {
 
     public func reports(app: String, filter: ReportFilter, before: Int64?, limit: Int) throws -> [StoredReport] {
         try pool.read { db in
+            // Reports hold numbers for their texts (`ReportTexts`): a text no report was ever
+            // stored with matches nothing.
+            guard let appNumber = try ReportTexts.number(of: app, db) else { return [] }
+            var release: Int64?
+            if let id = filter.release {
+                guard let ref = try ReportTexts.ref(app: app, version: id.version, build: id.build, db) else { return [] }
+                release = ref
+            }
+            var kinds: [Int64?] = [nil]
+            if let kind = filter.kind {
+                guard let number = try ReportTexts.number(of: kind, db) else { return [] }
+                kinds = [number]
+            }
             // The index is chosen here, not by the planner: without ANALYZE statistics SQLite
             // picked an index on `app` and sorted every row of the app for each page (302 s to
             // export 1 M reports). Each choice below walks rows already in rowid order.
             var conditions: [String] = []
             var arguments: [(any DatabaseValueConvertible)?] = []
             var index = ""
-            var kinds: [String?] = [filter.kind]
             if let fingerprint = filter.fingerprint {
                 index = "INDEXED BY reports_by_fingerprint"
                 conditions += ["app = ?", "fingerprint = ?"]
-                arguments += [app, fingerprint]
-                if let release = filter.release {
-                    conditions += ["version = ?", "build = ?"]
-                    arguments += [release.version, release.build]
+                arguments += [appNumber, CompactFingerprint.databaseValue(fingerprint)]
+                if let release {
+                    conditions.append("release = ?")
+                    arguments.append(release)
                 }
-            } else if let release = filter.release {
+            } else if let release, let id = filter.release {
                 index = "INDEXED BY reports_by_release_kind"
-                conditions += ["app = ?", "version = ?", "build = ?"]
-                arguments += [app, release.version, release.build]
+                conditions.append("release = ?")
+                arguments.append(release)
                 // All kinds: one page per kind the release has (a handful), each in rowid order
                 // on (release, kind), merged — no index on the release alone to keep up.
                 if filter.kind == nil {
-                    kinds = try String.fetchAll(db, sql: "SELECT kind FROM release_kinds WHERE app = ? AND version = ? AND build = ?",
-                                                arguments: [app, release.version, release.build])
+                    kinds = try Int64.fetchAll(db, sql: """
+                        SELECT v.number FROM release_kinds k JOIN mark_values v ON v.value = k.kind WHERE k.app = ? AND k.version = ? AND k.build = ?
+                        """, arguments: [app, id.version, id.build])
                 }
             } else {
                 // Newest first over the whole table by rowid; `+app` keeps SQLite off the app indexes.
                 conditions.append("+app = ?")
-                arguments.append(app)
+                arguments.append(appNumber)
             }
             if let screen = filter.screen {
+                guard let number = try ReportTexts.number(of: screen, db) else { return [] }
                 conditions.append("screen = ?")
-                arguments.append(screen)
+                arguments.append(number)
             }
             if let before {
                 conditions.append("rowid < ?")
@@ -205,28 +219,36 @@ extension SQLiteStore {
                 rows += try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values))
             }
             if kinds.count > 1 { rows = Array(rows.sorted { ($0[0] as Int64) > ($1[0] as Int64) }.prefix(limit)) }
-            return try rows.map(Self.storedReport)
+            var texts = ReportTexts()
+            return try rows.map { try Self.storedReport($0, &texts, db) }
         }
     }
 
     public func reports(id: String, app: String?) throws -> [StoredReport] {
         try pool.read { db in
+            var texts = ReportTexts()
             if let app {
+                guard let number = try ReportTexts.number(of: app, db) else { return [] }
                 return try Row.fetchAll(db, sql: "SELECT \(Self.reportColumns) FROM reports WHERE app = ? AND id = ?",
-                                        arguments: [app, CompactID.databaseValue(id.lowercased())])
-                    .map(Self.storedReport)
+                                        arguments: [number, CompactID.databaseValue(id.lowercased())])
+                    .map { try Self.storedReport($0, &texts, db) }
             }
             // One primary-key probe per app (apps are few): no index on id alone to keep up.
-            return try Row.fetchAll(db, sql: "SELECT \(Self.reportColumns) FROM reports WHERE app IN (SELECT id FROM apps) AND id = ? ORDER BY app LIMIT 20",
-                                    arguments: [CompactID.databaseValue(id.lowercased())]).map(Self.storedReport)
+            return try Row.fetchAll(db, sql: """
+                SELECT \(Self.reportColumns) FROM reports
+                WHERE app IN (SELECT v.number FROM apps JOIN mark_values v ON v.value = apps.id) AND id = ?
+                """, arguments: [CompactID.databaseValue(id.lowercased())])
+                .map { try Self.storedReport($0, &texts, db) }
+                .sorted { $0.app < $1.app }.prefix(20).map { $0 }
         }
     }
 
-    private static let reportColumns = "rowid, id, app, version, build, kind, fingerprint, occurred_at, received_at, suspect, body, flooded"
+    private static let reportColumns = "rowid, id, release, kind, fingerprint, occurred_at, received_at, suspect, body, flooded"
 
-    private static func storedReport(_ row: Row) throws -> StoredReport {
-        StoredReport(sequence: row[0], id: CompactID.text(from: row[1]), app: row[2], release: ReleaseID(version: row[3], build: row[4]), kind: row[5],
-                     fingerprint: row[6], occurredAt: row[7], receivedAt: row[8], suspect: row[9], flooded: row[11],
-                     body: try StoredBody.text(from: row[10]))
+    private static func storedReport(_ row: Row, _ texts: inout ReportTexts, _ db: Database) throws -> StoredReport {
+        let release = try texts.release(row[2], db)
+        return StoredReport(sequence: row[0], id: CompactID.text(from: row[1]), app: release.app, release: ReleaseID(version: release.version, build: release.build),
+                            kind: try texts.value(row[3], db), fingerprint: CompactFingerprint.text(from: row[4]), occurredAt: row[5], receivedAt: row[6],
+                            suspect: row[7], flooded: row[9], body: try StoredBody.text(from: row[8]))
     }
 }

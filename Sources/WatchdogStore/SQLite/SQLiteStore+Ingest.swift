@@ -40,9 +40,11 @@ extension SQLiteStore {
     }
 
     private func insert(_ reports: [ReportRecord], receivedAt: Int64, refs: inout MarkRefs, into rollup: inout Rollup, _ db: Database) throws -> IngestCounts {
+        // Texts as numbers (`2026-11-26-numbered-reports`): the release, and the app, kind,
+        // screen and channel through `mark_values`.
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO reports (id, app, version, build, channel, kind, occurred_at, received_at, suspect, screen, fingerprint, body, unknown_session)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO reports (id, app, release, kind, fingerprint, screen, channel, occurred_at, received_at, suspect, unknown_session, body)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app, id) DO NOTHING
             """)
         // 0 for a counted start; no row (nil) for a session never started in this app.
@@ -69,20 +71,23 @@ extension SQLiteStore {
                 }
                 report.hasUnknownSession = marks != 0
             }
+            let release = try refs.ref(app: report.app, version: report.version, build: report.build, db)
+            let app = try refs.number(of: report.app, db), kind = try refs.number(of: report.kind, db)
+            let screen = try report.screen.map { try refs.number(of: $0, db) }, channel = try report.channel.map { try refs.number(of: $0, db) }
+            let fingerprint = CompactFingerprint.integer(report.fingerprint)
             try statement.step(db) { bind in
                 bind.compactID(report.id)
-                bind.text(report.app)
-                bind.text(report.version)
-                bind.text(report.build)
-                bind.text(report.channel)
-                bind.text(report.kind)
+                bind.integer(app)
+                bind.integer(release)
+                bind.integer(kind)
+                if let fingerprint { bind.integer(fingerprint) } else { bind.text(report.fingerprint) }
+                bind.integer(screen)
+                bind.integer(channel)
                 bind.integer(report.occurredAt)
                 bind.integer(receivedAt)
                 bind.bool(report.isSuspect)
-                bind.text(report.screen)
-                bind.text(report.fingerprint)
-                bind.blob(report.storedBody)
                 bind.bool(report.hasUnknownSession)
+                bind.blob(report.storedBody)
             }
             guard db.changesCount == 1 else {
                 counts.duplicates += 1
@@ -94,12 +99,11 @@ extension SQLiteStore {
             var newIssueSession = false
             var newlyAffectedValues: [(dimension: String, value: String)] = []
             if !report.isSuspect, !report.hasUnknownSession, let sessionID = report.sessionID {
-                let release = try refs.ref(app: report.app, version: report.version, build: report.build, db)
                 // Counting stops past the cap (no row is rewritten for ever): no row back means flooded.
                 let cap = Int64(floodCap > 0 ? floodCap : Int.max - 1)
                 let reportsOfFingerprint = try issueSession.step(db) { bind in
                     bind.integer(release)
-                    if let number = CompactFingerprint.integer(report.fingerprint) { bind.integer(number) } else { bind.text(report.fingerprint) }
+                    if let fingerprint { bind.integer(fingerprint) } else { bind.text(report.fingerprint) }
                     bind.compactID(sessionID)
                     bind.integer(cap)
                 } ?? cap + 1

@@ -34,6 +34,12 @@ struct StatementBinder {
         integer(Int64(value))
     }
 
+    /// An integer, or NULL for `nil`.
+    mutating func integer(_ value: Int64?) {
+        guard let value else { return null() }
+        integer(value)
+    }
+
     mutating func bool(_ value: Bool) {
         integer(value ? 1 : 0)
     }

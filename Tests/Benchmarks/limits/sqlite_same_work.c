@@ -136,7 +136,7 @@ int main(int argc, char **argv) {
   if (sqlite3_open(argv[2], &db) != SQLITE_OK) { fprintf(stderr, "sqlite_same_work: cannot open %s\n", argv[2]); return 1; }
   exec("PRAGMA journal_mode=WAL");
   exec(strcmp(sync, "full") == 0 ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
-  exec("PRAGMA cache_size=-16384"); /* watchdogd's writer: 16 MiB */
+  exec("PRAGMA cache_size=-8192"); /* watchdogd's writer: 8 MiB */
 
   Table reports = load(source, "reports", 0);
   if (reports.rows == 0) { fprintf(stderr, "sqlite_same_work: %s holds no reports\n", argv[1]); return 1; }
