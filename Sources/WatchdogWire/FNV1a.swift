@@ -14,13 +14,23 @@ public struct FNV1a64: Sendable {
     }
 
     public mutating func add(_ text: String) {
-        add(text.utf8)
+        if text.utf8.withContiguousStorageIfAvailable({ add($0) }) == nil { add(text.utf8) }
     }
 
     /// 16 lowercase hex digits.
-    public var hex: String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+    public var hex: String { hex(prefix: "") }
+
+    /// `prefix` (ASCII) and 16 lowercase hex digits, written in place.
+    public func hex(prefix: StaticString) -> String {
+        let digits: StaticString = "0123456789abcdef"
+        let prefixCount = prefix.utf8CodeUnitCount
+        return String(unsafeUninitializedCapacity: prefixCount + 16) { buffer in
+            for index in 0..<prefixCount { buffer[index] = prefix.utf8Start[index] }
+            for index in 0..<16 {
+                buffer[prefixCount + index] = digits.utf8Start[Int(value >> UInt64(60 - 4 * index) & 0xF)]
+            }
+            return prefixCount + 16
+        }
     }
 
     public static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {

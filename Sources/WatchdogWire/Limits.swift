@@ -36,11 +36,46 @@ public enum Vocabulary {
 
     /// A built-in kind, or `x-` followed by 1–64 of `a-z 0-9 _ . -`.
     public static func isValidKind(_ kind: String) -> Bool {
-        if builtInKinds.contains(kind) { return true }
+        if isBuiltInKind(kind) { return true }
         guard kind.hasPrefix("x-") else { return false }
         let name = kind.utf8.dropFirst(2)
         return !name.isEmpty && name.count <= 64 && name.allSatisfy { byte in
             (byte >= 97 && byte <= 122) || (byte >= 48 && byte <= 57) || byte == 95 || byte == 46 || byte == 45
+        }
+    }
+
+    // The checks every report makes, as switches: comparing a few short strings costs less
+    // than hashing one for a set (callgrind, docs/performance.md). Each lists its set's members.
+
+    /// `builtInKinds.contains(kind)`.
+    public static func isBuiltInKind(_ kind: String) -> Bool {
+        switch kind {
+        case "view_frame_mismatch", "input_covered_by_keyboard", "keyboard_without_input", "interaction_lock": true
+        default: false
+        }
+    }
+
+    /// `appStates.contains(state)`.
+    public static func isAppState(_ state: String) -> Bool {
+        switch state {
+        case "active", "inactive", "background": true
+        default: false
+        }
+    }
+
+    /// `idioms.contains(idiom)`.
+    public static func isIdiom(_ idiom: String) -> Bool {
+        switch idiom {
+        case "phone", "pad", "mac", "tv", "vision": true
+        default: false
+        }
+    }
+
+    /// `keyboardModes.contains(mode)`.
+    public static func isKeyboardMode(_ mode: String) -> Bool {
+        switch mode {
+        case "docked", "undocked", "split", "floating", "hardware", "hidden": true
+        default: false
         }
     }
 

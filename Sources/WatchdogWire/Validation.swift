@@ -22,8 +22,16 @@ public struct ReportValidator: Sendable {
     }
 
     public func validate(_ input: Report) throws(ErrorDetail) -> ValidatedReport {
+        let checked = try check(input)
         var report = input
-        report.id = try uuid(report.id, field: "id")
+        report.id = checked.id
+        return ValidatedReport(report: report, occurredAtMilliseconds: checked.occurredAtMilliseconds)
+    }
+
+    /// `validate`'s checks without a copy of the report (ingest's path): the id as it is stored
+    /// (a UUID in lower case) and `occurred_at` in milliseconds since the epoch.
+    public func check(_ report: borrowing Report) throws(ErrorDetail) -> (id: String, occurredAtMilliseconds: Int64) {
+        let id = try uuid(report.id, field: "id")
         guard Vocabulary.isValidKind(report.kind) else {
             throw invalid("kind", "must be one of \(Vocabulary.sortedList(Vocabulary.builtInKinds)) or x-<name> (a-z, 0-9, _ . -), got \(quoted(report.kind))")
         }
@@ -33,7 +41,7 @@ public struct ReportValidator: Sendable {
         if let device = report.device { try checkDevice(device) }
         try optionalText(report.sessionId, field: "session_id", limit: Limits.idLength)
         try optionalText(report.installId, field: "install_id", limit: Limits.idLength)
-        guard Vocabulary.appStates.contains(report.appState) else {
+        guard Vocabulary.isAppState(report.appState) else {
             throw invalid("app_state", "must be one of \(Vocabulary.sortedList(Vocabulary.appStates)), got \(quoted(report.appState))")
         }
         try optionalText(report.screen, field: "screen", limit: Limits.screenLength)
@@ -78,7 +86,7 @@ public struct ReportValidator: Sendable {
                 }
             }
         }
-        return ValidatedReport(report: report, occurredAtMilliseconds: occurredAt)
+        return (id, occurredAt)
     }
 
     public func validate(_ input: SessionStart) throws(ErrorDetail) -> ValidatedSessionStart {
@@ -109,14 +117,14 @@ public struct ReportValidator: Sendable {
         try optionalText(device.os, field: "device.os", limit: Limits.deviceFieldLength)
         try optionalText(device.osVersion, field: "device.os_version", limit: Limits.deviceFieldLength)
         try optionalText(device.locale, field: "device.locale", limit: Limits.deviceFieldLength)
-        if let idiom = device.idiom, !Vocabulary.idioms.contains(idiom) {
+        if let idiom = device.idiom, !Vocabulary.isIdiom(idiom) {
             throw invalid("device.idiom", "must be one of \(Vocabulary.sortedList(Vocabulary.idioms)), got \(quoted(idiom))")
         }
     }
 
     private func checkKeyboard(_ keyboard: KeyboardState) throws(ErrorDetail) {
         if let frame = keyboard.frame { try self.frame(frame, field: "keyboard.frame") }
-        if let mode = keyboard.mode, !Vocabulary.keyboardModes.contains(mode) {
+        if let mode = keyboard.mode, !Vocabulary.isKeyboardMode(mode) {
             throw invalid("keyboard.mode", "must be one of \(Vocabulary.sortedList(Vocabulary.keyboardModes)), got \(quoted(mode))")
         }
         if let height = keyboard.height { try nonNegative(height, field: "keyboard.height") }

@@ -20,6 +20,18 @@ import WatchdogStore
     }
 }
 
+/// Fingerprints are stored (issues, marks, reports): the same parts must give the same text in
+/// every version. Expected values from an independent FNV-1a-64 (Python) over the parts joined
+/// by U+001F.
+@Suite struct FingerprintTests {
+    @Test func aFingerprintIsFNV1a64OfItsPartsAsStoredDataHasIt() {
+        #expect(Fingerprint.of(kind: "view_frame_mismatch", screen: "ComposeViewController", viewName: "toolbar", keyboardMode: "docked") == "fp_320ac34f33fa5434")
+        #expect(Fingerprint.of(kind: "interaction_lock", screen: nil, viewName: nil, keyboardMode: nil) == "fp_00ff22c76c83d89a", "leading zeros kept")
+        #expect(Fingerprint.of(kind: "x-custom.glitch", screen: "Réglages", viewName: "ツールバー", keyboardMode: nil) == "fp_da932df4e671bd87")
+        #expect(Fingerprint.of(kind: "interaction_lock", screen: "", viewName: nil, keyboardMode: nil) == "fp_00ff22c76c83d89a", "no screen is an empty one")
+    }
+}
+
 @Suite struct ReleaseOrderTests {
     @Test func thePredecessorIsTheNewestOlderReleaseWithSessionsInAnyOrder() {
         let releases = [ReleaseStats.sample(version: "14.3.0", build: "3", sessions: 10), ReleaseStats.sample(version: "14.2.0", build: "2", sessions: 0),

@@ -24,6 +24,22 @@ import WatchdogWire
     }
 }
 
+/// The switches every report goes through agree with the vocabularies docs/api.md lists.
+@Suite struct VocabularyTests {
+    @Test func eachCheckAdmitsItsSetsMembersAndNothingElse() {
+        let checks: [(Set<String>, (String) -> Bool)] = [
+            (Vocabulary.builtInKinds, Vocabulary.isBuiltInKind), (Vocabulary.appStates, Vocabulary.isAppState),
+            (Vocabulary.idioms, Vocabulary.isIdiom), (Vocabulary.keyboardModes, Vocabulary.isKeyboardMode),
+        ]
+        let everyMember = checks.reduce(into: Set<String>()) { $0.formUnion($1.0) }
+        for (members, check) in checks {
+            for word in everyMember.union(["", "Active", "docked ", "x-docked", "phon", "interaction_lock2"]) {
+                #expect(check(word) == members.contains(word), "\(word)")
+            }
+        }
+    }
+}
+
 @Suite struct ReportValidatorTests {
     let validator = ReportValidator(nowMilliseconds: Timestamp.parseMilliseconds("2026-11-21T12:00:00Z")!)
 

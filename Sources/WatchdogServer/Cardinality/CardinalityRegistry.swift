@@ -82,7 +82,7 @@ final class CardinalityRegistry: Sendable {
     /// values are folded (the batch's commit will most likely fail too), the next batch reads
     /// it again.
     func fold(_ reports: inout [ReportRecord]) {
-        let apps = Set(reports.lazy.filter { !Vocabulary.builtInKinds.contains($0.kind) }.map(\.app))
+        let apps = Set(reports.lazy.filter { !Vocabulary.isBuiltInKind($0.kind) }.map(\.app))
         var releases: Set<ReleaseKey> = []
         var previous: ReleaseKey?
         for report in reports where Self.hasReleaseValues(report) {
@@ -147,7 +147,7 @@ final class CardinalityRegistry: Sendable {
     /// not (unreadable) is full.
     private func fold(_ report: inout ReportRecord, state: inout State, release: Dictionary<ReleaseKey, ReleaseScopes>.Index?) {
         var changed = false
-        if !Vocabulary.builtInKinds.contains(report.kind), state.kinds[report.app]?.admits(report.kind) != true {
+        if !Vocabulary.isBuiltInKind(report.kind), state.kinds[report.app]?.admits(report.kind) != true {
             report.kind = Folded.kind
             changed = true
         }

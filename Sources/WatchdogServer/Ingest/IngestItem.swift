@@ -49,15 +49,15 @@ extension Report: IngestItem {
     static let batchKey = "reports"
 
     func record(validator: ReportValidator, json: ArraySlice<UInt8>) throws(ErrorDetail) -> ReportRecord {
-        let valid = try validator.validate(self)
-        return valid.report.storeRecord(occurredAt: valid.occurredAtMilliseconds, body: String(decoding: json, as: UTF8.self))
+        let checked = try validator.check(self)
+        return storeRecord(id: checked.id, occurredAt: checked.occurredAtMilliseconds, body: String(decoding: json, as: UTF8.self))
     }
 
-    /// The flat record the store indexes and counts (`self` already validated). Strings that
+    /// The flat record the store indexes and counts (`self` already checked, `id` as the check gave it). Strings that
     /// group and count are in Unicode NFC: Swift compares strings by canonical equivalence and
     /// SQLite by bytes, so `ünï` composed and decomposed must be one release, not two that
     /// merge in memory and split on disk. The body stays the client's exact bytes.
-    func storeRecord(occurredAt: Int64, body: String) -> ReportRecord {
+    func storeRecord(id: String, occurredAt: Int64, body: String) -> ReportRecord {
         let screen = screen?.nfc, viewName = view?.name?.nfc, keyboardMode = keyboard?.mode?.nfc
         return ReportRecord(
             id: id, app: app, version: release.version.nfc, build: release.build.nfc, channel: release.channel?.nfc, kind: kind,

@@ -6,11 +6,14 @@ import WatchdogWire
 enum Fingerprint {
     static func of(kind: String, screen: String?, viewName: String?, keyboardMode: String?) -> String {
         var hash = FNV1a64()
-        for (index, part) in [kind, screen ?? "", viewName ?? "", keyboardMode ?? ""].enumerated() {
-            if index > 0 { hash.add(byte: 0x1F) }
-            hash.add(part)
-        }
-        return "fp_" + hash.hex
+        hash.add(kind)
+        hash.add(byte: 0x1F)
+        if let screen { hash.add(screen) }
+        hash.add(byte: 0x1F)
+        if let viewName { hash.add(viewName) }
+        hash.add(byte: 0x1F)
+        if let keyboardMode { hash.add(keyboardMode) }
+        return hash.hex(prefix: "fp_")
     }
 
     static func isValid(_ text: String) -> Bool {
