@@ -51,6 +51,7 @@ enum Callbacks {
                                                                       suspending: connection, now: monotonicSeconds())
                 state.reservation = reservation
                 state.waitingForBudget = phase == .waiting
+                if phase == .granted { context.bodyDeadlines.granted(reservation, on: connection, now: monotonicSeconds()) }
                 if phase == .closed { return answerWithoutBody(.shuttingDown, state: state, on: connection, context: context) }
             }
             return .YES
@@ -62,7 +63,9 @@ enum Callbacks {
             // (after `100 Continue` when the client asked for it); otherwise answered unread.
             state.waitingForBudget = false
             switch context.bodyBudget.phase(of: reservation) {
-            case .granted: return .YES
+            case .granted:
+                context.bodyDeadlines.granted(reservation, on: connection, now: monotonicSeconds())
+                return .YES
             case .closed: return answerWithoutBody(.shuttingDown, state: state, on: connection, context: context)
             case .expired, .waiting, .released: return answerWithoutBody(.bodyMemoryExhausted, state: state, on: connection, context: context)
             }
@@ -91,6 +94,8 @@ enum Callbacks {
             }
             return .YES
         }
+        // The body is complete: its deadline no longer applies (the group commit is not the client's doing).
+        if state.reservation != nil { context.bodyDeadlines.bodyReceived(connection) }
         if state.answeredEarly { return .YES }
         if let prepared = state.prepared {
             // Answered from the headers (`answerFromHeaders`); while draining, as a copy that
@@ -135,13 +140,15 @@ enum Callbacks {
         return context.draining.load(ordering: .relaxed) ? .NO : .YES
     }
 
-    /// `MHD_NotifyConnectionCallback`: connections opened and closed, for the header deadline.
+    /// `MHD_NotifyConnectionCallback`: connections opened and closed, for the header and body deadlines.
     static let connectionEvent: MHD_NotifyConnectionCallback = { cls, connection, _, code in
         guard let cls, let connection else { return }
         let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
         switch code {
         case .CONNECTION_NOTIFY_STARTED: context.deadlines.opened(connection)
-        case .CONNECTION_NOTIFY_CLOSED: context.deadlines.closed(connection)
+        case .CONNECTION_NOTIFY_CLOSED:
+            context.deadlines.closed(connection)
+            context.bodyDeadlines.closed(connection)
         @unknown default: break
         }
     }

@@ -39,6 +39,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// Seconds a request may wait for `maxBufferedBodyBytes`; then it is answered 503
     /// (`HTTPLayerError.bodyMemoryExhausted`) and its connection closed.
     public var maxBodyWaitSeconds: Int = 10
+    /// Once its memory is granted, a body must be complete within this many seconds plus its
+    /// reserved bytes at `minBodyBytesPerSecond`; past that its connection is closed and the
+    /// memory given back (`BodyDeadlines`). libmicrohttpd's own timeout restarts with every
+    /// byte, so without it a client trickling its body kept its reservation for ever. 10 s + 1 MiB
+    /// at 16 KiB/s: the largest body may take 74 s, a 100 KiB gzipped batch 16 s.
+    public var bodyDeadlineSeconds: Int = 10
+    /// The slowest upload a body's deadline allows for (see `bodyDeadlineSeconds`): 16 KiB/s,
+    /// 128 kbit/s, below a poor 3G link.
+    public var minBodyBytesPerSecond: Int = 16 << 10
+    /// Called from the deadline timer with the client (its budget key) whose connection was
+    /// closed for a body past its deadline, for metrics; the drop is also logged.
+    public var bodyDeadlineMissed: (@Sendable (String) -> Void)?
     /// Decides on a request that announces a body (`Content-Length` > 0 or chunked) from its
     /// headers, before any body byte is buffered: route and authenticate it, and name the client
     /// its bytes are counted for. By default every such request is received, counted for its

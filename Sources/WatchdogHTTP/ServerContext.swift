@@ -17,7 +17,9 @@ final class ServerContext: Sendable {
     let bodyBudget: BodyBudget
     /// Connections waiting for a request's headers, cut off past the deadline.
     let deadlines: ConnectionDeadlines
-    /// Sweeps `deadlines` and the requests waiting in `bodyBudget` too long.
+    /// Connections whose granted body must arrive by a deadline, cut off past it.
+    let bodyDeadlines: BodyDeadlines
+    /// Sweeps `deadlines`, `bodyDeadlines` and the requests waiting in `bodyBudget` too long.
     let timer: SweepTimer
     /// Responders whose connection is suspended, so shutdown can answer them all before
     /// `MHD_stop_daemon` (which aborts the process if any connection is still suspended).
@@ -29,10 +31,18 @@ final class ServerContext: Sendable {
                                     maxWaitSeconds: Double(configuration.maxBodyWaitSeconds))
         let deadlines = ConnectionDeadlines(headerSeconds: Double(configuration.headerTimeoutSeconds),
                                             pressureAbove: configuration.connectionLimit * 3 / 4)
+        let bodyDeadlines = BodyDeadlines(baseSeconds: Double(configuration.bodyDeadlineSeconds),
+                                          minBytesPerSecond: Double(configuration.minBodyBytesPerSecond))
         self.bodyBudget = bodyBudget
         self.deadlines = deadlines
+        self.bodyDeadlines = bodyDeadlines
+        let bodyDeadlineMissed = configuration.bodyDeadlineMissed
         timer = SweepTimer { now in
             deadlines.sweep(now: now)
+            for missed in bodyDeadlines.sweep(now: now) {
+                logger.warning("body deadline: closed a connection from \(missed.client) whose \(missed.bytes)-byte body was not in after \(Int(missed.seconds.rounded(.up))) s")
+                bodyDeadlineMissed?(missed.client)
+            }
             bodyBudget.expire(now: now)
         }
         self.handler = handler

@@ -2,7 +2,8 @@ import Dispatch
 import Synchronization
 
 /// A quarter-second timer on a queue of its own, for the server's deadlines: headers that do
-/// not arrive (`ConnectionDeadlines`) and bodies that wait too long for the budget (`BodyBudget`).
+/// not arrive (`ConnectionDeadlines`), bodies that wait too long for the budget (`BodyBudget`)
+/// and bodies that take too long to arrive once granted (`BodyDeadlines`).
 final class SweepTimer: Sendable {
     private let sweep: @Sendable (Double) -> Void
     private let stopped = Atomic<Bool>(false)

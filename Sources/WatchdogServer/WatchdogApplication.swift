@@ -24,6 +24,8 @@ public final class WatchdogApplication: Sendable {
     let authenticator: Authenticator
     let alerts: AlertService
     let rollouts: RolloutService
+    /// What `GET /metrics` shows; the HTTP layer adds its body-deadline drops.
+    let metrics: ServerMetrics
     public let store: any TelemetryStore
     /// Watches a shared store for config changes made on other nodes.
     private let configWatch: (any StoreWatch)?
@@ -91,6 +93,7 @@ public final class WatchdogApplication: Sendable {
         self.store = store
         self.alerts = alerts
         self.rollouts = rollouts
+        self.metrics = metrics
     }
 
     /// The views the dashboard opens an app with, answered once per app by `warmUp`.

@@ -40,6 +40,9 @@ public final class WatchdogServer: Sendable {
         configuration.maxBufferedBodyBytes = settings.bodyMemoryMiB << 20
         configuration.maxBufferedBodyBytesPerClient = settings.bodyMemoryPerClientMiB << 20
         configuration.maxBodyWaitSeconds = settings.bodyWaitSeconds
+        configuration.bodyDeadlineSeconds = settings.bodyDeadlineSeconds
+        configuration.minBodyBytesPerSecond = settings.bodyMinRateKiB << 10
+        configuration.bodyDeadlineMissed = { [metrics = application.metrics] _ in metrics.bodyDeadlineMissed.increment() }
         let router = application.router
         configuration.admit = { router.admit($0) }
         let configFastPath = application.configFastPath

@@ -31,7 +31,7 @@ tsan_test() {
 if [ -n "${TSAN_TESTS:-}" ]; then
   tsan_test "$TSAN_TESTS"
 else
-  tsan_test "DurabilityTests|HostileClientTests|IngestTests|RateLimitTests|MetricsTests|HealthTests|RetentionTests|BackupTests|BodyBudgetTests|BodyBackPressureTests|BadTokenTests|ConnectionSlotTests|StalledExportTests|HTTPTransportTests|ConfigFastPathTests"
+  tsan_test "DurabilityTests|HostileClientTests|IngestTests|RateLimitTests|MetricsTests|HealthTests|RetentionTests|BackupTests|BodyBudgetTests|BodyBackPressureTests|BodyDeadlineTests|BadTokenTests|ConnectionSlotTests|StalledExportTests|HTTPTransportTests|ConfigFastPathTests"
   # The fleet runs on Swift's cooperative threads (two on this machine); beside the suites
   # above, which block theirs, it once sent nothing for 180 s, and the kills found no traffic
   # to land on. Alone, it has them to itself.

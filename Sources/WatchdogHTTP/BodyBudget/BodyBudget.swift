@@ -13,7 +13,8 @@ import Locking
 ///   completes (its response sent), so the body, its decoded batch and the wait for the group
 ///   commit are all covered. Counting chunk by chunk could deadlock: 256 half-received bodies
 ///   could fill the budget with none able to finish. A granted request needs nothing more to
-///   finish, and one whose client stops sending is closed by the connection timeout.
+///   finish, and one whose client stops sending, or sends too slowly, is closed by its body's
+///   deadline (`BodyDeadlines`).
 /// - **Waiting.** A request that does not fit is queued and its connection suspended
 ///   (`MHD_suspend_connection` on the access handler's first call). libmicrohttpd 0.9.75 then
 ///   stays in its "headers processed" state: it reads nothing more from the socket and, for
@@ -24,7 +25,8 @@ import Locking
 /// - **Fairness.** Waiting requests are granted in arrival order, skipping those whose client
 ///   already holds its share; the first one held back by the total stops the pass, so small
 ///   requests arriving later never overtake a large one for ever. One client that never
-///   finishes its bodies holds at most its share; everyone else's requests pass it.
+///   finishes its bodies holds at most its share, and each reservation only until its body's
+///   deadline (`BodyDeadlines`); everyone else's requests pass it.
 /// - **A bound on waiting.** A request waiting longer than `maxWaitSeconds` is resumed and
 ///   answered 503 `overloaded` (`bodyMemoryExhausted`) with `Retry-After`. libmicrohttpd does
 ///   not time out suspended connections, so without the bound a client at its share would keep
@@ -191,13 +193,17 @@ final class BodyReservation: @unchecked Sendable {
     }
 
     fileprivate var bytes: Int
-    fileprivate let client: String
+    /// What was asked for, before a chunked body's excess was given back.
+    let requested: Int
+    /// The client whose share it counts against.
+    let client: String
     fileprivate let since: Double
     fileprivate let connection: ConnectionHandle
     fileprivate var phase = Phase.waiting
 
     fileprivate init(bytes: Int, client: String, since: Double, connection: ConnectionHandle) {
         self.bytes = bytes
+        self.requested = bytes
         self.client = client
         self.since = since
         self.connection = connection

@@ -15,6 +15,8 @@ final class ServerMetrics: Sendable {
     let rateLimitedByKey: Counter
     let rateLimitedByAddress: Counter
     let rateLimitedFailedAuth: Counter
+    /// Connections closed because a granted body was not in by its deadline (`--body-deadline`).
+    let bodyDeadlineMissed: Counter
     static let latencyBuckets: [Duration] = [.microseconds(250), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
                                              .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5)]
 
@@ -27,6 +29,8 @@ final class ServerMetrics: Sendable {
         rateLimitedByKey = registry.makeCounter(descriptor: limited, labels: [("limit", "ingest_key")])
         rateLimitedByAddress = registry.makeCounter(descriptor: limited, labels: [("limit", "address")])
         rateLimitedFailedAuth = registry.makeCounter(descriptor: limited, labels: [("limit", "failed_auth")])
+        bodyDeadlineMissed = registry.makeCounter(descriptor: Self.name("watchdog_body_deadline_missed", "total",
+                                                                        "Connections closed because a body was not in by its deadline"))
     }
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {

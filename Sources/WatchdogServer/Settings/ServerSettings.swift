@@ -26,6 +26,11 @@ public struct ServerSettings: Sendable {
     public var bodyMemoryPerClientMiB = HTTPDefaults.configuration.maxBufferedBodyBytesPerClient >> 20
     /// Seconds a request may wait for body memory before it gets 503 with `Retry-After`.
     public var bodyWaitSeconds = HTTPDefaults.configuration.maxBodyWaitSeconds
+    /// Seconds a body may take once its memory is granted, plus its size at `bodyMinRateKiB`;
+    /// past that its connection is closed and the memory given back.
+    public var bodyDeadlineSeconds = HTTPDefaults.configuration.bodyDeadlineSeconds
+    /// The slowest upload the body deadline allows for, KiB/s.
+    public var bodyMinRateKiB = HTTPDefaults.configuration.minBodyBytesPerSecond >> 10
     /// Items the ingest writer may have waiting before requests get 503.
     public var ingestQueueCapacity: Int = 100_000
     /// Ingest requests a second per ingest key (a whole fleet shares one), bursts up to
