@@ -1,8 +1,8 @@
 import GRDB
 
-/// The numbers the ingest-side session marks are keyed by instead of repeating text in every
-/// row: a release's `release_refs` number and a dimension value's `mark_values` number, for
-/// each release and value one transaction touches.
+/// The numbers reports and the ingest-side session marks are keyed by instead of repeating text
+/// in every row: a release's `release_refs` number and a text's `mark_values` number, for each
+/// release and text one transaction touches.
 struct MarkRefs {
     /// Numbers of releases and values, by what they stand for.
     struct Numbers {
@@ -40,8 +40,8 @@ struct MarkRefs {
         return ref
     }
 
-    /// The number of a kind, screen or keyboard mode (one table for all three and every app:
-    /// the mark's dimension and release say which).
+    /// The number of a text: an app's id, a kind, screen, channel or keyboard mode (one table for
+    /// all of them and every app: the column, or the mark's dimension and release, say which).
     mutating func number(of value: String, _ db: Database) throws -> Int64 {
         if let number = known.values[value] ?? added.values[value] { return number }
         let number = try Self.number(db, sql: """
