@@ -61,10 +61,14 @@ rss_kb() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status"; }
 # run_wrk NAME CONNECTIONS wrk-args...: runs wrk -t2 for $duration seconds (a response may take up
 # to 60 s: a slow one is counted late, not dropped as a timeout), keeps its output in
 # $work/wrk-NAME.txt and sets w_requests, w_seconds, w_rps (all responses), w_bad (non-2xx/3xx
-# responses) and w_errors (socket errors, or empty). Prints any non-2xx and socket errors.
+# responses), w_errors (socket errors, or empty) and w_cpu (wrk's own CPU seconds: it shares
+# the cores with the daemon). Prints any non-2xx and socket errors.
 run_wrk() {
   local name=$1 connections=$2; shift 2
-  wrk -t2 -c"$connections" -d"${duration}s" --timeout 60s "$@" > "$work/wrk-$name.txt" 2>&1 || { cat "$work/wrk-$name.txt" >&2; return 1; }
+  local TIMEFORMAT='%U %S'   # bash's `time`: wrk's own CPU seconds, user and system
+  { time wrk -t2 -c"$connections" -d"${duration}s" --timeout 60s "$@" > "$work/wrk-$name.txt" 2>&1; } 2> "$work/wrk-$name.cpu" \
+    || { cat "$work/wrk-$name.txt" >&2; return 1; }
+  w_cpu=$(awk '{print $1 + $2}' "$work/wrk-$name.cpu")
   read -r w_requests w_seconds < <(awk '/requests in/ {
       t = $4; sub(/,$/, "", t); s = t + 0
       if (t ~ /ms$/) s /= 1000; else if (t ~ /m$/) s *= 60; else if (t ~ /h$/) s *= 3600
