@@ -23,6 +23,8 @@ final class ConnectionDeadlines: Sendable {
     private struct Entry {
         var socket: Int32
         var waitingSince: Double?
+        /// Whether the connection has completed a request (kept alive) or is waiting for its first.
+        var keptAlive = false
     }
 
     let headerSeconds: Double
@@ -55,22 +57,41 @@ final class ConnectionDeadlines: Sendable {
     /// A request completed: a kept-alive connection now waits for the next one's headers.
     func requestCompleted(_ connection: OpaquePointer) {
         let now = monotonicSeconds()
-        entries.withLock { $0[Self.key(connection)]?.waitingSince = now }
+        entries.withLock { entries in
+            entries[Self.key(connection)]?.waitingSince = now
+            entries[Self.key(connection)]?.keptAlive = true
+        }
     }
 
-    /// Shuts down the sockets of connections past their deadline.
-    func sweep(now: Double) {
+    /// Shuts down the sockets of connections past their deadline; returns why, one reason each.
+    func sweep(now: Double) -> [ConnectionShedReason] {
         entries.withLock { entries in
-            let limit = entries.count > pressureAbove ? pressureSeconds : headerSeconds
+            let underPressure = entries.count > pressureAbove
+            let limit = underPressure ? pressureSeconds : headerSeconds
+            var shed: [ConnectionShedReason] = []
             for (key, entry) in entries {
                 guard let since = entry.waitingSince, now - since > limit else { continue }
                 shutdown(entry.socket, Int32(SHUT_RDWR))
                 entries[key]?.waitingSince = nil
+                shed.append(underPressure && now - since <= headerSeconds ? .pressure : entry.keptAlive ? .keepAliveIdle : .headerDeadline)
             }
+            return shed
         }
     }
 
     private static func key(_ connection: OpaquePointer) -> UInt {
         UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
     }
+}
+
+/// Why the header deadline closed a connection (`HTTPServerConfiguration.connectionShed`).
+public enum ConnectionShedReason: String, Sendable, CaseIterable {
+    /// A new connection's request headers were not complete within the header deadline: a
+    /// client sending them slowly, or not at all.
+    case headerDeadline = "header_deadline"
+    /// A kept-alive connection sent no next request within the header deadline.
+    case keepAliveIdle = "keep_alive_idle"
+    /// More than three quarters of the connection slots were taken, and this connection had
+    /// been waiting for headers past the short deadline that applies then.
+    case pressure
 }

@@ -51,6 +51,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Called from the deadline timer with the client (its budget key) whose connection was
     /// closed for a body past its deadline, for metrics; the drop is also logged.
     public var bodyDeadlineMissed: (@Sendable (String) -> Void)?
+    /// Called from the deadline timer for each connection the header deadline closed, with why
+    /// (for metrics: idle kept-alive connections are closed this way all the time, so no log).
+    public var connectionShed: (@Sendable (ConnectionShedReason) -> Void)?
     /// Decides on a request that announces a body (`Content-Length` > 0 or chunked) from its
     /// headers, before any body byte is buffered: route and authenticate it, and name the client
     /// its bytes are counted for. By default every such request is received, counted for its

@@ -36,9 +36,9 @@ final class ServerContext: Sendable {
         self.bodyBudget = bodyBudget
         self.deadlines = deadlines
         self.bodyDeadlines = bodyDeadlines
-        let bodyDeadlineMissed = configuration.bodyDeadlineMissed
+        let bodyDeadlineMissed = configuration.bodyDeadlineMissed, connectionShed = configuration.connectionShed
         timer = SweepTimer { now in
-            deadlines.sweep(now: now)
+            for reason in deadlines.sweep(now: now) { connectionShed?(reason) }
             for missed in bodyDeadlines.sweep(now: now) {
                 logger.warning("body deadline: closed a connection from \(missed.client) whose \(missed.bytes)-byte body was not in after \(Int(missed.seconds.rounded(.up))) s")
                 bodyDeadlineMissed?(missed.client)

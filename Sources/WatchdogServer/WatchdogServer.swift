@@ -43,6 +43,7 @@ public final class WatchdogServer: Sendable {
         configuration.bodyDeadlineSeconds = settings.bodyDeadlineSeconds
         configuration.minBodyBytesPerSecond = settings.bodyMinRateKiB << 10
         configuration.bodyDeadlineMissed = { [metrics = application.metrics] _ in metrics.bodyDeadlineMissed.increment() }
+        configuration.connectionShed = { [metrics = application.metrics] reason in metrics.connectionsShed[reason]?.increment() }
         let router = application.router
         configuration.admit = { router.admit($0) }
         let configFastPath = application.configFastPath

@@ -15,6 +15,13 @@ import Glibc
         return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
     }
 
+    /// `watchdog_connections_shed_total` for `reason` in the daemon's `/metrics` (-1: no such line).
+    static func shed(_ daemon: Daemon, _ reason: String) throws -> Int {
+        let prefix = "watchdog_connections_shed_total{reason=\"\(reason)\"} "
+        let line = try daemon.client.request("GET", "/metrics").text.split(separator: "\n").first { $0.hasPrefix(prefix) }
+        return line.flatMap { Int($0.dropFirst(prefix.count)) } ?? -1
+    }
+
     @Test func headersTrickledAByteASecondAreCutOffAtTheHeaderDeadline() throws {
         let daemon = try Daemon()
         let socket = try #require(BodyBudgetTests.connect(from: "127.0.0.2", port: daemon.port))
@@ -32,6 +39,22 @@ import Glibc
         print("header deadline: a client sending a header byte a second was cut off after \(closedAfter.map { String(format: "%.1f s", $0) } ?? "more than 20 s (never)")")
         #expect(closedAfter != nil, "the trickling connection was never closed")
         #expect(try daemon.client.request("GET", "/healthz").status == 200)
+        #expect(try Self.shed(daemon, "header_deadline") == 1, "the drop is counted as the header deadline's")
+        #expect(try Self.shed(daemon, "keep_alive_idle") == 0 && Self.shed(daemon, "pressure") == 0)
+    }
+
+    /// A kept-alive connection that sends no next request is closed at the header deadline too,
+    /// and counted apart from clients that never completed their headers.
+    @Test func aKeptAliveConnectionIdlePastTheHeaderDeadlineIsClosedAndCountedAsIdle() throws {
+        let daemon = try Daemon(extraArguments: ["--header-timeout", "1"])
+        let connection = try KeepAliveConnection(port: daemon.port, timeoutSeconds: 10, from: "127.0.0.2")
+        try connection.write(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        #expect(try connection.readResponse()?.status == 200)
+        // Its own bound, on failure only: the deadline is 1 s, swept every few hundred ms.
+        #expect(connection.answers(within: 10), "the idle kept-alive connection is still open after 10 s")
+        #expect(connection.closedWithoutAnswer())
+        #expect(try Self.shed(daemon, "keep_alive_idle") == 1)
+        #expect(try Self.shed(daemon, "header_deadline") == 0)
     }
 
     @Test func idleConnectionsFillingEverySlotAreShedForNewClients() throws {
@@ -61,5 +84,6 @@ import Glibc
         let shed = idle.filter { Self.isClosed($0) }.count
         print("connection slots: 64 of 64 taken by idle sockets from 4 addresses; a new client was served after \(servedAfter.map { String(format: "%.1f s", $0) } ?? "more than 15 s (never)") and \(attempts) attempts; \(shed) idle sockets shed")
         #expect(servedAfter != nil, "a new client found no slot for 15 s")
+        #expect(try Self.shed(daemon, "pressure") >= 1, "idle sockets shed under pressure are counted as such")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Prometheus
 import Locking
+import WatchdogHTTP
 
 /// What `GET /metrics` shows, in the Prometheus text format (swift-prometheus).
 final class ServerMetrics: Sendable {
@@ -17,6 +18,8 @@ final class ServerMetrics: Sendable {
     let rateLimitedFailedAuth: Counter
     /// Connections closed because a granted body was not in by its deadline (`--body-deadline`).
     let bodyDeadlineMissed: Counter
+    /// Connections the header deadline closed, by why (`ConnectionShedReason`).
+    let connectionsShed: [ConnectionShedReason: Counter]
     static let latencyBuckets: [Duration] = [.microseconds(250), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
                                              .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5)]
 
@@ -31,6 +34,12 @@ final class ServerMetrics: Sendable {
         rateLimitedFailedAuth = registry.makeCounter(descriptor: limited, labels: [("limit", "failed_auth")])
         bodyDeadlineMissed = registry.makeCounter(descriptor: Self.name("watchdog_body_deadline_missed", "total",
                                                                         "Connections closed because a body was not in by its deadline"))
+        let shed = Self.name("watchdog_connections_shed", "total", "Connections closed while waiting for request headers, by why")
+        var shedCounters: [ConnectionShedReason: Counter] = [:]
+        for reason in ConnectionShedReason.allCases {
+            shedCounters[reason] = registry.makeCounter(descriptor: shed, labels: [("reason", reason.rawValue)])
+        }
+        connectionsShed = shedCounters
     }
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
