@@ -17,20 +17,50 @@ public struct JSONItem {
 /// list members in the order the wire model declares them, which is the order they are read,
 /// so most lookups compare one key.
 struct ObjectReader {
+    /// Where an object is, as the member names leading to it: kept as static strings and
+    /// rendered only for an error's message (rendering every nested object's path cost more
+    /// than reading its members). Two levels are kept as names, deeper ones rendered.
+    struct FieldPath {
+        private var prefix = ""
+        private var first: StaticString?
+        private var second: StaticString?
+
+        init(_ prefix: String = "") { self.prefix = prefix }
+
+        func appending(_ key: StaticString) -> FieldPath {
+            var path = self
+            if first == nil { path.first = key } else if second == nil { path.second = key } else { path = FieldPath(text); path.first = key }
+            return path
+        }
+
+        var text: String {
+            var text = prefix
+            for name in [first, second].compactMap({ $0 }) { text += text.isEmpty ? "\(name)" : ".\(name)" }
+            return text
+        }
+    }
+
     let tape: JSONTape
     let index: Int
-    let path: String
+    private let fieldPath: FieldPath
     /// The key to look at first, and how many members come before it.
     private var cursor: Int
     private var cursorOrdinal = 0
 
+    var path: String { fieldPath.text }
+
     init(_ item: JSONItem, path: String) throws(ErrorDetail) {
+        try self.init(item, at: FieldPath(path))
+    }
+
+    init(_ item: JSONItem, at fieldPath: FieldPath) throws(ErrorDetail) {
         guard item.tape.entries[item.index].kind == .object else {
+            let path = fieldPath.text
             throw ErrorDetail(code: "invalid_type", message: path.isEmpty ? "each item must be a JSON object" : "\(path) must be an object")
         }
         self.tape = item.tape
         self.index = item.index
-        self.path = path
+        self.fieldPath = fieldPath
         self.cursor = item.index + 1
     }
 
@@ -52,7 +82,7 @@ struct ObjectReader {
         return nil
     }
 
-    func field(_ key: StaticString) -> String { path.isEmpty ? "\(key)" : "\(path).\(key)" }
+    func field(_ key: StaticString) -> String { fieldPath.appending(key).text }
 
     private func kind(_ value: Int) -> JSONTape.Entry.Kind { tape.entries[value].kind }
 
@@ -116,12 +146,12 @@ struct ObjectReader {
     }
 
     mutating func object(_ key: StaticString) throws(ErrorDetail) -> ObjectReader {
-        try ObjectReader(JSONItem(tape: tape, index: try required(key, "an object")), path: field(key))
+        try ObjectReader(JSONItem(tape: tape, index: try required(key, "an object")), at: fieldPath.appending(key))
     }
 
     mutating func optionalObject(_ key: StaticString) throws(ErrorDetail) -> ObjectReader? {
         guard let value = present(key) else { return nil }
-        return try ObjectReader(JSONItem(tape: tape, index: value), path: field(key))
+        return try ObjectReader(JSONItem(tape: tape, index: value), at: fieldPath.appending(key))
     }
 
     mutating func optionalStrings(_ key: StaticString) throws(ErrorDetail) -> [String]? {

@@ -83,9 +83,14 @@ import WatchdogTesting
         report["view"] = view
         var missingRelease = try Fixtures.freshReport()
         missingRelease["release"] = ["version": "14.2.0"]
-        let response = try app.client.postJSON("/v1/reports", token: key, json: ["reports": [report, missingRelease]])
+        var keyboardFrame = try Fixtures.freshReport()
+        keyboardFrame["keyboard"] = ["mode": "docked", "frame": ["x": 0, "y": "low", "width": 390, "height": 300]]
+        var notAnObject = try Fixtures.freshReport()
+        notAnObject["keyboard"] = ["mode": "docked", "frame": [0, 1]]
+        let response = try app.client.postJSON("/v1/reports", token: key, json: ["reports": [report, missingRelease, keyboardFrame, notAnObject]])
         let rejected = response.json["rejected"] as? [[String: Any]] ?? []
         let messages = rejected.compactMap { ($0["error"] as? [String: Any])?["message"] as? String }
-        #expect(messages == ["view.expected.width must be a number", "release.build is required"])
+        #expect(messages == ["view.expected.width must be a number", "release.build is required", "keyboard.frame.y must be a number",
+                             "keyboard.frame must be an object"])
     }
 }
