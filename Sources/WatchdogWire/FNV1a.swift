@@ -22,6 +22,12 @@ public struct FNV1a64: Sendable {
 
     /// `prefix` (ASCII) and 16 lowercase hex digits, written in place.
     public func hex(prefix: StaticString) -> String {
+        Self.hex(value, prefix: prefix)
+    }
+
+    /// `prefix` (ASCII) and `value` as 16 lowercase hex digits, written in place (a fingerprint
+    /// read back from its integer is spelt here too).
+    public static func hex(_ value: UInt64, prefix: StaticString) -> String {
         let digits: StaticString = "0123456789abcdef"
         let prefixCount = prefix.utf8CodeUnitCount
         return String(unsafeUninitializedCapacity: prefixCount + 16) { buffer in

@@ -87,14 +87,9 @@ enum CompactFingerprint {
     /// The fingerprint back as text from what `databaseValue` stored.
     static func text(from value: DatabaseValue) -> String {
         switch value.storage {
-        case .int64(let number): text(UInt64(bitPattern: number))
+        case .int64(let number): FNV1a64.hex(UInt64(bitPattern: number), prefix: "fp_")
         case .string(let text): text
         default: ""
         }
-    }
-
-    static func text(_ number: UInt64) -> String {
-        let hex = String(number, radix: 16)
-        return "fp_" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 }
