@@ -3,19 +3,18 @@
 . "$repo/Tests/lib/listening.sh"
 
 # watchdogd_binary: prints the watchdogd to benchmark. $WATCHDOGD (a prebuilt binary) is used as
-# it is; otherwise a release build, in $SCRATCH_PATH when set (swift build --scratch-path), with
-# the Swift runtime linked statically as the .deb and the container build it (their memory is
-# what is measured).
+# it is; otherwise the release build that ships (deploy/release-build.sh: the Swift runtime
+# linked statically as in the .deb and the container, the code laid out by lld), in
+# $SCRATCH_PATH when set (swift build --scratch-path). Its memory is what is measured.
 watchdogd_binary() {
   if [ -n "${WATCHDOGD:-}" ]; then
     [ -x "$WATCHDOGD" ] || { echo "WATCHDOGD=$WATCHDOGD is not an executable" >&2; return 1; }
     echo "$WATCHDOGD"
     return
   fi
-  local args=(-c release --static-swift-stdlib --package-path "$repo")
+  local args=()
   [ -n "${SCRATCH_PATH:-}" ] && args+=(--scratch-path "$SCRATCH_PATH")
-  swift build "${args[@]}" --product watchdogd >&2
-  echo "$(swift build "${args[@]}" --show-bin-path)/watchdogd"
+  "$repo/deploy/release-build.sh" "${args[@]}"
 }
 
 # commit_label: the commit measured, with -dirty when the work tree has changes.
@@ -53,6 +52,34 @@ stop_daemon() {
   kill "$daemon_pid" 2>/dev/null || true
   wait "$daemon_pid" 2>/dev/null || true
   daemon_pid=
+}
+
+# idle_rss_kb BINARY STATE: VmRSS of `watchdogd serve` on a fresh data dir with an app, 1 s after
+# it listens, started from a copy of BINARY whose pages are in the page cache as STATE says:
+#   disk     evicted first (sync, then posix_fadvise DONTNEED): read from disk, as at boot;
+#   written  the fresh copy as cp left it: cached by being written, as a file just installed
+#            or just built is.
+# The kernel maps a binary's code around each page touched (64 KiB windows, more where it holds
+# the file in larger folios), and measured here the same binary idles 1-1.5 MiB higher in the
+# second state than in the first: run.sh prints both.
+idle_rss_kb() {
+  local binary=$1 state=$2 dir="$work/idle-$2-$RANDOM" pid url kb
+  mkdir -p "$dir"
+  "$binary" apps add com.example.mail --data-dir "$dir/data" > /dev/null 2>&1
+  cp "$binary" "$dir/watchdogd"
+  if [ "$state" = disk ]; then
+    sync "$dir/watchdogd"
+    python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$dir/watchdogd"
+  fi
+  "$dir/watchdogd" serve --listen 127.0.0.1:0 --data-dir "$dir/data" --log-level warning > "$dir/serve.out" 2> "$dir/serve.err" &
+  pid=$!
+  url=; for _ in 1 2 3; do [ -z "$url" ] && url=$(listening_url "$dir/serve.out"); done
+  [ -n "$url" ] || { echo "watchdogd ($state) did not start:" >&2; cat "$dir/serve.err" >&2; kill "$pid"; return 1; }
+  sleep 1
+  kb=$(rss_kb "$pid" VmRSS)
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  rm -rf "$dir"
+  echo "$kb"
 }
 
 # rss_kb PID FIELD: VmRSS (now) or VmHWM (peak) of a process, in kB.

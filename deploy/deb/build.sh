@@ -21,8 +21,8 @@ export WATCHDOG_BUILD_COMMIT=$commit
 maintainer=${WATCHDOG_DEB_MAINTAINER:-Watchdog maintainers <watchdog@example.org>}
 
 echo "== release build of watchdogd at $commit ==" >&2
-swift build -c release --product watchdogd --static-swift-stdlib >&2
-binary="$(swift build -c release --show-bin-path)/watchdogd"
+# deploy/release-build.sh: static Swift runtime, code laid out by lld (docs/performance.md, memory).
+binary=$(./deploy/release-build.sh)
 # The tree is built where dpkg-shlibdeps expects a package's files: debian/<package>/ beside debian/control.
 work=$(mktemp -d /tmp/watchdogd-deb.XXXXXX)
 trap 'rm -rf "$work"' EXIT
