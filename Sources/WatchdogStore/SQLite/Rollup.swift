@@ -125,6 +125,8 @@ struct Rollup {
         breakdown[BreakdownKey(release: release, dimension: "screen", value: report.screen ?? "", kind: report.kind), default: Count()].add(report)
         breakdown[BreakdownKey(release: release, dimension: "keyboard_mode", value: report.keyboardMode ?? "", kind: report.kind), default: Count()].add(report)
         breakdown[BreakdownKey(release: release, dimension: "idiom", value: report.idiom ?? "", kind: report.kind), default: Count()].add(report)
+        // What a restarted node reads its admitted channels back from (`CardinalitySQL`).
+        breakdown[BreakdownKey(release: release, dimension: "channel", value: report.channel ?? "", kind: report.kind), default: Count()].add(report)
         hourly[HourKey(release: release, kind: report.kind, hour: Self.hour(report.occurredAt)), default: Count()].add(report)
         for (dimension, value) in newlyAffectedValues {
             affected[ValueKey(release: release, dimension: dimension, value: value), default: 0] += 1
