@@ -7,9 +7,9 @@ import WatchdogWire
 /// queued: the roll-ups then only ever see admitted values and `Folded`'s, so their rows per
 /// release stay bounded however many distinct values clients send.
 ///
-/// A scope (an app's kinds, a release's screens or channels, …) is read from the store the first time a
-/// report needs it — its values the most reported first, at most the cap — and then kept up to
-/// date as reports are folded. Values are kept as the process's seeded `Hasher` values, not
+/// A scope (an app's kinds, a release's screens or channels, …) is read from the store the
+/// first time a report needs it — its values the most reported first, at most the cap — and
+/// then kept up to date as reports are folded. Values are kept as the process's seeded `Hasher` values, not
 /// text, so a full release costs a few KiB; a client cannot aim collisions at a seed it does
 /// not know, and an accidental one only lets one more value through.
 ///
