@@ -47,7 +47,7 @@ public protocol TelemetryStore: Sendable {
     /// The app's custom (`x-`) kinds, the most reported first, at most `limit` (the
     /// cardinality registry's start).
     func customKinds(app: String, limit: Int) throws -> [String]
-    /// A release's distinct screens, views, device models and input modes, the most reported
+    /// A release's distinct screens, views, device models, input modes and channels, the most reported
     /// first, at most `limit` of each (the cardinality registry's start).
     func releaseValues(app: String, release: ReleaseID, limit: Int) throws -> ReleaseValues
     /// Reports newest first (by `sequence`), those with a sequence below `before` when given.

@@ -95,3 +95,38 @@ extension CompactStorageTests {
         #expect(newBytes < oldBytes, "the reports' indexes: \(oldBytes) bytes with texts, \(newBytes) numbered")
     }
 }
+
+/// A re-sent report id is a duplicate whatever texts it carries: it hands out no number.
+extension CompactStorageTests {
+    /// Rows of `release_refs` and `mark_values`, read from the file.
+    static func numberRows(_ app: TestApplication) throws -> [Int] {
+        try DatabaseQueue(path: try app.sqlite.path).read { db in
+            try ["release_refs", "mark_values"].map { try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0)") ?? 0 }
+        }
+    }
+
+    @Test func aStoredIdResentWithNewTextsIsADuplicateAndAddsNoNumber() throws {
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let stored = try Fixtures.freshReport(kind: "x-glitch")
+        let first = try app.client.postJSON("/v1/reports", token: key, json: ["reports": [stored]])
+        #expect(first.status == 202 && first.json["accepted"] as? Int == 1, "\(first.text)")
+        let before = try Self.numberRows(app)
+
+        // The same id with a version, kind, screen and channel never stored, next to a new
+        // report with the stored one's texts; then again after a restart (no number in memory).
+        var resent = stored
+        resent["release"] = ["version": "99.0.0", "build": "1", "channel": "never-stored"]
+        resent["kind"] = "x-never-stored"
+        resent["screen"] = "NeverStored"
+        for round in 0..<2 {
+            var fresh = stored
+            fresh["id"] = UUID().uuidString.lowercased()
+            let answer = try app.client.postJSON("/v1/reports", token: key, json: ["reports": [resent, fresh]])
+            #expect(answer.status == 202 && answer.json["accepted"] as? Int == 1 && answer.json["duplicates"] as? Int == 1, "round \(round): \(answer.text)")
+            #expect(try Self.numberRows(app) == before, "round \(round): release_refs and mark_values rows")
+            try app.restart()
+        }
+        #expect(try app.storedReports().filter { $0.id == stored["id"] as? String }.map(\.kind) == ["x-glitch"])
+    }
+}

@@ -20,18 +20,23 @@ struct CardinalityLimits: Sendable, Equatable {
     /// Keyboard input modes per release (keyboard-height histogram): iOS offers about 100
     /// keyboard languages; a beta's testers use far fewer.
     var inputModesPerRelease = 100
+    /// Channels per release (`release.channel`, stored with each report and kept in the
+    /// roll-ups): an app ships a build to a handful — debug, internal, beta, TestFlight, App
+    /// Store, enterprise — so 16 leaves room for every real one while a client inventing a
+    /// channel per report adds at most 16 texts to the store per release.
+    var channelsPerRelease = 16
     /// Releases whose admitted values one node keeps in memory; the least recently used is
     /// forgotten and read again from the store when next touched. Each entry holds at most
     /// the caps above as 8-byte hashes (about 20 KiB), so the registry stays under ~10 MiB.
     var releasesInMemory = 512
 
     /// The largest per-release cap: how many values of each dimension the store is asked for.
-    var largestReleaseCap: Int { max(screensPerRelease, viewsPerRelease, deviceModelsPerRelease, inputModesPerRelease) }
+    var largestReleaseCap: Int { max(screensPerRelease, viewsPerRelease, deviceModelsPerRelease, inputModesPerRelease, channelsPerRelease) }
 }
 
 /// The spellings of folded values. `x-other` is a valid kind and `(other)` a valid screen,
-/// view, model or input mode: a client that sends them itself is counted with the folded
-/// values (documented), and the `kind=x-other` filters of `timeseries` and `reports` work.
+/// view, model, input mode or channel: a client that sends them itself is counted with the
+/// folded values (documented), and the `kind=x-other` filters of `timeseries` and `reports` work.
 enum Folded {
     static let kind = "x-other"
     static let value = "(other)"

@@ -7,9 +7,9 @@ import WatchdogWire
 /// queued: the roll-ups then only ever see admitted values and `Folded`'s, so their rows per
 /// release stay bounded however many distinct values clients send.
 ///
-/// A scope (an app's kinds, a release's screens, …) is read from the store the first time a
-/// report needs it — its values the most reported first, at most the cap — and then kept up to
-/// date as reports are folded. Values are kept as the process's seeded `Hasher` values, not
+/// A scope (an app's kinds, a release's screens or channels, …) is read from the store the
+/// first time a report needs it — its values the most reported first, at most the cap — and
+/// then kept up to date as reports are folded. Values are kept as the process's seeded `Hasher` values, not
 /// text, so a full release costs a few KiB; a client cannot aim collisions at a seed it does
 /// not know, and an accidental one only lets one more value through.
 ///
@@ -19,7 +19,7 @@ import WatchdogWire
 /// its top values anyway, `BreakdownCut`). A value admitted on one node may be folded on
 /// another that had already filled the scope: it then counts partly under its own name.
 final class CardinalityRegistry: Sendable {
-    enum Dimension: Int, CaseIterable { case screen, view, deviceModel, inputMode }
+    enum Dimension: Int, CaseIterable { case screen, view, deviceModel, inputMode, channel }
 
     private struct ReleaseKey: Hashable {
         var app: String
@@ -166,6 +166,8 @@ final class CardinalityRegistry: Sendable {
                 report.deviceModel = capped(report.deviceModel, .deviceModel)
                 report.inputMode = capped(report.inputMode, .inputMode)
             }
+            // Not in the fingerprint: the channel is only what the report is stored and rolled up with.
+            report.channel = capped(report.channel, .channel)
         }
         if changed { report.refingerprint() }
     }
@@ -173,12 +175,14 @@ final class CardinalityRegistry: Sendable {
     /// Whether a report carries a value of a per-release capped dimension. Model and input
     /// mode are only kept with a keyboard height (the histogram), so only then are they capped.
     private static func hasReleaseValues(_ report: ReportRecord) -> Bool {
-        report.screen != nil || report.viewName != nil || (report.keyboardHeight != nil && (report.deviceModel != nil || report.inputMode != nil))
+        report.screen != nil || report.viewName != nil || report.channel != nil
+            || (report.keyboardHeight != nil && (report.deviceModel != nil || report.inputMode != nil))
     }
 
     private func scopes(_ values: ReleaseValues) -> [Scope] {
         [Scope(values.screens, cap: limits.screensPerRelease), Scope(values.views, cap: limits.viewsPerRelease),
-         Scope(values.deviceModels, cap: limits.deviceModelsPerRelease), Scope(values.inputModes, cap: limits.inputModesPerRelease)]
+         Scope(values.deviceModels, cap: limits.deviceModelsPerRelease), Scope(values.inputModes, cap: limits.inputModesPerRelease),
+         Scope(values.channels, cap: limits.channelsPerRelease)]
     }
 
     /// Releases whose values are in memory now (for tests of the bound).

@@ -7,12 +7,15 @@ public struct ReleaseValues: Sendable, Equatable {
     /// Device models and keyboard input modes of the keyboard-height histogram.
     public var deviceModels: [String] = []
     public var inputModes: [String] = []
+    /// Channels (`release.channel`) of the release's reports.
+    public var channels: [String] = []
 
-    public init(screens: [String] = [], views: [String] = [], deviceModels: [String] = [], inputModes: [String] = []) {
+    public init(screens: [String] = [], views: [String] = [], deviceModels: [String] = [], inputModes: [String] = [], channels: [String] = []) {
         self.screens = screens
         self.views = views
         self.deviceModels = deviceModels
         self.inputModes = inputModes
+        self.channels = channels
     }
 }
 
@@ -25,6 +28,7 @@ enum CardinalitySQL {
         ("issue_releases", "view_name", "view_name IS NOT NULL", "reports + suspect_reports + flooded_reports"),
         ("keyboard_heights", "model", "model <> ''", "reports"),
         ("keyboard_heights", "input_mode", "input_mode <> ''", "reports"),
+        ("release_breakdown", "value", "dimension = 'channel' AND value <> ''", "reports + suspect_reports + flooded_reports"),
     ]
 
     /// The query of one dimension; `placeholders` are the app, version, build and limit parameters.
@@ -44,6 +48,6 @@ enum CardinalitySQL {
     }
 
     static func values(_ columns: [[String]]) -> ReleaseValues {
-        ReleaseValues(screens: columns[0], views: columns[1], deviceModels: columns[2], inputModes: columns[3])
+        ReleaseValues(screens: columns[0], views: columns[1], deviceModels: columns[2], inputModes: columns[3], channels: columns[4])
     }
 }

@@ -1,4 +1,5 @@
-/// Reports of one release for one value of a dimension (`screen`, `keyboard_mode`, `idiom`) and kind.
+/// Reports of one release for one value of a dimension (`screen`, `keyboard_mode`, `idiom`,
+/// `channel`) and kind.
 public struct BreakdownRow: Sendable, Equatable {
     public var dimension: String
     /// Empty when the reports did not say.

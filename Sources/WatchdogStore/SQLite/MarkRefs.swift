@@ -28,6 +28,44 @@ struct MarkRefs {
         self.known = known
     }
 
+    /// The numbers a report row is keyed by (`2026-11-26-numbered-reports`).
+    struct ReportNumbers {
+        var release: Int64
+        var app: Int64
+        var kind: Int64
+        var screen: Int64?
+        var channel: Int64?
+    }
+
+    /// `report`'s numbers when every one is known already (committed before this transaction,
+    /// or added by it), from memory alone; `nil` when storing it would need a number looked up
+    /// or handed out — then the caller first asks whether the report is a duplicate.
+    func knownNumbers(of report: ReportRecord) -> ReportNumbers? {
+        let key = Rollup.ReleaseKey(app: report.app, version: report.version, build: report.build)
+        guard let release = known.releases[key] ?? added.releases[key], let app = value(report.app), let kind = value(report.kind) else { return nil }
+        var numbers = ReportNumbers(release: release, app: app, kind: kind)
+        if let screen = report.screen {
+            guard let number = value(screen) else { return nil }
+            numbers.screen = number
+        }
+        if let channel = report.channel {
+            guard let number = value(channel) else { return nil }
+            numbers.channel = number
+        }
+        return numbers
+    }
+
+    /// `report`'s numbers, handing out those its texts do not have yet.
+    mutating func numbers(of report: ReportRecord, _ db: Database) throws -> ReportNumbers {
+        ReportNumbers(release: try ref(app: report.app, version: report.version, build: report.build, db),
+                      app: try number(of: report.app, db), kind: try number(of: report.kind, db),
+                      screen: try report.screen.map { try number(of: $0, db) }, channel: try report.channel.map { try number(of: $0, db) })
+    }
+
+    private func value(_ text: String) -> Int64? {
+        known.values[text] ?? added.values[text]
+    }
+
     mutating func ref(app: String, version: String, build: String, _ db: Database) throws -> Int64 {
         let key = Rollup.ReleaseKey(app: app, version: version, build: build)
         if let ref = known.releases[key] ?? added.releases[key] { return ref }

@@ -125,6 +125,9 @@ struct Rollup {
         breakdown[BreakdownKey(release: release, dimension: "screen", value: report.screen ?? "", kind: report.kind), default: Count()].add(report)
         breakdown[BreakdownKey(release: release, dimension: "keyboard_mode", value: report.keyboardMode ?? "", kind: report.kind), default: Count()].add(report)
         breakdown[BreakdownKey(release: release, dimension: "idiom", value: report.idiom ?? "", kind: report.kind), default: Count()].add(report)
+        // What a restarted node reads its admitted channels back from (`CardinalitySQL`): one
+        // row per channel, all kinds (empty `kind`), so a batch adds one upsert, not one per kind.
+        breakdown[BreakdownKey(release: release, dimension: "channel", value: report.channel ?? "", kind: ""), default: Count()].add(report)
         hourly[HourKey(release: release, kind: report.kind, hour: Self.hour(report.occurredAt)), default: Count()].add(report)
         for (dimension, value) in newlyAffectedValues {
             affected[ValueKey(release: release, dimension: dimension, value: value), default: 0] += 1

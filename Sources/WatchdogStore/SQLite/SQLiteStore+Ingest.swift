@@ -59,9 +59,31 @@ extension SQLiteStore {
             INSERT INTO session_value_marks (release, dimension, value, session) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
             """)
         let markFlooded = try db.cachedStatement(sql: "UPDATE reports SET flooded = 1 WHERE rowid = ?")
+        // Prepared on first use: only a report needing a number it does not have is looked for.
+        var storedID: Statement?
         var counts = IngestCounts(accepted: 0, duplicates: 0)
         var testCrashes: [[String]: Int] = [:]
         for var report in reports {
+            let numbers: MarkRefs.ReportNumbers
+            if let known = refs.knownNumbers(of: report) {
+                numbers = known
+            } else {
+                // A re-sent id is a duplicate whatever its texts: one with a version, kind, screen
+                // or channel never stored must not add a release_refs or mark_values row for ever.
+                let probe = try storedID ?? db.cachedStatement(sql: """
+                    SELECT 1 FROM reports WHERE app = (SELECT number FROM mark_values WHERE value = ?) AND id = ?
+                    """)
+                storedID = probe
+                let stored = try probe.step(db) { bind in
+                    bind.text(report.app)
+                    bind.compactID(report.id)
+                }
+                guard stored == nil else {
+                    counts.duplicates += 1
+                    continue
+                }
+                numbers = try refs.numbers(of: report, db)
+            }
             // The session is looked up first, so the row is written once, as it ends up (an
             // update after the insert rewrote every report of an unknown session).
             if !report.isSuspect, let sessionID = report.sessionID {
@@ -71,18 +93,16 @@ extension SQLiteStore {
                 }
                 report.hasUnknownSession = marks != 0
             }
-            let release = try refs.ref(app: report.app, version: report.version, build: report.build, db)
-            let app = try refs.number(of: report.app, db), kind = try refs.number(of: report.kind, db)
-            let screen = try report.screen.map { try refs.number(of: $0, db) }, channel = try report.channel.map { try refs.number(of: $0, db) }
+            let release = numbers.release
             let fingerprint = CompactFingerprint.integer(report.fingerprint)
             try statement.step(db) { bind in
                 bind.compactID(report.id)
-                bind.integer(app)
+                bind.integer(numbers.app)
                 bind.integer(release)
-                bind.integer(kind)
+                bind.integer(numbers.kind)
                 if let fingerprint { bind.integer(fingerprint) } else { bind.text(report.fingerprint) }
-                bind.integer(screen)
-                bind.integer(channel)
+                bind.integer(numbers.screen)
+                bind.integer(numbers.channel)
                 bind.integer(report.occurredAt)
                 bind.integer(receivedAt)
                 bind.bool(report.isSuspect)
