@@ -23,5 +23,9 @@ flags=(-c release --static-swift-stdlib --package-path "$repo"
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
   -Xlinker "--symbol-ordering-file=$repo/deploy/link/watchdogd.order" -Xlinker --no-warn-symbol-ordering
   "$@")
+bin=$(swift build "${flags[@]}" --show-bin-path)
+# SwiftPM does not know the order file is an input of the link: removing the binary makes it
+# link again (seconds), so a build after the file changed is laid out by it.
+rm -f "$bin/watchdogd"
 swift build "${flags[@]}" --product watchdogd >&2
-echo "$(swift build "${flags[@]}" --show-bin-path)/watchdogd"
+echo "$bin/watchdogd"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes deploy/link/watchdogd.order: the functions a release watchdogd runs to start and idle,
-# then those it runs to serve ingest and config, each group in the order callgrind lists them.
+# then those it runs to serve ingest and config, each group sorted by name (callgrind lists them
+# in no stable order, and within a group the order does not change what is mapped).
 # Package.swift hands the file to lld (--symbol-ordering-file) for release builds on Linux, so
 # that this code sits together at the front of .text: the kernel maps a binary's code in 64 KiB
 # windows around each page touched, and code scattered over 23 MiB left about 14 MiB mapped
@@ -57,7 +58,7 @@ def names(path):
         match = re.match(r"c?fn=\(\d+\) (\S+)", line)
         if match and not match.group(1).startswith("0x"):
             seen.append(match.group(1))
-    return list(dict.fromkeys(seen))
+    return sorted(set(seen))
 # callgrind writes the dump of phase 1 as callgrind.out.1 and the rest at exit as callgrind.out.
 idle = names(work + "/callgrind.out.1")
 first = set(idle)
