@@ -23,6 +23,19 @@ maintainer=${WATCHDOG_DEB_MAINTAINER:-Watchdog maintainers <watchdog@example.org
 echo "== release build of watchdogd at $commit ==" >&2
 # deploy/release-build.sh: static Swift runtime, code laid out by lld (docs/performance.md, memory).
 binary=$(./deploy/release-build.sh)
+# What that layout asks for, checked on the binary: relative relocations packed, and the order
+# file applied (the functions the start runs sit at the front of .text, not among the rest).
+readelf -d "$binary" | grep -q '(RELR)' || { echo "$binary has no packed relocations (DT_RELR)" >&2; exit 1; }
+read -r text_start text_size < <(readelf -SW "$binary" | awk '$2 == ".text" {print $4, $6}')
+read -r checked early < <(nm --defined-only --radix=d "$binary" | awk -v start=$((16#$text_start)) -v third=$((16#$text_size / 3)) '
+  NR == FNR { if (FNR <= 5000 && $0 ~ /^\$s/) want[$0] = 1; next }
+  ($3 in want) { n++; if ($1 - start < third) early++ }
+  END { print n + 0, early + 0 }' deploy/link/watchdogd.order -)
+if [ "$checked" -lt 500 ] || [ $((early * 10)) -lt $((checked * 9)) ]; then
+  echo "$binary: $early of the order file's first $checked Swift functions in the first third of .text: not laid out by it" >&2
+  exit 1
+fi
+echo "layout: packed relocations; $early of $checked start functions in the first third of .text" >&2
 # The tree is built where dpkg-shlibdeps expects a package's files: debian/<package>/ beside debian/control.
 work=$(mktemp -d /tmp/watchdogd-deb.XXXXXX)
 trap 'rm -rf "$work"' EXIT
