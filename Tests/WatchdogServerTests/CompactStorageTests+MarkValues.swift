@@ -103,17 +103,18 @@ extension CompactStorageTests {
         #expect(unresolved == 0)
     }
 
-    /// The writer keeps at most so many value numbers in memory (each further value is looked
-    /// up in `mark_values` by the transactions that need it); release numbers are all kept.
-    @Test func theValueNumbersKeptInMemoryAreBounded() {
+    /// The writer keeps at most so many value and release numbers in memory (each further one is
+    /// looked up in `mark_values` or `release_refs` by the transactions that need it): a client
+    /// inventing a version or a screen per report cannot grow it.
+    @Test func theValueAndReleaseNumbersKeptInMemoryAreBounded() {
         var kept = MarkRefs.Numbers()
         var added = MarkRefs.Numbers()
         added.values = ["Inbox": 1, "Compose": 2, "Settings": 3]
-        added.releases = [Rollup.ReleaseKey(app: "a", version: "1", build: "1"): 1, Rollup.ReleaseKey(app: "a", version: "2", build: "1"): 2]
-        kept.merge(added, valueLimit: 2)
+        added.releases = Dictionary(uniqueKeysWithValues: (1...5).map { (Rollup.ReleaseKey(app: "a", version: "\($0)", build: "1"), Int64($0)) })
+        kept.merge(added, valueLimit: 2, releaseLimit: 3)
         #expect(kept.values.count == 2 && kept.values.allSatisfy { added.values[$0.key] == $0.value })
-        #expect(kept.releases == added.releases)
-        kept.merge(added, valueLimit: 2)
-        #expect(kept.values.count == 2)
+        #expect(kept.releases.count == 3 && kept.releases.allSatisfy { added.releases[$0.key] == $0.value })
+        kept.merge(added, valueLimit: 2, releaseLimit: 3)
+        #expect(kept.values.count == 2 && kept.releases.count == 3)
     }
 }

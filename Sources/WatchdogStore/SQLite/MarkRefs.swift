@@ -11,10 +11,11 @@ struct MarkRefs {
 
         var isEmpty: Bool { releases.isEmpty && values.isEmpty }
 
-        /// Adds `other`'s numbers, values only while fewer than `valueLimit` are kept (past it,
-        /// a value's number is read from `mark_values` by each transaction that needs it).
-        mutating func merge(_ other: Numbers, valueLimit: Int) {
-            releases.merge(other.releases) { old, _ in old }
+        /// Adds `other`'s numbers, each kind only while fewer than its limit are kept (past it, a
+        /// release's or value's number is read from `release_refs` or `mark_values` by each
+        /// transaction that needs it).
+        mutating func merge(_ other: Numbers, valueLimit: Int, releaseLimit: Int) {
+            for (release, number) in other.releases where releases.count < releaseLimit { releases[release] = releases[release] ?? number }
             for (value, number) in other.values where values.count < valueLimit { values[value] = values[value] ?? number }
         }
     }

@@ -34,7 +34,7 @@ extension SQLiteStore {
         }
         // Only numbers of a committed transaction are remembered: a rolled-back one's number
         // could be handed to another release or value by the next transaction.
-        if !added.isEmpty { markRefs.withLock { $0.merge(added, valueLimit: Self.valueNumbersInMemory) } }
+        if !added.isEmpty { markRefs.withLock { $0.merge(added, valueLimit: Self.valueNumbersInMemory, releaseLimit: Self.releaseNumbersInMemory) } }
         try journalProbe.check()
         return outcomes
     }

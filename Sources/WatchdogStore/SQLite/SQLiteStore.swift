@@ -22,6 +22,12 @@ public final class SQLiteStore: TelemetryStore {
     /// Value numbers `markRefs` keeps at most (a few MiB of screen names): a real app has a few
     /// hundred screens, while each release may add 500 new ones (`CardinalityLimits`).
     static let valueNumbersInMemory = 16_384
+    /// Release numbers `markRefs` keeps at most: an app ships a few releases a week, while a
+    /// client with the public ingest key can invent a version per report, and each is stored
+    /// (as an unlisted release) and numbered. Past the bound a release's number is read from
+    /// `release_refs` by each transaction that needs it (one upsert), so invented versions cost
+    /// rows, which retention's limits bound, and not the writer's memory.
+    static let releaseNumbersInMemory = 4_096
     /// The database file.
     public let path: String
     /// Checked after each ingest commit (see `JournalProbe`).
