@@ -59,8 +59,6 @@ extension SQLiteStore {
             INSERT INTO session_value_marks (release, dimension, value, session) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
             """)
         let markFlooded = try db.cachedStatement(sql: "UPDATE reports SET flooded = 1 WHERE rowid = ?")
-        // Prepared on first use: only a report needing a number it does not have is looked for.
-        var storedID: Statement?
         var counts = IngestCounts(accepted: 0, duplicates: 0)
         var testCrashes: [[String]: Int] = [:]
         for var report in reports {
@@ -70,10 +68,11 @@ extension SQLiteStore {
             } else {
                 // A re-sent id is a duplicate whatever its texts: one with a version, kind, screen
                 // or channel never stored must not add a release_refs or mark_values row for ever.
-                let probe = try storedID ?? db.cachedStatement(sql: """
+                // Only a report needing a number it does not have is looked for (GRDB keeps the
+                // statement prepared).
+                let probe = try db.cachedStatement(sql: """
                     SELECT 1 FROM reports WHERE app = (SELECT number FROM mark_values WHERE value = ?) AND id = ?
                     """)
-                storedID = probe
                 let stored = try probe.step(db) { bind in
                     bind.text(report.app)
                     bind.compactID(report.id)
