@@ -49,11 +49,16 @@ for _ in 1 2 3; do curl -sf -o /dev/null "${auth[@]}" "$url/v1/config?app=com.ex
 curl -sf -o /dev/null "$url/healthz"; curl -sf -o /dev/null "$url/metrics" || true
 kill -INT "$pid"; wait "$pid" 2>/dev/null || true; pid=
 
-# A name defined more than once (local helpers such as `objectdestroyTm` or `block_copy_helper`,
-# hidden copies of a generic's witnesses) is left out: lld would move every section that holds
-# one, and in the toolchain's archives that section can be a whole module's code (_RegexParser's
-# 475 KiB) that the daemon never runs.
-nm --defined-only "$work/watchdogd" | awk '{print $NF}' | sort | uniq -d > "$work/ambiguous"
+# lld moves every section holding a symbol of a listed name, local ones included. A name defined
+# more than once (local helpers such as `objectdestroyTm` or `block_copy_helper`, hidden copies
+# of a generic's witnesses) that the toolchain's Swift archives define too is left out: their
+# objects keep a whole module's code in one section (_RegexParser's 475 KiB), which would move to
+# the front though the daemon never runs it. Names defined more than once only in our objects and
+# the packages' (one section per function) stay: their copies sit together instead of apart.
+toolchain=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift_static/linux
+for archive in "$toolchain"/*.a; do nm -A --defined-only "$archive" 2>/dev/null; done \
+  | awk '{ member = $1; sub(/:[^:]*$/, "", member) } member !~ /\.(c|cc|cpp|S|s)\.o$/ { print $NF }' | sort -u > "$work/toolchain-swift"
+nm --defined-only "$work/watchdogd" | awk '{print $NF}' | sort | uniq -d | comm -12 - "$work/toolchain-swift" > "$work/ambiguous"
 
 python3 - "$work" "$out" <<'PY'
 import re, sys
