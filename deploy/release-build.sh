@@ -9,8 +9,10 @@
 # - every Swift and C function in a section of its own (-function-sections, -ffunction-sections),
 #   so that the linker can move each one;
 # - linked by lld (the toolchain's ld.lld) with deploy/link/watchdogd.order, the functions that
-#   start, idle and serve first (deploy/link/order.sh writes it): the kernel maps code in 64 KiB
-#   windows around each page touched, and code spread over 23 MiB kept ~14 MiB mapped at idle;
+#   start, idle and serve first, and deploy/link/watchdogd.sections.ld, the code among them that
+#   has no name of its own to order by (deploy/link/order.sh writes both): the kernel maps code
+#   in 64 KiB windows around each page touched, and code spread over 23 MiB kept ~14 MiB mapped
+#   at idle;
 # - relative relocations packed (-z pack-relative-relocs, DT_RELR: glibc ≥ 2.36): the position-
 #   independent executable keeps its address randomisation, and its 104 k relocations take
 #   19 KiB instead of 2.4 MiB read at every start;
@@ -30,11 +32,14 @@ flags=(-c release --static-swift-stdlib --package-path "$repo"
   -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
   -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
   -Xlinker "--symbol-ordering-file=$repo/deploy/link/watchdogd.order" -Xlinker --no-warn-symbol-ordering
+  -Xlinker -T -Xlinker "$repo/deploy/link/watchdogd.sections.ld"
   "$@")
 bin=$(swift build "${flags[@]}" --show-bin-path)
 mkdir -p "$bin/static-libstdc++"
 ln -sf "$libstdcxx" "$bin/static-libstdc++/libstdc++.a"
 flags+=(-Xlinker "-L$bin/static-libstdc++")
+# The link map, which deploy/link/order.sh reads to find the sections of the code that ran.
+flags+=(-Xlinker "-Map=$bin/watchdogd.map")
 # SwiftPM does not know the order file is an input of the link: removing the binary makes it
 # link again (seconds), so a build after the file changed is laid out by it.
 rm -f "$bin/watchdogd"

@@ -24,7 +24,7 @@ echo "== release build of watchdogd at $commit ==" >&2
 # deploy/release-build.sh: static Swift runtime, code laid out by lld (docs/performance.md, memory).
 binary=$(./deploy/release-build.sh)
 # What that layout asks for, checked on the binary: relative relocations packed, and the order
-# file applied (the functions the start runs sit at the front of .text, not among the rest).
+# file applied (the functions the start runs sit at the front of .text, not among the rest) ...
 readelf -d "$binary" | grep -q '(RELR)' || { echo "$binary has no packed relocations (DT_RELR)" >&2; exit 1; }
 read -r text_start text_size < <(readelf -SW "$binary" | awk '$2 == ".text" {print $4, $6}')
 read -r checked early < <(nm --defined-only --radix=d "$binary" | awk -v start=$((16#$text_start)) -v third=$((16#$text_size / 3)) '
@@ -35,7 +35,10 @@ if [ "$checked" -lt 500 ] || [ $((early * 10)) -lt $((checked * 9)) ]; then
   echo "$binary: $early of the order file's first $checked Swift functions in the first third of .text: not laid out by it" >&2
   exit 1
 fi
-echo "layout: packed relocations; $early of $checked start functions in the first third of .text" >&2
+# ... and the linker script applied: the start's unnamed code in .text.hot, ahead of .text.
+hot=$(readelf -SW "$binary" | awk '$2 == ".text.hot" {print $6}')
+[ -n "$hot" ] && [ $((16#$hot)) -gt 0 ] || { echo "$binary has no .text.hot: deploy/link/watchdogd.sections.ld not applied (or stale: run deploy/link/order.sh)" >&2; exit 1; }
+echo "layout: packed relocations; $early of $checked start functions in the first third of .text; .text.hot $((16#$hot)) bytes" >&2
 # The tree is built where dpkg-shlibdeps expects a package's files: debian/<package>/ beside debian/control.
 work=$(mktemp -d /tmp/watchdogd-deb.XXXXXX)
 trap 'rm -rf "$work"' EXIT
