@@ -11,9 +11,12 @@ packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libzs
 # valgrind: instructions per stored report (callgrind; perf's hardware counters are often not
 # available in a VM).
 # python3-venv: Tests/Benchmarks/peer.sh installs Bugsink from PyPI into a virtualenv.
-[ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc valgrind python3-venv)
+# libstdc++-12-dev: deploy/release-build.sh (which the benchmarks and the .deb build with) links
+# GCC's libstdc++.a in; the Swift toolchain needs the package too, so it is named here only so
+# that nothing relies on that.
+[ "${1:-}" = "--bench" ] && packages+=(wrk sqlite3 curl gcc valgrind python3-venv libstdc++-12-dev)
 # libcurl4-openssl-dev again (already above): what the package build needs, listed in one place.
-[ "${1:-}" = "--package" ] && packages+=(libcurl4-openssl-dev dpkg-dev binutils lintian debootstrap curl)
+[ "${1:-}" = "--package" ] && packages+=(libcurl4-openssl-dev dpkg-dev binutils lintian debootstrap curl libstdc++-12-dev)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 missing=()
