@@ -74,7 +74,7 @@ idle_rss_kb() {
   "$dir/watchdogd" serve --listen 127.0.0.1:0 --data-dir "$dir/data" --log-level warning > "$dir/serve.out" 2> "$dir/serve.err" &
   pid=$!
   url=; for _ in 1 2 3; do [ -z "$url" ] && url=$(listening_url "$dir/serve.out"); done
-  [ -n "$url" ] || { echo "watchdogd ($state) did not start:" >&2; cat "$dir/serve.err" >&2; kill "$pid"; return 1; }
+  [ -n "$url" ] || { echo "watchdogd ($state) did not start:" >&2; cat "$dir/serve.err" >&2; kill "$pid"; rm -rf "$dir"; return 1; }
   sleep 1
   kb=$(rss_kb "$pid" VmRSS)
   kill "$pid"; wait "$pid" 2>/dev/null || true
