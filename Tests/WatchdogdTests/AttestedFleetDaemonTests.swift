@@ -73,8 +73,9 @@ import WatchdogTesting
         }
     }
 
-    /// Issue 23's load: fresh glitch-free installs of 14.2.0 from one network, unattested.
-    static func attack(_ fleet: Fleet, sessions: Int, build: String = "1") throws -> [Int] {
+    /// Issue 23's load: fresh glitch-free installs of 14.2.0, unattested, from one network or
+    /// spread over several (each brings its 20 counted installs an hour).
+    static func attack(_ fleet: Fleet, sessions: Int, build: String = "1", networks: [String] = ["203.0.113.9"]) throws -> [Int] {
         var statuses: [Int] = []
         var none: AppAttestFixture.DeviceKey?
         for batch in 0..<(sessions / 100) {
@@ -84,7 +85,7 @@ import WatchdogTesting
                 session["started_at"] = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-120))
                 return session
             }
-            statuses.append(try post(fleet, "/v1/sessions", from: "203.0.113.9", json: ["sessions": starts], device: &none).status)
+            statuses.append(try post(fleet, "/v1/sessions", from: networks[batch % networks.count], json: ["sessions": starts], device: &none).status)
         }
         return statuses
     }
@@ -113,13 +114,35 @@ import WatchdogTesting
         let fleet = try Self.start(mode: "observe")
         try Self.attestedRelease(fleet, version: "14.1.0", installs: 60, affected: 6)
         try Self.attestedRelease(fleet, version: "14.2.0", installs: 60, affected: 24)
+        let patch = try fleet.daemon.client.request("PATCH", "/v1/admin/apps/\(Self.app)/config", token: fleet.admin, headers: ["Content-Type": "application/json"],
+                                                    body: Array(#"{"rules": [{"id": "half", "match": {"percent": 50}, "set": {"auto_fix": true}}]}"#.utf8))
+        #expect(patch.status == 200, "\(patch.text)")
+        func attestedCohorts() throws -> [String: Any] {
+            let answer = try fleet.daemon.client.request("GET", "/v1/apps/\(Self.app)/cohorts?release=14.2.0&rule=half&installs=attested", token: fleet.viewer)
+            #expect(answer.status == 200, "\(answer.text)")
+            return answer.json
+        }
+        let cohortsBefore = try attestedCohorts()
         let before = try Self.compare(fleet, installs: "attested")
         #expect(before["installs"] as? String == "attested")
         #expect(Self.overall(before)["verdict"] as? String == "regressed", "\(Self.overall(before))")
-        #expect(try Self.attack(fleet, sessions: 2000).allSatisfy { $0 == 202 })
+        // From four networks, 80 of the attacker's starts count, all in this hour: the release's
+        // sessions now come mostly from one burst. That is the release's concentration, not
+        // the attested installs': their verdict must not turn `unreliable` for it.
+        let networks = ["203.0.113.9", "198.51.100.9", "192.0.2.9", "100.100.0.9"]
+        #expect(try Self.attack(fleet, sessions: 2000, networks: networks).allSatisfy { $0 == 202 })
+        let everyone = try Self.compare(fleet, installs: "all")
+        #expect((everyone["reliability"] as? [String: Any])?["reliable"] as? Bool == false, "\(everyone["reliability"] ?? "")")
         let after = try Self.compare(fleet, installs: "attested")
-        #expect(NSDictionary(dictionary: Self.overall(after)) == NSDictionary(dictionary: Self.overall(before)))
+        #expect(NSDictionary(dictionary: Self.overall(after)) == NSDictionary(dictionary: Self.overall(before)), "\(Self.overall(before)) → \(Self.overall(after))")
         #expect((after["target"] as? [String: Any])?["sessions"] as? Int == 60)
+        // The cohorts of a rule over attested installs: judged on those installs' sessions too.
+        let cohortsAfter = try attestedCohorts()
+        for field in ["overall", "reliability", "session_concentration"] {
+            #expect(NSDictionary(dictionary: cohortsAfter[field] as? [String: Any] ?? [:]) == NSDictionary(dictionary: cohortsBefore[field] as? [String: Any] ?? [:]),
+                    "\(field): \(cohortsBefore[field] ?? "") → \(cohortsAfter[field] ?? "")")
+        }
+        #expect((cohortsAfter["session_concentration"] as? [String: Any])?["target"].flatMap { ($0 as? [String: Any])?["installs"] as? Int } == 60, "\(cohortsAfter)")
         // The release gate over attested installs sees the same 60 installs and the same sequential verdict.
         let gate = try fleet.daemon.client.request("GET", "/v1/apps/\(Self.app)/gate?release=14.2.0&against=14.1.0&installs=attested&minimum_installs=60&minimum_sessions=60",
                                                    token: fleet.viewer).json
@@ -189,7 +212,8 @@ import WatchdogTesting
             #expect(stored == (attestedSessions ?? 0) + 1000, "\(after)")
             #expect(after["14.2.0 (31245)"]?["attested_sessions"] as? Int == attestedSessions, "\(after)")
         }
-        #expect(NSDictionary(dictionary: try attestedVerdict()) == NSDictionary(dictionary: verdictBefore))
+        let verdictAfter = try attestedVerdict()
+        #expect(NSDictionary(dictionary: verdictAfter) == NSDictionary(dictionary: verdictBefore), "\(verdictBefore) → \(verdictAfter)")
     }
 
     @Test func theAppsAttestationCommandShowsAndChangesTheSettings() throws {

@@ -54,8 +54,9 @@ extension CompareRoutes {
             view.overall = view.overall.withheld(SessionComparison.partialHistoryReason)
             view.withholdBreakdowns()
         }
-        view.assessReliability(base: try storeCall { try store.sessionConcentration(app: app, release: base.release) },
-                               target: try storeCall { try store.sessionConcentration(app: app, release: target.release) },
+        // Judged over the attested installs themselves: the release's own concentration counts
+        // everyone's sessions, and an unattested sender must not turn this verdict unreliable.
+        view.assessReliability(base: SessionConcentrationView(installs: baseSide.members), target: SessionConcentrationView(installs: targetSide.members),
                                settings: lookup.admission.settings(app: app))
         return view
     }

@@ -190,8 +190,12 @@ struct CompareRoutes: Sendable {
             view.overall = view.overall.withheld(SessionComparison.partialHistoryReason)
             view.withholdBreakdowns()
         }
-        // Both cohorts are installs of one release: its sessions' concentration is theirs.
-        let concentration = try storeCall { try lookup.store.sessionConcentration(app: app, release: release.release) }
+        // Both cohorts are installs of one release: its sessions' concentration is theirs — over
+        // all installs the release's, over attested ones those installs' own (an unattested
+        // sender's sessions must not move it).
+        let concentration = filter == .all
+            ? SessionConcentrationView(try storeCall { try lookup.store.sessionConcentration(app: app, release: release.release) })
+            : SessionConcentrationView(installs: matched.members + unmatched.members)
         view.assessReliability(base: concentration, target: concentration, settings: lookup.admission.settings(app: app))
         return view
     }

@@ -40,7 +40,11 @@ extension CompareView {
     /// Marks the view with the sessions' concentration; its verdicts become `unreliable` when
     /// the app's settings say the sessions are too concentrated to act on.
     mutating func assessReliability(base: SessionConcentration, target: SessionConcentration, settings: AdmissionSettings) {
-        let baseView = SessionConcentrationView(base), targetView = SessionConcentrationView(target)
+        assessReliability(base: SessionConcentrationView(base), target: SessionConcentrationView(target), settings: settings)
+    }
+
+    /// The same, from concentrations already worked out (a side of picked installs).
+    mutating func assessReliability(base baseView: SessionConcentrationView, target targetView: SessionConcentrationView, settings: AdmissionSettings) {
         sessionConcentration = ["base": baseView, "target": targetView]
         reliability = VerdictReliability.assess(base: baseView, target: targetView, settings: settings)
         overall = reliability.apply(overall)

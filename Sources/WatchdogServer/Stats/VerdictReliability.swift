@@ -27,6 +27,20 @@ struct SessionConcentrationView: Encodable, Equatable {
         busiestHourShare = Double(concentration.busiestHourSessions) / total
     }
 
+    /// A side made of installs picked by id (`installs=attested`): how many of its sessions its
+    /// top 1 % of installs hold, from those installs' own roll-ups, so sessions of installs
+    /// outside the side (an unattested attacker's) cannot move it. The network and hour of a
+    /// start are kept per release, not per install: those shares are null and not judged.
+    init(installs members: [InstallRow]) {
+        let sizes = members.map(\.sessions).filter { $0 > 0 }.sorted(by: >)
+        sessions = sizes.reduce(0, +)
+        installs = sizes.count
+        topInstalls = sizes.isEmpty ? 0 : max(1, (sizes.count + 99) / 100)
+        networks = 0
+        guard sessions > 0 else { return }
+        topInstallsShare = Double(sizes.prefix(topInstalls).reduce(0, +)) / Double(sessions)
+    }
+
     enum CodingKeys: String, CodingKey {
         case sessions, installs, networks
         case topInstalls = "top_installs"
