@@ -27,6 +27,18 @@ function init(args)
     seed = a * 65536 + b * 256 + c
   end
   math.randomseed(seed)
+  -- The template cut once at its ids: request() joins the pieces around fresh ids, where a
+  -- gsub over the whole body (128 KB for batch100) cost wrk about 10 µs of CPU per report,
+  -- a third of what the daemon spends, on the same two cores.
+  pieces = {}
+  local at = 1
+  while true do
+    local first, last = template:find('"id": "[%x%-]+"', at)
+    if not first then break end
+    table.insert(pieces, template:sub(at, first - 1))
+    at = last + 1
+  end
+  table.insert(pieces, template:sub(at))
 end
 
 -- IDS=time (default): UUID v7 as WatchdogKit makes them, the time first (here seconds since the
@@ -36,22 +48,26 @@ end
 -- bits are the thread, this request's number and the report's place in the body, so no id
 -- repeats within a run whatever the random numbers.
 local random_ids = os.getenv("IDS") == "random"
+local function fresh_id(n)
+  if random_ids then
+    return string.format('"id": "%04x%04x-%04x-4%03x-%04x-%02x%02x%08x"',
+      math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xfff),
+      0x8000 + math.random(0, 0x3fff), tid % 256, math.random(0, 0xff), (counter * 512 + n) % 0x100000000)
+  end
+  local ms = os.time() * 1000 + counter % 1000
+  return string.format('"id": "%08x-%04x-7%03x-%04x-%02x%02x%08x"',
+    math.floor(ms / 65536) % 0x100000000, ms % 65536, math.random(0, 0xfff),
+    0x8000 + math.random(0, 0x3fff), tid % 256, math.random(0, 0xff), (counter * 512 + n) % 0x100000000)
+end
+
 function request()
   counter = counter + 1
-  local n = 0
-  local body = template:gsub('"id": "[%x%-]+"', function()
-    n = n + 1
-    if random_ids then
-      return string.format('"id": "%04x%04x-%04x-4%03x-%04x-%02x%02x%08x"',
-        math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xffff), math.random(0, 0xfff),
-        0x8000 + math.random(0, 0x3fff), tid % 256, math.random(0, 0xff), (counter * 512 + n) % 0x100000000)
-    end
-    local ms = os.time() * 1000 + counter % 1000
-    return string.format('"id": "%08x-%04x-7%03x-%04x-%02x%02x%08x"',
-      math.floor(ms / 65536) % 0x100000000, ms % 65536, math.random(0, 0xfff),
-      0x8000 + math.random(0, 0x3fff), tid % 256, math.random(0, 0xff), (counter * 512 + n) % 0x100000000)
-  end)
-  return wrk.format(nil, nil, nil, body)
+  local parts = { pieces[1] }
+  for n = 2, #pieces do
+    parts[#parts + 1] = fresh_id(n - 1)
+    parts[#parts + 1] = pieces[n]
+  end
+  return wrk.format(nil, nil, nil, table.concat(parts))
 end
 
 -- Answers other than 2xx, counted per status in each thread (with the first one's body) and
