@@ -18,14 +18,12 @@ final class TestClock: Sendable {
         }
         Self.refresh(path, offset)
         // Runs as long as the process: the clock is read until exit.
-        let thread = Thread { [offset] in
+        ServiceThread.start("wd-test-clock") { [offset] in
             while true {
                 usleep(50_000)
                 Self.refresh(path, offset)
             }
         }
-        thread.name = "watchdogd-test-clock"
-        thread.start()
     }
 
     private static func refresh(_ path: String, _ offset: Locked<Int64>) {

@@ -85,9 +85,7 @@ final class AlertDeliverer: Sendable {
         self.logger = logger
         if dispatching {
             state.withLock { $0.threads += 1 }
-            let thread = Thread { [self] in dispatch() }
-            thread.name = "watchdogd-deliveries"
-            thread.start()
+            ServiceThread.start("wd-deliveries") { [self] in dispatch() }
         }
     }
 
@@ -101,9 +99,7 @@ final class AlertDeliverer: Sendable {
         }
         guard start else { return }
         for index in 0..<Self.workers {
-            let thread = Thread { [self] in work() }
-            thread.name = "watchdogd-webhook-\(index + 1)"
-            thread.start()
+            ServiceThread.start("wd-webhook-\(index + 1)") { [self] in work() }
         }
     }
 

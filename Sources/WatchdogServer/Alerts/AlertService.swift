@@ -8,7 +8,7 @@ import WatchdogStore
 /// "Alerts").
 ///
 /// The ingest writer only calls `commitsHappened()` after a commit — it notes the time, nothing
-/// else. The service's own thread (`watchdogd-alerts`) evaluates every app's rules
+/// else. The service's own thread (`wd-alerts`) evaluates every app's rules
 /// `alertDelaySeconds` after the first commit since its last pass (commits meanwhile join that
 /// pass: under continuous ingest it evaluates once per delay, not once per commit), stores new
 /// alerts and their deliveries in one transaction, and wakes the deliverer, whose own threads
@@ -52,9 +52,7 @@ final class AlertService: Sendable {
         // with the CLI are evaluated even if nothing else arrives.
         state.withLock { $0.changedSince = DispatchTime.now().uptimeNanoseconds }
         if background {
-            let thread = Thread { [self] in run() }
-            thread.name = "watchdogd-alerts"
-            thread.start()
+            ServiceThread.start("wd-alerts") { [self] in run() }
         }
     }
 

@@ -52,9 +52,7 @@ final class IngestQueue: Sendable {
         self.logger = logger
         self.itemsPerCommit = itemsPerCommit
         self.capacity = capacity
-        let thread = Thread { [self] in run() }
-        thread.name = "watchdogd-ingest-writer"
-        thread.start()
+        ServiceThread.start("wd-writer") { [self] in run() }
     }
 
     /// Items waiting for the writer.

@@ -5,7 +5,7 @@ import Logging
 import WatchdogStore
 
 /// Guarded rollouts (README, "Guarded rollouts"): starts them, takes a person's pause, resume,
-/// advance and abort, and runs the guard on its own thread (`watchdogd-rollouts`), every
+/// advance and abort, and runs the guard on its own thread (`wd-rollouts`), every
 /// `rolloutIntervalSeconds`, never on ingest's.
 ///
 /// Every change to a rollout is a compare-and-set on its stored revision, and every step a
@@ -46,9 +46,7 @@ final class RolloutService: Sendable {
         intervalSeconds = settings.rolloutIntervalSeconds
         background = settings.alertsInBackground
         if background {
-            let thread = Thread { [self] in run() }
-            thread.name = "watchdogd-rollouts"
-            thread.start()
+            ServiceThread.start("wd-rollouts") { [self] in run() }
         }
     }
 

@@ -11,7 +11,7 @@ final class PostgresChangeWatch: StoreWatch {
     private let finished = DispatchSemaphore(value: 0)
 
     init(url: String, channel: String, fallbackSeconds: Double, onChange: @escaping @Sendable (String?) -> Void) {
-        let thread = Thread { [stopped, finished] in
+        ServiceThread.start("wd-pg-listen") { [stopped, finished] in
             var connection: PostgresConnection?
             var lastFallback = Date()
             while !stopped.withLock({ $0 }) {
@@ -37,8 +37,6 @@ final class PostgresChangeWatch: StoreWatch {
             }
             finished.signal()
         }
-        thread.name = "watchdog-listen"
-        thread.start()
     }
 
     func stop() {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Locking
 import Logging
+import WatchdogServer
 
 /// systemd's watchdog (`WatchdogSec=`, sd_watchdog_enabled(3)): when `$WATCHDOG_USEC` asks for
 /// pings — and `$WATCHDOG_PID`, if set, is this process — sends `WATCHDOG=1` every half timeout,
@@ -36,9 +37,7 @@ final class ServiceWatchdog: Sendable {
         self.notifier = notifier
         self.checks = checks
         self.logger = logger
-        let thread = Thread { [self] in run() }
-        thread.name = "watchdogd-systemd-watchdog"
-        thread.start()
+        ServiceThread.start("wd-sd-watchdog") { [self] in run() }
     }
 
     /// Stops pinging (a drain has started: systemd's stop timeout applies from here).
