@@ -1,8 +1,6 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// The daemon's own threads (the ingest writer, alerts, webhook workers, rollouts…), started
@@ -26,15 +24,14 @@ public enum ServiceThread {
 
     /// Gives the calling thread `name` in the kernel: on Linux by writing its `comm`
     /// (proc(5); glibc's `pthread_setname_np` needs `_GNU_SOURCE`, which Swift's Glibc module
-    /// does not define, and `prctl` is variadic). A failure leaves the name as it was.
+    /// does not define, and `prctl` is variadic). A failure leaves the name as it was. Elsewhere
+    /// `Thread.name`, set before the start, is all there is to do.
     static func nameCurrentThread(_ name: String) {
         #if canImport(Glibc)
         let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
         guard comm >= 0 else { return }
         _ = name.withCString { write(comm, $0, strlen($0)) }
         close(comm)
-        #elseif canImport(Darwin)
-        _ = pthread_setname_np(name)
         #endif
     }
 }

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import Locking
 import Logging
-import WatchdogServer
 
 /// systemd's watchdog (`WatchdogSec=`, sd_watchdog_enabled(3)): when `$WATCHDOG_USEC` asks for
 /// pings — and `$WATCHDOG_PID`, if set, is this process — sends `WATCHDOG=1` every half timeout,
