@@ -138,7 +138,8 @@ with open(out, "w") as f:
     f.write("\n".join(idle + serving) + "\n")
 named = set(idle + serving)
 idle_sections = unnamed(idle_addresses, named)
-serving_sections = [section for section in unnamed(all_addresses, named) if section not in set(idle_sections)]
+placed = set(idle_sections)
+serving_sections = [section for section in unnamed(all_addresses, named) if section not in placed]
 with open(script, "w") as f:
     f.write("/* Written by deploy/link/order.sh: code watchdogd runs to start and idle, then to serve,\n"
             "   that deploy/link/watchdogd.order cannot name, placed before .text. */\n")

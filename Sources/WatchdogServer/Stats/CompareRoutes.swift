@@ -252,7 +252,7 @@ struct Cohort {
     }
 
     var concentration: InstallConcentration {
-        let top = installs == 0 ? 0 : max(1, (installs + 99) / 100)
+        let top = InstallConcentration.topInstalls(among: installs)
         return InstallConcentration(installs: installs, topInstalls: top, reports: reportsPerInstall.reduce(0, +),
                                     topInstallsReports: reportsPerInstall.sorted(by: >).prefix(top).reduce(0, +))
     }

@@ -35,7 +35,7 @@ struct SessionConcentrationView: Encodable, Equatable {
         let sizes = members.map(\.sessions).filter { $0 > 0 }.sorted(by: >)
         sessions = sizes.reduce(0, +)
         installs = sizes.count
-        topInstalls = sizes.isEmpty ? 0 : max(1, (sizes.count + 99) / 100)
+        topInstalls = InstallConcentration.topInstalls(among: sizes.count)
         networks = 0
         guard sessions > 0 else { return }
         topInstallsShare = Double(sizes.prefix(topInstalls).reduce(0, +)) / Double(sessions)

@@ -141,7 +141,7 @@ extension PostgresStore {
             result.sessions = try connection.query("SELECT sessions FROM releases WHERE app = $1 AND version = $2 AND build = $3", key).first?.int(0) ?? 0
             result.installs = try connection.query("SELECT count(*) FROM release_installs WHERE app = $1 AND version = $2 AND build = $3 AND sessions > 0",
                                                    key).first?.int(0) ?? 0
-            result.topInstalls = result.installs == 0 ? 0 : max(1, (result.installs + 99) / 100)
+            result.topInstalls = InstallConcentration.topInstalls(among: result.installs)
             result.topInstallsSessions = try connection.query("""
                 SELECT coalesce(sum(sessions), 0) FROM (SELECT sessions FROM release_installs WHERE app = $1 AND version = $2 AND build = $3
                                                         ORDER BY sessions DESC LIMIT $4) AS top

@@ -8,7 +8,7 @@ extension PostgresStore {
                 SELECT count(*), coalesce(sum(reports), 0) FROM release_installs WHERE app = $1 AND version = $2 AND build = $3
                 """, key).first, totals.int(0) > 0 else { return InstallConcentration() }
             let installs = totals.int(0)
-            let top = max(1, (installs + 99) / 100)
+            let top = InstallConcentration.topInstalls(among: installs)
             let topReports = try connection.query("""
                 SELECT coalesce(sum(reports), 0) FROM (SELECT reports FROM release_installs WHERE app = $1 AND version = $2 AND build = $3
                                                        ORDER BY reports DESC LIMIT $4) AS top

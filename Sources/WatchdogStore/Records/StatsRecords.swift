@@ -49,6 +49,12 @@ public struct ReleaseStats: Sendable, Equatable {
 
 /// How concentrated a release's active reports (flooded included) are among its installs.
 public struct InstallConcentration: Sendable, Equatable {
+    /// How many installs make "the top 1 %" of `installs`, by reports or by sessions: at least
+    /// one, none of none. Every concentration figure, report or session, reads this many.
+    public static func topInstalls(among installs: Int) -> Int {
+        installs == 0 ? 0 : max(1, (installs + 99) / 100)
+    }
+
     /// Installs with a session start or an active report in the release.
     public var installs = 0
     /// The top 1 % of those installs by reports, at least one (0 without installs).

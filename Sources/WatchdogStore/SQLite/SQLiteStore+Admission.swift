@@ -148,7 +148,7 @@ extension SQLiteStore {
             result.sessions = try Int.fetchOne(db, sql: "SELECT sessions FROM releases WHERE app = ? AND version = ? AND build = ?", arguments: arguments) ?? 0
             result.installs = try Int.fetchOne(db, sql: "SELECT count(*) FROM release_installs WHERE app = ? AND version = ? AND build = ? AND sessions > 0",
                                                arguments: arguments) ?? 0
-            result.topInstalls = result.installs == 0 ? 0 : max(1, (result.installs + 99) / 100)
+            result.topInstalls = InstallConcentration.topInstalls(among: result.installs)
             result.topInstallsSessions = try Int.fetchOne(db, sql: """
                 SELECT coalesce(sum(sessions), 0) FROM (SELECT sessions FROM release_installs WHERE app = ? AND version = ? AND build = ?
                                                         ORDER BY sessions DESC LIMIT ?)

@@ -88,7 +88,7 @@ extension SQLiteStore {
             """, arguments: arguments) else { return InstallConcentration() }
         let installs: Int = totals[0]
         guard installs > 0 else { return InstallConcentration() }
-        let top = max(1, (installs + 99) / 100)
+        let top = InstallConcentration.topInstalls(among: installs)
         let topReports = try Int.fetchOne(db, sql: """
             SELECT coalesce(sum(reports), 0) FROM (SELECT reports FROM release_installs WHERE app = ? AND version = ? AND build = ?
                                                    ORDER BY reports DESC LIMIT ?)
