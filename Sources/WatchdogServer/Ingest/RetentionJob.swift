@@ -8,46 +8,55 @@ import WatchdogStore
 /// the background (each a short transaction, so ingest keeps its turn at the writer), then
 /// hands the freed pages back to the file system. Release roll-ups stay: stats of old releases
 /// remain, only their drill-down rows go.
+///
+/// A thread of its own, `wd-retention`, waits on a semaphore between passes (as the alert and
+/// rollout threads do): named in `top -H`, and woken by `stop()` at once.
 final class RetentionJob: Sendable {
     private let store: any TelemetryStore
     private let retentionMilliseconds: Int64
+    private let intervalSeconds: Double
     private let clock: @Sendable () -> Int64
     private let logger: Logger
-    // Touched only at init and stop; DispatchSource is thread-safe but not marked Sendable.
-    nonisolated(unsafe) private let timer: DispatchSourceTimer
-    private let running = Locked(false)
+    private let stopping = Locked(false)
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
     static let batch = 1_000
 
     init?(store: any TelemetryStore, retentionDays: Int, intervalSeconds: Double, clock: @escaping @Sendable () -> Int64, logger: Logger) {
         guard retentionDays > 0 else { return nil }
         self.store = store
         retentionMilliseconds = Int64(retentionDays) * 86_400_000
+        self.intervalSeconds = intervalSeconds
         self.clock = clock
         self.logger = logger
-        timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        timer.schedule(deadline: .now() + min(intervalSeconds, 5), repeating: intervalSeconds, leeway: .seconds(1))
-        timer.setEventHandler { [weak self] in self?.run() }
-        timer.resume()
+        ServiceThread.start("wd-retention") { [self] in loop() }
     }
 
+    /// Stops the thread; a pass in progress finishes its current batch first.
     func stop() {
-        timer.cancel()
-        // Let a pass in progress finish its current batch.
-        while running.withLock({ $0 }) { usleep(10_000) }
+        stopping.withLock { $0 = true }
+        wakeUp.signal()
+        finished.wait()
+    }
+
+    /// The first pass a few seconds after the start (at most the interval), then one per interval.
+    private func loop() {
+        var wait = min(intervalSeconds, 5)
+        while true {
+            _ = wakeUp.wait(timeout: .now() + .milliseconds(Int(wait * 1000)))
+            if stopping.withLock({ $0 }) { break }
+            run()
+            wait = intervalSeconds
+        }
+        finished.signal()
     }
 
     /// One pass: batches until nothing is old enough.
-    func run() {
-        guard running.withLock({ busy in
-            if busy { return false }
-            busy = true
-            return true
-        }) else { return }
-        defer { running.withLock { $0 = false } }
+    private func run() {
         let cutoff = clock() - retentionMilliseconds
         var total = 0
         do {
-            while !timer.isCancelled {
+            while !stopping.withLock({ $0 }) {
                 let deleted = try store.prune(receivedBefore: cutoff, limit: Self.batch)
                 total += deleted
                 if deleted == 0 { break }
