@@ -6,17 +6,19 @@ public enum Fixtures {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Tests/Fixtures")
 
+    /// A fixture file, its times (`occurred_at`, `started_at`) moved by whole days from the day
+    /// the file was written for to `FixtureDay.reports`, spacing kept.
     public static func json(_ path: String) throws -> Any {
-        try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(path)))
+        FixtureDay.moveDates(in: try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(path))))
     }
 
-    /// The 50 reports of `valid-batch.json`.
+    /// The 50 reports of `valid-batch.json`, on `FixtureDay.reports` (10:00:00 to 10:01:49 UTC).
     public static func validReports() throws -> [[String: Any]] {
         let batch = try json("reports/valid-batch.json") as? [String: Any]
         return batch?["reports"] as? [[String: Any]] ?? []
     }
 
-    /// One valid report with a fresh id (and `occurred_at` near now), in a session of its own
+    /// One valid report with a fresh id (`occurred_at` at 10:00 UTC of `FixtureDay.reports`), in a session of its own
     /// unless `sessionID` is given (the fixture's own session would make every report after the
     /// tenth of one issue count as flooded).
     public static func freshReport(app: String = "com.example.mail", version: String = "14.2.0", build: String = "31245", kind: String? = nil, sessionID: String? = nil, appState: String = "active") throws -> [String: Any] {
@@ -30,9 +32,10 @@ public enum Fixtures {
         return report
     }
 
+    /// A session start of `FixtureDay.reports` at 09:00 UTC, before the fixture reports.
     public static func session(app: String = "com.example.mail", version: String = "14.2.0", build: String = "31245", id: String = UUID().uuidString.lowercased()) -> [String: Any] {
         [
-            "id": id, "install_id": "I-1", "started_at": "2026-11-20T09:00:00Z", "app": app,
+            "id": id, "install_id": "I-1", "started_at": FixtureDay.reports.at(9), "app": app,
             "release": ["version": version, "build": build, "channel": "beta"],
             "device": ["model": "iPhone15,2", "os": "iOS", "os_version": "18.1", "idiom": "phone"],
         ]

@@ -7,8 +7,13 @@ import WatchdogKit
 import WatchdogWire
 
 @Suite struct DeliveryTests {
+    /// Now, as a client writes `occurred_at` and `started_at`.
+    static func now() -> String {
+        Timestamp.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+    }
+
     static func report() -> Report {
-        Report(id: UUID().uuidString.lowercased(), kind: "view_frame_mismatch", occurredAt: "2026-11-20T10:00:00Z", app: "com.example.mail",
+        Report(id: UUID().uuidString.lowercased(), kind: "view_frame_mismatch", occurredAt: now(), app: "com.example.mail",
                release: Release(version: "14.2.0", build: "1"), appState: "active",
                view: ViewFrames(expected: Frame(x: 0, y: 0, width: 1, height: 1), actual: Frame(x: 0, y: 9, width: 1, height: 1)))
     }
@@ -67,7 +72,7 @@ import WatchdogWire
         let server = try ScriptedServer(script: [Self.accepted(1), Self.accepted(500), Self.accepted(100)])
         let outbox = try outbox()
         for _ in 0..<600 { try outbox.persist(Self.report()) }
-        try outbox.persist(SessionStart(id: UUID().uuidString.lowercased(), startedAt: "2026-11-20T10:00:00Z", app: "com.example.mail", release: Release(version: "14.2.0", build: "1")))
+        try outbox.persist(SessionStart(id: UUID().uuidString.lowercased(), startedAt: Self.now(), app: "com.example.mail", release: Release(version: "14.2.0", build: "1")))
         let uploader = Uploader(outbox: outbox, endpoint: server.url, ingestKey: "secret", clock: { 0 }, logger: TaggedLogger(tag: "t"))
         #expect(await uploader.drain() == .drained)
         let requests = server.requests

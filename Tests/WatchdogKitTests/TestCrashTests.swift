@@ -61,7 +61,7 @@ import WatchdogWire
 
         var expired = WatchdogConfig()
         expired.testCrash = true
-        expired.testCrashExpiresAt = "2020-01-01T00:00:00Z"
+        expired.testCrashExpiresAt = Timestamp.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000) - 86_400_000)
         let late = try LayoutWatchdogTests.Harness(config: expired)
         late.showKeyboard(height: 216)
         late.tick()

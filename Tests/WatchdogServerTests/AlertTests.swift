@@ -159,12 +159,12 @@ import WatchdogTesting
         #expect(first["condition"] as? String == "glitch_free_rate_below" && first["threshold"] as? Double == 0.9)
         #expect((first["glitch_free_upper_bound"] as? Double ?? 1) < 0.9)
         // 3,000 clean sessions: 98 % glitch-free, the condition clears.
-        _ = try VerdictTests.sessions(setup.app, key: setup.key, version: "2.0.0", build: "1", count: 3000, startedAt: "2026-11-21T09:00:00Z")
+        _ = try VerdictTests.sessions(setup.app, key: setup.key, version: "2.0.0", build: "1", count: 3000, startedAt: FixtureDay.reports.adding(days: 1).at(9))
         #expect(try Self.pass(setup.app) == (0, 0))
         let rules = try setup.app.client.request("GET", "\(Self.alerts)/rules", token: setup.admin).json["rules"] as? [[String: Any]]
         #expect((rules?.first?["firing"] as? [Any])?.isEmpty == true)
         // Then 1,500 sessions with a glitch: below again, a new alert.
-        let ids = try VerdictTests.sessions(setup.app, key: setup.key, version: "2.0.0", build: "1", count: 1500, startedAt: "2026-11-22T09:00:00Z")
+        let ids = try VerdictTests.sessions(setup.app, key: setup.key, version: "2.0.0", build: "1", count: 1500, startedAt: FixtureDay.reports.adding(days: 2).at(9))
         try VerdictTests.post(setup.app, key: setup.key, try VerdictTests.reports(1500, in: 1500, of: ids, version: "2.0.0", build: "1"))
         #expect(try Self.pass(setup.app) == (1, 1))
         #expect(Set(receiver.received.compactMap(\.deliveryID)).count == 2)

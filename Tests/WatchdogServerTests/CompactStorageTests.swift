@@ -4,13 +4,14 @@ import Gzip
 import Testing
 @testable import WatchdogStore
 import WatchdogTesting
+import WatchdogWire
 
 /// Reports and sessions are stored compressed with compact ids (issue 14): the client's exact
 /// bytes come back, ids keep their identity, and an existing data dir is converted.
 @Suite(.enabled(if: TestStore.isSQLite, "reads and migrates the SQLite file")) struct CompactStorageTests {
     /// One report as a client might spell it: odd spacing, escapes, non-ASCII, a long log.
     static func rawReport(id: String, session: String = "S-compact", screen: String = #"Compose\u00e9\"Screen\""#) -> String {
-        #"{ "id" :"\#(id)","kind":"view_frame_mismatch" , "occurred_at": "2026-11-20T10:00:01.001Z", "app": "com.example.mail", "#
+        #"{ "id" :"\#(id)","kind":"view_frame_mismatch" , "occurred_at": "\#(occurredAt)", "app": "com.example.mail", "#
             + #""release": {"version": "14.2.0", "build": "31245", "channel": "beta"}, "session_id": "\#(session)", "install_id": "I-9", "#
             + #""app_state": "active", "screen": "\#(screen)", "#
             + #""view": {"name": "ツールバー", "expected": {"x": 0, "y": 228.5, "width": 390, "height": 44}, "#
@@ -18,6 +19,9 @@ import WatchdogTesting
             + #""logs": [\#(Array(repeating: "\"[keyboard][tracker] keyboardWillChangeFrame: calculated height - 252.0\"", count: 12).joined(separator: ", "))], "#
             + #""attributes": {"emoji": "🙂", "tab": "a\tb"}}"#
     }
+
+    /// When `rawReport` happened: 10:00:01.001 UTC on the fixture reports' day.
+    static let occurredAt = Timestamp.format(milliseconds: FixtureDay.reports.milliseconds(10, 0, 1) + 1)
 
     /// The n-th session of a test, as a UUID (a start needs one).
     static func sessionID(_ number: Int) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WatchdogWire
 import WatchdogTesting
 
 @Suite struct ConfigTests {
@@ -93,7 +94,8 @@ import WatchdogTesting
         let app = try TestApplication()
         let key = try app.addApp("com.example.mail")
         let admin = try app.addToken(role: "admin")
-        let patch = #"{"test_crash": true, "test_crash_expires_at": "2020-01-01T00:00:00Z", "auto_fix": true}"#
+        let yesterday = Timestamp.format(milliseconds: app.clock.now - 86_400_000)
+        let patch = #"{"test_crash": true, "test_crash_expires_at": "\#(yesterday)", "auto_fix": true}"#
         #expect(try app.client.request("PATCH", "/v1/admin/apps/com.example.mail/config", token: admin, body: Array(patch.utf8)).status == 200)
         let expired = try app.client.request("GET", "/v1/config?app=com.example.mail", token: key)
         #expect(expired.json["test_crash"] as? Bool == false)

@@ -234,29 +234,30 @@ import WatchdogTesting
             report["keyboard"] = ["visible": true, "mode": "docked", "height": height, "input_mode": inputMode]
             return report
         }
+        let day = FixtureDay.reports
         let reports = [
-            try report(at: "2026-11-20T10:15:00Z", model: "iPhone15,2", inputMode: "en-US", height: 216),
-            try report(at: "2026-11-20T10:45:00Z", model: "iPhone15,2", inputMode: "en-US", height: 216),
-            try report(at: "2026-11-20T13:05:00Z", model: "iPhone15,2", inputMode: "ja-JP", height: 252),
-            try report(at: "2026-11-20T13:06:00Z", model: "iPad8,1", inputMode: "en-US", height: 1024, windowHeight: 1024),
+            try report(at: day.at(10, 15), model: "iPhone15,2", inputMode: "en-US", height: 216),
+            try report(at: day.at(10, 45), model: "iPhone15,2", inputMode: "en-US", height: 216),
+            try report(at: day.at(13, 5), model: "iPhone15,2", inputMode: "ja-JP", height: 252),
+            try report(at: day.at(13, 6), model: "iPad8,1", inputMode: "en-US", height: 1024, windowHeight: 1024),
         ]
         #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": reports]).status == 202)
-        let series = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?kind=view_frame_mismatch&bucket=hour&from=2026-11-20T09:00:00Z&to=2026-11-20T14:00:00Z", token: viewer)
-        #expect(series.json["buckets"] as? [String] == (9...14).map { String(format: "2026-11-20T%02d:00:00.000Z", $0) })
+        let series = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?kind=view_frame_mismatch&bucket=hour&from=\(day.at(9))&to=\(day.at(14))", token: viewer)
+        #expect(series.json["buckets"] as? [String] == (9...14).map { day.written($0) })
         #expect((series.json["series"] as? [String: [Int]])?["view_frame_mismatch"] == [0, 2, 0, 0, 2, 0])
-        let days = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=day&from=2026-11-19&to=2026-11-21", token: viewer)
+        let days = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=day&from=\(day.adding(days: -1).date)&to=\(day.adding(days: 1).date)", token: viewer)
         #expect((days.json["series"] as? [String: [Int]])?["view_frame_mismatch"] == [0, 4, 0])
         #expect(try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=minute", token: viewer).status == 400)
         #expect(series.json["truncated"] as? Bool == false)
 
-        // More than 5,000 hours: the latest 5,000 buckets, ending at `to`, and it says so.
-        let long = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=hour&from=2020-01-01T00:00:00Z&to=2026-11-20T14:00:00Z", token: viewer)
+        // More than 5,000 hours (300 days, 7,200): the latest 5,000 buckets, ending at `to`, and it says so.
+        let long = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=hour&from=\(day.adding(days: -300).at(0))&to=\(day.at(14))", token: viewer)
         let longBuckets = long.json["buckets"] as? [String] ?? []
         #expect(long.status == 200 && long.json["truncated"] as? Bool == true)
-        #expect(longBuckets.count == 5_000 && longBuckets.last == "2026-11-20T14:00:00.000Z")
+        #expect(longBuckets.count == 5_000 && longBuckets.last == day.written(14))
         #expect((long.json["series"] as? [String: [Int]])?["view_frame_mismatch"]?.reduce(0, +) == 4, "every report is inside the kept range")
         // `from` after `to`: an empty series, not an error.
-        let backwards = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=hour&from=2026-11-20T14:00:00Z&to=2026-11-20T09:00:00Z", token: viewer)
+        let backwards = try app.client.request("GET", "/v1/apps/com.example.mail/timeseries?bucket=hour&from=\(day.at(14))&to=\(day.at(9))", token: viewer)
         #expect(backwards.status == 200 && (backwards.json["buckets"] as? [String])?.isEmpty == true && backwards.json["truncated"] as? Bool == false)
 
         let keyboard = try app.client.request("GET", "/v1/apps/com.example.mail/keyboard", token: viewer)

@@ -116,6 +116,7 @@ import WatchdogTesting
             series["x-\(hostile)"] = (0..<24).map { ($0 * index) % 17 }
             rates["x-\(hostile)"] = (0..<24).map { $0 % 5 == 0 ? nil : Double(($0 * index) % 17) * 1000 / Double($0 * 13 + 1) }
         }
+        // The view is only written, never compared with a clock: its buckets are any 24 labels.
         for release in [nil, "13.4.9 (30849)"] {
             let view = TimeseriesView(app: "com.example.mail", release: release, bucket: "hour", buckets: (0..<24).map { "2026-11-23T\($0 < 10 ? "0" : "")\($0):00:00Z" },
                                       series: series, suspectSeries: ["view_frame_mismatch": Array(repeating: 1, count: 24)], floodedSeries: [:],

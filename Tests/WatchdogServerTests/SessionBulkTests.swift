@@ -10,16 +10,22 @@ import WatchdogTesting
 @Suite struct SessionBulkTests {
     static func hour(_ text: String) -> Int64 { (Timestamp.parseMilliseconds(text) ?? 0) / 3_600_000 }
 
+    /// The day after `Limits`' earliest time (2007-01-09, the first iPhone): the oldest start
+    /// ingest accepts, fixed by the protocol rather than by the clock.
+    static let oldestAccepted = "2007-01-10T00:00:00Z"
+
     @Test func theBulkStartsWhereOnePercentAndAtLeastFiveSessionsHaveStarted() throws {
         #expect(SessionBulk.threshold(total: 1) == 1)
         #expect(SessionBulk.threshold(total: 20) == 2, "10 % below 50 sessions")
         #expect(SessionBulk.threshold(total: 400) == 5)
         #expect(SessionBulk.threshold(total: 2_000) == 20)
-        let outlier: (hour: Int64, sessions: Int) = (Self.hour("2007-01-10T00:00:00Z"), 1)
-        let late: (hour: Int64, sessions: Int) = (Self.hour("2026-11-27T08:00:00Z"), 1)
-        let bulk = (0..<48).map { (hour: Self.hour("2026-11-10T00:00:00Z") + Int64($0), sessions: 10) }
+        // SessionBulk reads no clock: the hours it is given are all it sees.
+        let bulkStart = FixtureDay.reports.adding(days: -10).milliseconds() / 3_600_000
+        let outlier: (hour: Int64, sessions: Int) = (Self.hour(Self.oldestAccepted), 1)
+        let late: (hour: Int64, sessions: Int) = (bulkStart + 17 * 24 + 8, 1)
+        let bulk = (0..<48).map { (hour: bulkStart + Int64($0), sessions: 10) }
         let found = try #require(SessionBulk([late] + bulk + [outlier]))
-        #expect(found.start == Self.hour("2026-11-10T00:00:00Z") && found.end == Self.hour("2026-11-11T23:00:00Z") && found.total == 482)
+        #expect(found.start == bulkStart && found.end == bulkStart + 47 && found.total == 482)
         // Few sessions: a single one is its own bulk; two far apart start at the first.
         #expect(SessionBulk([outlier])?.start == outlier.hour)
         #expect(SessionBulk([outlier, late]).map { [$0.start, $0.end] } == [outlier.hour, late.hour])
@@ -39,13 +45,14 @@ import WatchdogTesting
         let app = try TestApplication()
         let key = try app.addApp("com.example.mail")
         let viewer = try app.addToken(role: "viewer")
-        let base = try VerdictTests.sessions(app, key: key, version: "14.1.0", build: "1", count: 20, startedAt: "2026-11-10T12:00:00Z")
-        _ = try VerdictTests.sessions(app, key: key, version: "14.2.0", build: "2", count: 20, startedAt: "2026-11-20T12:00:00Z")
+        let targetDay = FixtureDay.reports, baseDay = targetDay.adding(days: -10)
+        let base = try VerdictTests.sessions(app, key: key, version: "14.1.0", build: "1", count: 20, startedAt: baseDay.at(12))
+        _ = try VerdictTests.sessions(app, key: key, version: "14.2.0", build: "2", count: 20, startedAt: targetDay.at(12))
         // One session of each release dated 2007 (the oldest accepted), one report in each release's bulk.
-        _ = try VerdictTests.sessions(app, key: key, version: "14.1.0", build: "1", count: 1, startedAt: "2007-01-10T00:00:00Z")
-        _ = try VerdictTests.sessions(app, key: key, version: "14.2.0", build: "2", count: 1, startedAt: "2007-01-10T00:00:00Z")
+        _ = try VerdictTests.sessions(app, key: key, version: "14.1.0", build: "1", count: 1, startedAt: Self.oldestAccepted)
+        _ = try VerdictTests.sessions(app, key: key, version: "14.2.0", build: "2", count: 1, startedAt: Self.oldestAccepted)
         var report = try Fixtures.freshReport(version: "14.1.0", build: "1", kind: "view_frame_mismatch", sessionID: base[0])
-        report["occurred_at"] = "2026-11-10T12:30:00Z"
+        report["occurred_at"] = baseDay.at(12, 30)
         try VerdictTests.post(app, key: key, [report])
 
         let overlay = try app.client.request("GET", "\(VerdictTests.app)/overlay?base=14.1.0&target=14.2.0&bucket=day", token: viewer)
@@ -53,8 +60,9 @@ import WatchdogTesting
         #expect(overlay.json["aligned_by"] as? String == "since_bulk_start")
         #expect(overlay.json["truncated"] as? Bool == false)
         let lines = try #require(overlay.json["releases"] as? [[String: Any]])
-        #expect(lines.map { $0["aligned_start"] as? String } == ["2026-11-10T00:00:00.000Z", "2026-11-20T00:00:00.000Z"])
-        #expect(lines.map { $0["first_session"] as? String } == ["2007-01-10T00:00:00.000Z", "2007-01-10T00:00:00.000Z"])
+        #expect(lines.map { $0["aligned_start"] as? String } == [baseDay.written(), targetDay.written()])
+        let oldest = Timestamp.format(milliseconds: Timestamp.parseMilliseconds(Self.oldestAccepted)!)
+        #expect(lines.map { $0["first_session"] as? String } == [oldest, oldest])
         #expect(lines.map { $0["sessions_before_start"] as? Int } == [1, 1])
         #expect(lines.map { ($0["sessions"] as? [Any])?.first as? Int } == [20, 20], "day 0 of each release is its real first day")
         #expect((lines[0]["reports"] as? [Any])?.first as? Int == 1)
@@ -64,16 +72,17 @@ import WatchdogTesting
         let app = try TestApplication()
         let key = try app.addApp("com.example.mail")
         let viewer = try app.addToken(role: "viewer")
-        // The release's sessions a year ago, one dated 2007 and one from today: hourly from
+        // The release's sessions over a year ago, one dated 2007 and one from today: hourly from
         // 2007 to now is far more than 5,000 buckets.
-        _ = try VerdictTests.sessions(app, key: key, version: "14.1.0", build: "1", count: 100, startedAt: "2025-11-01T12:00:00Z")
-        _ = try VerdictTests.sessions(app, key: key, version: "14.1.0", build: "1", count: 1, startedAt: "2007-01-10T00:00:00Z")
+        let yearAgo = FixtureDay.today.adding(days: -390)
+        _ = try VerdictTests.sessions(app, key: key, version: "14.1.0", build: "1", count: 100, startedAt: yearAgo.at(12))
+        _ = try VerdictTests.sessions(app, key: key, version: "14.1.0", build: "1", count: 1, startedAt: Self.oldestAccepted)
         _ = try VerdictTests.sessions(app, key: key, version: "14.1.0", build: "1", count: 1, startedAt: Timestamp.format(milliseconds: app.clock.now - 3_600_000))
         let series = try app.client.request("GET", "\(VerdictTests.app)/timeseries?release=14.1.0&bucket=hour", token: viewer)
         #expect(series.status == 200, "\(series.text)")
         #expect(series.json["truncated"] as? Bool == true)
         let buckets = try #require(series.json["buckets"] as? [String])
-        #expect(buckets.count == SeriesRoutes.maximumBuckets && buckets.first == "2025-11-01T12:00:00.000Z")
+        #expect(buckets.count == SeriesRoutes.maximumBuckets && buckets.first == yearAgo.written(12))
         #expect((series.json["sessions"] as? [Int])?.reduce(0, +) == 100, "the bulk is in the window")
     }
 }

@@ -9,7 +9,7 @@ import WatchdogTesting
     static let app = "/v1/apps/com.example.mail"
 
     /// Sessions of a release, one install each (`I-<release>-<n>`); returns their ids.
-    static func sessions(_ app: TestApplication, key: String, version: String, build: String, count: Int, startedAt: String = "2026-11-20T09:00:00Z") throws -> [String] {
+    static func sessions(_ app: TestApplication, key: String, version: String, build: String, count: Int, startedAt: String = FixtureDay.reports.at(9)) throws -> [String] {
         var ids: [String] = []
         for start in stride(from: 0, to: count, by: 500) {
             let batch = (start..<min(count, start + 500)).map { index -> [String: Any] in
@@ -274,11 +274,13 @@ import WatchdogTesting
         let app = try TestApplication()
         let key = try app.addApp("com.example.mail")
         let viewer = try app.addToken(role: "viewer")
-        // Base: first sessions on Nov 10, target on Nov 20; each has 10 sessions on its day 0 and day 1.
+        // Base: first sessions ten days before the fixture reports' day, target on that day; each
+        // has 10 sessions on its day 0 and day 1.
+        let targetDay = FixtureDay.reports, baseDay = targetDay.adding(days: -10)
         var base: [String] = [], target: [String] = []
-        for day in ["10", "11"] {
-            base += try Self.sessions(app, key: key, version: "14.1.0", build: "1", count: 10, startedAt: "2026-11-\(day)T12:00:00Z")
-            target += try Self.sessions(app, key: key, version: "14.2.0", build: "2", count: 10, startedAt: "2026-11-\(Int(day)! + 10)T12:00:00Z")
+        for day in 0..<2 {
+            base += try Self.sessions(app, key: key, version: "14.1.0", build: "1", count: 10, startedAt: baseDay.adding(days: day).at(12))
+            target += try Self.sessions(app, key: key, version: "14.2.0", build: "2", count: 10, startedAt: targetDay.adding(days: day).at(12))
         }
         func report(_ version: String, _ build: String, _ session: String, at time: String) throws -> [String: Any] {
             var report = try Fixtures.freshReport(version: version, build: build, kind: "view_frame_mismatch", sessionID: session)
@@ -286,16 +288,16 @@ import WatchdogTesting
             return report
         }
         try Self.post(app, key: key, [
-            try report("14.1.0", "1", base[0], at: "2026-11-10T12:30:00Z"), try report("14.1.0", "1", base[1], at: "2026-11-10T12:31:00Z"),
-            try report("14.1.0", "1", base[10], at: "2026-11-11T12:30:00Z"),
-            try report("14.2.0", "2", target[10], at: "2026-11-21T12:30:00Z"),
+            try report("14.1.0", "1", base[0], at: baseDay.at(12, 30)), try report("14.1.0", "1", base[1], at: baseDay.at(12, 31)),
+            try report("14.1.0", "1", base[10], at: baseDay.adding(days: 1).at(12, 30)),
+            try report("14.2.0", "2", target[10], at: targetDay.adding(days: 1).at(12, 30)),
         ])
-        let single = try app.client.request("GET", "\(Self.app)/timeseries?release=14.1.0&bucket=day&from=2026-11-10&to=2026-11-12", token: viewer)
+        let single = try app.client.request("GET", "\(Self.app)/timeseries?release=14.1.0&bucket=day&from=\(baseDay.date)&to=\(baseDay.adding(days: 2).date)", token: viewer)
         #expect(single.json["sessions"] as? [Int] == [10, 10, 0])
         #expect((single.json["rates"] as? [String: [Any]])?["view_frame_mismatch"].map { $0.map { $0 as? Double } } == [200, 100, nil])
         #expect(single.json["partial_buckets"] as? [Int] == [])
         let now = ISO8601DateFormatter().string(from: Date())
-        let today = try app.client.request("GET", "\(Self.app)/timeseries?bucket=day&from=2026-11-20&to=\(now)", token: viewer)
+        let today = try app.client.request("GET", "\(Self.app)/timeseries?bucket=day&from=\(targetDay.date)&to=\(now)", token: viewer)
         let todayBuckets = (today.json["buckets"] as? [String] ?? []).count
         #expect(today.json["partial_buckets"] as? [Int] == [todayBuckets - 1], "the bucket holding now is partial")
 
@@ -303,7 +305,7 @@ import WatchdogTesting
         #expect(overlay.status == 200, "\(overlay.text)")
         let lines = try #require(overlay.json["releases"] as? [[String: Any]])
         #expect(lines.map { $0["role"] as? String } == ["base", "target"])
-        #expect(lines[0]["first_session"] as? String == "2026-11-10T00:00:00.000Z" && lines[1]["first_session"] as? String == "2026-11-20T00:00:00.000Z")
+        #expect(lines[0]["first_session"] as? String == baseDay.written() && lines[1]["first_session"] as? String == targetDay.written())
         #expect((lines[0]["rates"] as? [Any])?.prefix(2).map { $0 as? Double } == [200, 100])
         #expect((lines[1]["rates"] as? [Any])?.prefix(2).map { $0 as? Double } == [0, 100], "day 1 of each release lines up")
         #expect((lines[0]["sessions"] as? [Any])?.prefix(2).map { $0 as? Int } == [10, 10])
@@ -358,7 +360,7 @@ import WatchdogTesting
                                       body: Array(#"{"rules": [{"id": "half", "match": {"percent": 50}, "set": {"auto_fix": true}}]}"#.utf8))
         _ = try VerdictTests.demoLikeReleases(app, key: key)
         let paths = ["/compare?base=14.1.0&target=14.2.0", "/cohorts?release=14.2.0&rule=half", "/releases",
-                     "/timeseries?release=14.2.0&bucket=day&from=2026-11-19&to=2026-11-21", "/issues?release=14.2.0"]
+                     "/timeseries?release=14.2.0&bucket=day&from=\(FixtureDay.reports.adding(days: -1).date)&to=\(FixtureDay.reports.adding(days: 1).date)", "/issues?release=14.2.0"]
         func answers() throws -> [String] {
             try paths.map { try app.client.request("GET", "\(VerdictTests.app)\($0)", token: viewer).text }
         }

@@ -7,6 +7,7 @@ import Testing
 /// tree of `String`s it replaced read it: in any member order, with escaped names, and with
 /// duplicates refused however they are spelled.
 @Suite struct JSONTapeTests {
+    /// Read into a tape only, never compared with a clock: a fixed date.
     static let report = #"""
         {"id": "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "kind": "view_frame_mismatch", "occurred_at": "2026-11-20T10:00:01.250Z",
          "app": "com.example.mail", "release": {"version": "4.2.0", "build": "1234", "channel": "beta"},

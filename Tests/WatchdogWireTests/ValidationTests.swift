@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WatchdogWire
 
+/// Parsing and formatting read no clock: the dates here are fixed on purpose.
 @Suite struct TimestampTests {
     @Test func parsesRFC3339WithFractionsAndOffsets() {
         #expect(Timestamp.parseMilliseconds("1970-01-01T00:00:00Z") == 0)
@@ -40,6 +41,8 @@ import WatchdogWire
     }
 }
 
+/// The validator's clock is the one it is given: pinned here, with the report a day and two
+/// hours before it, so that "more than 24 h after" is tested at a fixed distance.
 @Suite struct ReportValidatorTests {
     let validator = ReportValidator(nowMilliseconds: Timestamp.parseMilliseconds("2026-11-21T12:00:00Z")!)
 
@@ -119,6 +122,7 @@ import WatchdogWire
 
 @Suite struct BatchDecoderTests {
     @Test func keepsGoodItemsBesideUndecodableOnes() throws {
+        // Decoding reads no clock: a fixed date.
         let body = #"{"reports": [{"id": "a", "kind": 5}, 7, {"id": "83223034-6633-586d-bdb9-a5c502f73ae9", "kind": "view_frame_mismatch", "occurred_at": "2026-11-20T10:00:01Z", "app": "a", "release": {"version": "1", "build": "2"}, "app_state": "active"}]}"#
         let batch = try BatchDecoder.decode(Report.self, key: "reports", from: Array(body.utf8))
         #expect(batch.items.count == 3)

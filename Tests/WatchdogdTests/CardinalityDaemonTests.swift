@@ -63,9 +63,11 @@ import Testing
     }
 
     @Test func aSessionDated2007AndOneADayAheadLeaveTheOverlaysRealDaysDrawn() throws {
-        // Both releases' sessions on the fixture's day (2026-11-20), a glitch in 4 of 20.
+        // Both releases' sessions on the fixture reports' day, a glitch in 4 of 20.
         let (daemon, key, viewer) = try Self.twoReleases(sessions: 20, affected: (4, 4))
         var early = Fixtures.session(version: "14.2.0", build: "1")
+        // The day after the protocol's earliest time (2007-01-09, the first iPhone): pinned by
+        // the protocol, not by the clock.
         early["started_at"] = "2007-01-10T00:00:00Z"
         var ahead = Fixtures.session(version: "14.1.0", build: "1")
         ahead["started_at"] = ISO8601DateFormatter().string(from: Date().addingTimeInterval(23 * 3600))
@@ -76,7 +78,7 @@ import Testing
         #expect(overlay.status == 200, "\(overlay.text.prefix(300))")
         #expect(overlay.json["truncated"] as? Bool == false)
         let lines = try #require(overlay.json["releases"] as? [[String: Any]])
-        #expect(lines.map { $0["aligned_start"] as? String } == ["2026-11-20T00:00:00.000Z", "2026-11-20T00:00:00.000Z"])
+        #expect(lines.map { $0["aligned_start"] as? String } == [FixtureDay.reports.written(), FixtureDay.reports.written()])
         #expect(lines.map { ($0["sessions"] as? [Any])?.first as? Int } == [20, 20], "day 0 is each release's real first day")
         #expect(lines.map { ($0["reports"] as? [Any])?.first as? Int } == [4, 4])
         #expect(lines[1]["sessions_before_start"] as? Int == 1, "the 2007 session is counted, not drawn")

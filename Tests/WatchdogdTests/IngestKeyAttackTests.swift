@@ -170,6 +170,8 @@ import WatchdogTesting
         let (daemon, key, viewer) = try Self.daemon()
         try Self.fleet(daemon, key: key, version: "14.2.0", sessions: 100, affected: 10)
         var old = Self.forgedSessions(version: "14.2.0", count: 1, install: "I-old")
+        // Hours after the protocol's earliest time (2007-01-09T00:00Z, the first iPhone): accepted,
+        // and far from any arrival. Pinned by the protocol, not by the clock.
         old[0]["started_at"] = "2007-01-09T18:41:00Z"
         try Self.post(daemon, "/v1/sessions", key: key, from: "100.64.1.17", ["sessions": old])
         let release = try #require(try Self.releases(daemon, viewer: viewer).first)
