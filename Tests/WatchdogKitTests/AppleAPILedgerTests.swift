@@ -87,8 +87,23 @@ import Testing
     }
 
     @Test func onlyCodeInsideUIKitOrSwiftUIBlocksIsAppleOnly() {
-        let code = "let a = 1\n#if canImport(UIKit) && !os(watchOS)\nlet b = UIView()\n#if DEBUG\nlet c = 2\n#endif\n#else\nlet d = 3\n#endif\nlet e = 4"
-        let apple = AppleAPILedger.appleOnlyCode(code).split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        #expect(apple == ["", "", "let b = UIView()", "", "let c = 2", "", "", "", "", ""])
+        for condition in ["os(iOS)", "canImport(UIKit) && !os(watchOS)"] {
+            let code = "let a = 1\n#if \(condition)\nlet b = UIView()\n#if DEBUG\nlet c = 2\n#endif\n#else\nlet d = 3\n#endif\nlet e = 4"
+            let apple = AppleAPILedger.appleOnlyCode(code).split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(apple == ["", "", "let b = UIView()", "", "let c = 2", "", "", "", "", ""], "\(condition)")
+        }
+    }
+
+    /// WatchdogKit is for iOS and iPadOS (and Mac Catalyst): `canImport(UIKit)` would also let
+    /// its UIKit and SwiftUI code into tvOS and visionOS builds, where `UIScreen`, the keyboard's
+    /// notifications or their keys do not exist.
+    @Test func uikitAndSwiftUICodeIsBehindOSiOSNotCanImport() throws {
+        var found: [String] = []
+        for (name, code) in try Self.sources() where name.hasPrefix("Sources/WatchdogKit/") {
+            for (index, line) in code.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains("#if") || line.contains("#elseif") {
+                if line.contains("canImport(UIKit)") || line.contains("canImport(SwiftUI)") { found.append("\(name):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))") }
+            }
+        }
+        #expect(found.isEmpty, "use #if os(iOS):\n\(found.joined(separator: "\n"))")
     }
 }

@@ -1,4 +1,4 @@
-#if canImport(SwiftUI) && canImport(UIKit) && !os(watchOS)
+#if os(iOS)
 import Locking
 import SwiftUI
 import WatchdogWire

@@ -1,4 +1,4 @@
-#if canImport(UIKit) && !os(watchOS)
+#if os(iOS)
 import UIKit
 import WatchdogWire
 
