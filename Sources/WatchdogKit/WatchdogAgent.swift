@@ -16,7 +16,12 @@ import WatchdogWire
 /// agent.startSession()
 /// ```
 ///
-/// Drive it from one thread (the main thread in an app).
+/// It lives on the main actor, where UIKit drives it once a tick (and where SwiftUI and the
+/// app's own code reach it): as a main-actor class it is `Sendable`, so a `@Sendable` handler
+/// can capture it and hop back (`Task { @MainActor in agent.setIngestKey(key) }`). Uploads,
+/// config fetches and App Attest run off the main actor; the outbox write of a report happens
+/// in the tick that finds it.
+@MainActor
 public final class WatchdogAgent {
     public let settings: WatchdogSettings
     public let logger: TaggedLogger
@@ -193,7 +198,7 @@ public final class WatchdogAgent {
     }
 
     /// The install id kept in the storage directory, created on first use.
-    static func installID(in directory: URL) throws -> String {
+    nonisolated static func installID(in directory: URL) throws -> String {
         let file = directory.appendingPathComponent("install-id")
         if let existing = try? String(contentsOf: file, encoding: .utf8), !existing.isEmpty { return existing }
         let id = TimeOrderedID.make()
@@ -202,7 +207,7 @@ public final class WatchdogAgent {
     }
 
     /// Seconds from a monotonic clock.
-    public static let monotonicSeconds: @Sendable () -> Double = {
+    public nonisolated static let monotonicSeconds: @Sendable () -> Double = {
         Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 }
