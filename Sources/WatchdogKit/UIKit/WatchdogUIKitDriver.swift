@@ -233,7 +233,9 @@ private struct KeyboardInfo: Sendable {
 }
 
 extension Frame {
-    init(_ rect: CGRect) {
+    /// A UIKit rectangle (a window's or a view's frame) as WatchdogKit's `Frame`:
+    /// `WatchdogAgent(settings:window:)` takes the key window's frame in screen coordinates.
+    public init(_ rect: CGRect) {
         self.init(x: Double(rect.origin.x), y: Double(rect.origin.y), width: Double(rect.size.width), height: Double(rect.size.height))
     }
 }
