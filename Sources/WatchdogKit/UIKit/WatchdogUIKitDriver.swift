@@ -23,6 +23,7 @@ import WatchdogWire
 /// ```
 @MainActor
 public final class WatchdogUIKitDriver {
+    /// The agent it feeds.
     public let agent: WatchdogAgent
     private weak var window: UIWindow?
     private var observers: [NSObjectProtocol] = []
@@ -30,7 +31,9 @@ public final class WatchdogUIKitDriver {
     private var timer: Timer?
     private var interval: Double = 0
 
-    /// - Parameter window: the window whose keyboard-dependent views are watched.
+    /// - Parameters:
+    ///   - agent: the agent to feed (one per window scene).
+    ///   - window: the window whose keyboard-dependent views are watched.
     public init(agent: WatchdogAgent, window: UIWindow) {
         self.agent = agent
         self.window = window
@@ -91,6 +94,7 @@ public final class WatchdogUIKitDriver {
         scheduleTimer()
     }
 
+    /// Removes the observers and stops the timer (the scene disconnected).
     public func stop() {
         observers.forEach(NotificationCenter.default.removeObserver)
         observers = []
@@ -114,6 +118,8 @@ public final class WatchdogUIKitDriver {
     /// constraints (or insets) that place the view, not its frame — Auto Layout would undo
     /// that. The next tick checks that the view is where it belongs before the report says
     /// `auto_fixed`.
+    ///
+    /// - Returns: a token for `agent.layout.unwatch(_:)`.
     @discardableResult
     public func watch(_ view: UIView, named name: String, screen: String? = nil, expectedFrame: @escaping () -> CGRect?,
                       fix: (() -> Void)? = nil) -> Int {
