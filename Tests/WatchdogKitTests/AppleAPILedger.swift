@@ -98,7 +98,7 @@ struct AppleAPILedger {
     }
 
     /// Words of the language that only Apple-only code happens to use.
-    static let language: Set<String> = ["available", "iOS", "some", "inout", "describing", "hashValue"]
+    static let language: Set<String> = ["available", "iOS", "some", "inout", "describing", "hashValue", "override", "super", "objc", "selector", "private"]
 
     /// Names the code declares itself: types, functions and their parameters, constants,
     /// variables, cases, closure parameters, loop variables.

@@ -1,5 +1,6 @@
 #if os(iOS)
 import SwiftUI
+import UIKit
 import WatchdogKit
 
 /// A SwiftUI screen: a list of messages and a composer in `.safeAreaInset(edge: .bottom)`,
@@ -28,7 +29,7 @@ struct ComposerBar: View {
             Button("Send") { text = "" }
         }
         .padding()
-        .background(.bar)
+        .background(Color(UIColor.systemBackground))
     }
 }
 #endif

@@ -18,10 +18,8 @@ final class ComposeViewController: UIViewController {
     override func viewDidLoad() {
         super.viewDidLoad()
         title = "Compose"
-        view.backgroundColor = .systemBackground
         toolbar.items = [
             UIBarButtonItem(title: "SwiftUI", style: .plain, target: self, action: #selector(showSwiftUIScreen)),
-            UIBarButtonItem(barButtonSystemItem: .flexibleSpace, target: nil, action: nil),
             UIBarButtonItem(title: "Send", style: .done, target: self, action: #selector(send)),
         ]
         for subview in [body, toolbar] as [UIView] {

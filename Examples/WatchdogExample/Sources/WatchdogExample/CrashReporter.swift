@@ -8,10 +8,10 @@ protocol CrashReporter {
     func setCustomValue(_ value: String, forKey key: String)
 }
 
-/// Stands in for the app's crash reporter here: the keys go to the device log.
+/// Stands in for the app's crash reporter here: the keys go to the console.
 struct LoggingCrashReporter: CrashReporter {
     func setCustomValue(_ value: String, forKey key: String) {
-        NSLog("crash reporter key \(key) = \(value)")
+        print("crash reporter key \(key) = \(value)")
     }
 }
 #endif

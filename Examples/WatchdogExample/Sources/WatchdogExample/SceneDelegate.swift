@@ -21,7 +21,7 @@ final class SceneDelegate: UIResponder, UIWindowSceneDelegate {
             self.driver = driver
         } catch {
             // The storage directory could not be created: the app runs without Watchdog.
-            NSLog("Watchdog not started: \(error)")
+            print("Watchdog not started: \(error)")
         }
     }
 

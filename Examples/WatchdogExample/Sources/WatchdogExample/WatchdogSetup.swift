@@ -9,11 +9,13 @@ enum WatchdogSetup {
     static func start(in window: UIWindow, crashReporter: any CrashReporter) throws -> WatchdogUIKitDriver {
         let info = Bundle.main.infoDictionary ?? [:]
         let idiom: DeviceIdiom = UIDevice.current.userInterfaceIdiom == .pad ? .pad : .phone
+        // `UIDevice.model` is the family (`iPhone`); the hardware identifier (`iPhone15,2`), which the
+        // server's breakdowns are finer with, is `utsname.machine` from `uname`.
         let agent = try WatchdogAgent(settings: WatchdogSettings(
             endpoint: URL(string: "https://watchdog.example.com")!, ingestKey: "wdi_…",
             app: Bundle.main.bundleIdentifier ?? "com.example.mail",
             release: Release(version: info["CFBundleShortVersionString"] as? String ?? "0", build: info["CFBundleVersion"] as? String ?? "0", channel: "beta"),
-            device: Device(model: HardwareModel.identifier, os: "iOS", osVersion: UIDevice.current.systemVersion, idiom: idiom.rawValue),
+            device: Device(model: UIDevice.current.model, os: "iOS", osVersion: UIDevice.current.systemVersion, idiom: idiom.rawValue),
             idiom: idiom, storageDirectory: FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
                 .appendingPathComponent("Watchdog")),
             window: Frame(window.frame))
@@ -30,15 +32,6 @@ enum WatchdogSetup {
         let driver = WatchdogUIKitDriver(agent: agent, window: window)   // keyboard + scene lifecycle observers, timer
         driver.start()                                                   // starts a session too
         return driver
-    }
-}
-
-/// The device's hardware model (`iPhone15,2`), which `UIDevice.model` (`iPhone`) does not give.
-enum HardwareModel {
-    static var identifier: String {
-        var system = utsname()
-        uname(&system)
-        return withUnsafeBytes(of: system.machine) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
     }
 }
 #endif
