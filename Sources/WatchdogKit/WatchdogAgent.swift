@@ -16,25 +16,38 @@ import WatchdogWire
 /// agent.startSession()
 /// ```
 ///
-/// Drive it from one thread (the main thread in an app).
+/// It lives on the main actor, where UIKit drives it once a tick (and where SwiftUI and the
+/// app's own code reach it): as a main-actor class it is `Sendable`, so a `@Sendable` handler
+/// can capture it and hop back (`Task { @MainActor in agent.setIngestKey(key) }`). Uploads,
+/// config fetches and App Attest run off the main actor; the outbox write of a report happens
+/// in the tick that finds it.
+@MainActor
 public final class WatchdogAgent {
+    /// Where and who the agent reports as.
     public let settings: WatchdogSettings
+    /// The `keyboard` log whose last lines go with every report.
     public let logger: TaggedLogger
+    /// The keyboard tracker and the watched views: `layout.watch(…)` for views the UIKit driver does not register.
     public let layout: LayoutWatchdog
     /// Locks the host reports itself (`begin`/`end`), for custom cases.
     public let locks: InteractionLockWatchdog
     /// Locks found without any host call, from what the UIKit driver observes at each tick
     /// (`observeLocks`): transitions that do not finish, views left ignoring touches.
     public let automaticLocks: AutomaticLockDetector
+    /// Reports and session starts on disk until the server has them.
     public let outbox: Outbox
+    /// Sends the outbox (`sync`, `syncNow`).
     public let uploader: Uploader
+    /// The remote config: `config.current` is the one in force.
     public let config: RemoteConfigClient
     private let syncing = Locked(false)
     private let sink: RetryingSink
 
     /// - Parameters:
+    ///   - settings: where and who the agent reports as; the storage directory is created.
     ///   - window: the key window's frame in screen coordinates.
     ///   - clock: monotonic seconds.
+    ///   - transport: how uploads and config fetches are sent (`URLSessionTransport` in an app).
     ///   - crashHandler: what `test_crash` does; by default a deliberate crash whose message
     ///     names the report (id and kind), so the crash reporter's crash can be matched with it.
     ///     Set `beforeTestCrash` to tag the crash reporter first.
@@ -193,7 +206,7 @@ public final class WatchdogAgent {
     }
 
     /// The install id kept in the storage directory, created on first use.
-    static func installID(in directory: URL) throws -> String {
+    nonisolated static func installID(in directory: URL) throws -> String {
         let file = directory.appendingPathComponent("install-id")
         if let existing = try? String(contentsOf: file, encoding: .utf8), !existing.isEmpty { return existing }
         let id = TimeOrderedID.make()
@@ -202,34 +215,43 @@ public final class WatchdogAgent {
     }
 
     /// Seconds from a monotonic clock.
-    public static let monotonicSeconds: @Sendable () -> Double = {
+    public nonisolated static let monotonicSeconds: @Sendable () -> Double = {
         Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 }
 
 /// Where and who the agent reports as.
 public struct WatchdogSettings: Sendable {
+    /// The server's base URL (`https://watchdog.example.com`).
     public var endpoint: URL
+    /// The app's ingest key (`wdi_…`), as `watchdogd` issued it.
     public var ingestKey: String
+    /// The app's bundle id, as registered on the server.
     public var app: String
+    /// This build: version, build number, channel.
     public var release: Release
+    /// This device as reports name it: model, OS and version, idiom.
     public var device: Device
+    /// The device family, for the keyboard geometry.
     public var idiom: DeviceIdiom
     /// Outbox, cached config and install id live here (Application Support in an app).
     public var storageDirectory: URL
     /// `nil`: a random id kept in `storageDirectory`.
     public var installID: String?
+    /// Seconds between two config fetches at least.
     public var configRefreshInterval: Double = 300
     /// Longest wait between upload attempts after failures (and longest `Retry-After`), seconds.
     public var maximumBackoff: Double = 300
     /// How much the outbox holds per kind before the oldest items are evicted (and counted).
     public var outboxCapacity = Outbox.Capacity()
+    /// Log lines kept, and attached to each report.
     public var logLines: Int = 50
     /// Opt in to App Attest (README, "Attested installs"): the install attests a key once and
     /// signs every upload. `nil` (the default): uploads are not signed. In an app:
     /// `DeviceCheckAppAttestService()`; where `isSupported` is false, uploads go unattested.
     public var appAttest: (any AppAttestService)?
 
+    /// Settings with the defaults for the rest (`configRefreshInterval`, `maximumBackoff`, …).
     public init(endpoint: URL, ingestKey: String, app: String, release: Release, device: Device, idiom: DeviceIdiom, storageDirectory: URL, installID: String? = nil) {
         self.endpoint = endpoint
         self.ingestKey = ingestKey

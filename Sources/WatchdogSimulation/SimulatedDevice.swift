@@ -7,11 +7,13 @@ import WatchdogWire
 /// switches, iPad Split View (window changes, the other app's keyboard), hardware keyboards with
 /// an input accessory view, navigation locks the host reports and transitions that never
 /// complete (found by automatic lock detection, as the UIKit driver feeds it).
-/// Its clock runs as fast as the simulation does.
+/// Its clock runs as fast as the simulation does. On the main actor, like the agent it drives
+/// (as in an app): devices take turns there, their uploads run concurrently off it.
 ///
 /// The watched toolbar sits where a correct app puts it — following the app's *own* keyboard
 /// only — plus an offset when the simulation injects a glitch, so every report beyond the
 /// injected glitches and locks would be a false one.
+@MainActor
 final class SimulatedDevice {
     private static let models: [(Device, Frame)] = [
         (Device(model: "iPhone15,2", os: "iOS", osVersion: "18.1", idiom: "phone", locale: "ja_JP"), Frame(x: 0, y: 0, width: 393, height: 852)),

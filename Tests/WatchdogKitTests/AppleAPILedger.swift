@@ -39,14 +39,15 @@ struct AppleAPILedger {
     }
 
     /// The parts of a file (comments and string text already blanked) inside `#if` blocks whose
-    /// condition names `canImport(UIKit)` or `canImport(SwiftUI)`; the rest blanked.
+    /// condition names `os(iOS)` (UIKit and SwiftUI code), `canImport(UIKit)`,
+    /// `canImport(SwiftUI)` or `canImport(DeviceCheck)`, but for `import` lines; the rest blanked.
     static func appleOnlyCode(_ code: String) -> String {
         var out: [Substring] = []
         var stack: [Bool] = []  // per open #if: whether it is Apple-only
         for line in code.split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("#if ") {
-                stack.append(trimmed.contains("canImport(UIKit)") || trimmed.contains("canImport(SwiftUI)") || trimmed.contains("canImport(DeviceCheck)"))
+                stack.append(["os(iOS)", "canImport(UIKit)", "canImport(SwiftUI)", "canImport(DeviceCheck)"].contains { trimmed.contains($0) })
                 out.append("")
             } else if trimmed.hasPrefix("#endif") {
                 _ = stack.popLast()
@@ -55,7 +56,8 @@ struct AppleAPILedger {
                 if !stack.isEmpty { stack[stack.count - 1] = false }
                 out.append("")
             } else {
-                out.append(stack.contains(true) ? line : "")
+                // `import UIKit` names a module, not a symbol.
+                out.append(stack.contains(true) && !trimmed.hasPrefix("import ") ? line : "")
             }
         }
         return out.joined(separator: "\n")
@@ -96,7 +98,7 @@ struct AppleAPILedger {
     }
 
     /// Words of the language that only Apple-only code happens to use.
-    static let language: Set<String> = ["available", "iOS", "some", "inout", "describing", "hashValue"]
+    static let language: Set<String> = ["available", "iOS", "some", "inout", "describing", "hashValue", "override", "super", "objc", "selector", "private"]
 
     /// Names the code declares itself: types, functions and their parameters, constants,
     /// variables, cases, closure parameters, loop variables.

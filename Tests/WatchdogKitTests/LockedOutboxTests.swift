@@ -31,7 +31,7 @@ import WatchdogWire
         }
     }
 
-    @Test func writesRefusedBeforeTheFirstUnlockFailCleanlyAndAreRetriedWithNothingLost() throws {
+    @MainActor @Test func writesRefusedBeforeTheFirstUnlockFailCleanlyAndAreRetriedWithNothingLost() throws {
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("wk-\(UUID())")
         try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
         // A cached config with test_crash on: a glitch whose report cannot be saved must not crash.

@@ -92,7 +92,7 @@ import WatchdogWire
     }
 
     /// The agent passes a new key to both the uploader and the config client.
-    @Test func anAgentGivenANewKeyFetchesConfigAndUploadsWithIt() async throws {
+    @MainActor @Test func anAgentGivenANewKeyFetchesConfigAndUploadsWithIt() async throws {
         let app = try TestApplication()
         let admin = try app.addToken(role: "admin")
         let created = try app.client.postJSON("/v1/admin/apps", token: admin, json: ["app": "com.example.mail"])

@@ -7,7 +7,7 @@ import WatchdogWire
 
 /// WatchdogKit's agent against the real daemon: remote switches, durable reports, kill switch.
 @Suite struct AgentTests {
-    @Test func remoteSwitchesReachTheAgentAndTheKillSwitchStopsEverything() async throws {
+    @MainActor @Test func remoteSwitchesReachTheAgentAndTheKillSwitchStopsEverything() async throws {
         let daemon = try Daemon()
         let key = try daemon.addApp("com.example.mail")
         let admin = try daemon.addToken(role: "admin")

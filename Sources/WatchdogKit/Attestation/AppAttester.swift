@@ -45,6 +45,17 @@ public final class AppAttester: Sendable {
     }
     private let state: Locked<State>
 
+    /// - Parameters:
+    ///   - service: DeviceCheck's App Attest in an app (`DeviceCheckAppAttestService`), a test CA in tests.
+    ///   - transport: how the challenge and the attestation reach watchdogd.
+    ///   - endpoint: the server's base URL.
+    ///   - ingestKey: the app's ingest key (`setIngestKey` changes it).
+    ///   - installID: the install the key is attested for.
+    ///   - stateFile: where the attested key id is kept between launches.
+    ///   - clock: monotonic seconds.
+    ///   - logger: where attestation failures are logged.
+    ///   - retryInterval: seconds before a failed attestation is tried again.
+    ///   - maximumBackoff: the longest wait between attempts after repeated failures, seconds.
     public init(service: any AppAttestService, transport: any HTTPTransport, endpoint: URL, ingestKey: String, installID: String,
                 stateFile: URL, clock: @escaping @Sendable () -> Double, logger: TaggedLogger, retryInterval: Double = 30, maximumBackoff: Double = 3600) {
         self.service = service

@@ -20,10 +20,25 @@ public final class RemoteConfigClient: Sendable {
     private let transport: any HTTPTransport
     private let cacheFile: URL
     private let clock: @Sendable () -> Double
+    /// Seconds between two fetches at least (a forced refresh aside).
     public let minimumInterval: Double
     private let logger: TaggedLogger
     private let state: Locked<State>
 
+    /// - Parameters:
+    ///   - endpoint: the server's base URL; the config is `GET /v1/config` under it.
+    ///   - app: the bundle id the config is for.
+    ///   - version: the release's version (rules can target it).
+    ///   - build: the release's build.
+    ///   - channel: the release channel (`beta`, …), if any.
+    ///   - idiom: the device idiom (`phone`, `pad`), if rules should see it.
+    ///   - installID: the install, for rules that roll out to a share of installs.
+    ///   - ingestKey: the app's ingest key (`setIngestKey` changes it).
+    ///   - cacheFile: where the last good config and its ETag are kept.
+    ///   - transport: how requests are sent.
+    ///   - clock: monotonic seconds.
+    ///   - minimumInterval: seconds between two fetches at least.
+    ///   - logger: where fetch failures are logged.
     public init(endpoint: URL, app: String, version: String, build: String, channel: String?, idiom: String? = nil, installID: String, ingestKey: String,
                 cacheFile: URL, transport: any HTTPTransport = URLSessionTransport(), clock: @escaping @Sendable () -> Double,
                 minimumInterval: Double = 300, logger: TaggedLogger) {

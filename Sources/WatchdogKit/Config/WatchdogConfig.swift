@@ -2,6 +2,7 @@ import Foundation
 
 /// The remote switches and tunables the watchdog reads (docs/remote-config.md), with their defaults.
 public struct WatchdogConfig: Codable, Sendable, Equatable {
+    /// The config's version on the server (0: the built-in defaults).
     public var version: Int = 0
     /// Kill switch: `false` stops checks, reports and uploads.
     public var enabled: Bool = true
@@ -9,15 +10,20 @@ public struct WatchdogConfig: Codable, Sendable, Equatable {
     public var testCrash: Bool = false
     /// Put the view back where it belongs.
     public var autoFix: Bool = false
+    /// Seconds between two watchdog ticks (`watchdog_interval_s`).
     public var watchdogIntervalS: Double = 1.0
+    /// Points a view may be off its expected frame before it counts as a glitch (`frame_tolerance_pt`).
     public var frameTolerancePt: Double = 1.0
+    /// Seconds an interaction lock may hold before it is reported (`lock_threshold_s`).
     public var lockThresholdS: Double = 10
+    /// The share of glitches reported, 0 to 1 (`report_sample_rate`).
     public var reportSampleRate: Double = 1.0
     /// Test crashes one install may do per UTC day.
     public var testCrashBudget: Int = 1
     /// RFC 3339 time after which `test_crash` is off.
     public var testCrashExpiresAt: String?
 
+    /// The built-in defaults, used until the server has been reached once.
     public init() {}
 
     enum CodingKeys: String, CodingKey {

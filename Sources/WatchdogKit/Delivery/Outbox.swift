@@ -17,13 +17,17 @@ import Darwin
 public final class Outbox: ReportSink, @unchecked Sendable {
     /// The two kinds of items, each in its own folder and batch key.
     public enum Kind: String, Sendable, CaseIterable {
+        /// Session starts (`POST /v1/sessions`), sent first: the denominator of the server's rates.
         case sessions
+        /// Glitch and lock reports (`POST /v1/reports`).
         case reports
     }
 
     /// An item waiting for upload.
     public struct Item: Sendable {
+        /// The item's file in the outbox.
         public var file: URL
+        /// The item's JSON, as it is sent.
         public var json: Data
     }
 
@@ -56,7 +60,9 @@ public final class Outbox: ReportSink, @unchecked Sendable {
     private var usage: [Kind: (items: Int, bytes: Int)] = [:]
 
     /// - Parameters:
+    ///   - directory: where the items, the quarantine and the drop ledger live (created if missing).
     ///   - capacity: the bound per kind; the oldest items are evicted past it.
+    ///   - quarantineLimit: quarantined files kept on disk at most.
     ///   - fallbackRelease: the app's release, for dropped items whose JSON does not say theirs.
     public init(directory: URL, capacity: Capacity = Capacity(), quarantineLimit: Int = 50,
                 fallbackRelease: Release = Release(version: "unknown", build: "unknown")) throws {
@@ -315,6 +321,7 @@ public final class Outbox: ReportSink, @unchecked Sendable {
 
 /// The outbox could not save an item.
 public struct OutboxError: Error, CustomStringConvertible {
+    /// What failed, and with which system error.
     public var message: String
     public var description: String { message }
 }

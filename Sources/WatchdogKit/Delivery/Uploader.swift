@@ -42,6 +42,7 @@ public final class Uploader: Sendable {
         case disabled
     }
 
+    /// The server's base URL.
     public let endpoint: URL
     private let outbox: Outbox
     private let transport: any HTTPTransport
@@ -75,6 +76,18 @@ public final class Uploader: Sendable {
         case wholeBatchRefused(String)
     }
 
+    /// - Parameters:
+    ///   - outbox: what is sent, and what a 2xx answer removes.
+    ///   - endpoint: the server's base URL.
+    ///   - ingestKey: the app's ingest key (`setIngestKey` changes it).
+    ///   - transport: how batches are sent.
+    ///   - clock: monotonic seconds.
+    ///   - random: uniform in 0..<1, for the backoff's jitter.
+    ///   - logger: where refusals and failures are logged.
+    ///   - maxItems: items per batch at most (the server's limit).
+    ///   - maxBytes: bytes per batch at most before compression (halved after a 413).
+    ///   - maximumBackoff: the longest wait between attempts (and longest `Retry-After` honoured), seconds.
+    ///   - attester: signs each batch when the app opted in to App Attest.
     public init(outbox: Outbox, endpoint: URL, ingestKey: String, transport: any HTTPTransport = URLSessionTransport(),
                 clock: @escaping @Sendable () -> Double, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
                 logger: TaggedLogger, maxItems: Int = Limits.itemsPerBatch, maxBytes: Int = 900_000, maximumBackoff: Double = 300,

@@ -5,11 +5,17 @@ import WatchdogWire
 public struct KeyboardEvent: Sendable, Equatable {
     /// `UIResponder.keyboard*Notification`, by its short name.
     public enum Kind: String, Sendable, CaseIterable {
+        /// `keyboardWillShowNotification`.
         case willShow = "keyboardWillShow"
+        /// `keyboardDidShowNotification`.
         case didShow = "keyboardDidShow"
+        /// `keyboardWillHideNotification`.
         case willHide = "keyboardWillHide"
+        /// `keyboardDidHideNotification`.
         case didHide = "keyboardDidHide"
+        /// `keyboardWillChangeFrameNotification`.
         case willChangeFrame = "keyboardWillChangeFrame"
+        /// `keyboardDidChangeFrameNotification` (also sent while an undocked iPad keyboard is dragged).
         case didChangeFrame = "keyboardDidChangeFrame"
 
         var isHide: Bool { self == .willHide || self == .didHide }
@@ -66,5 +72,14 @@ public enum KeyboardMode: String, Sendable, Equatable, CaseIterable {
 
 /// The device family, as `UIUserInterfaceIdiom`.
 public enum DeviceIdiom: String, Sendable, Equatable {
-    case phone, pad, mac, tv, vision
+    /// An iPhone (or iPod touch).
+    case phone
+    /// An iPad: undocked, split and floating keyboards exist here.
+    case pad
+    /// A Mac running the app (Mac Catalyst, or an iPad app on Apple silicon).
+    case mac
+    /// Apple TV.
+    case tv
+    /// Apple Vision Pro.
+    case vision
 }

@@ -2,12 +2,14 @@ import WatchdogWire
 
 /// The keyboard's effect on a window: its mode and the height it covers at the bottom.
 public struct KeyboardGeometry: Sendable, Equatable {
+    /// How the keyboard sits: docked, undocked, split, floating, hardware or hidden.
     public var mode: KeyboardMode
     /// Points covered at the bottom of the window (what a keyboard-dependent view moves up by).
     public var height: Double
     /// The keyboard's end frame in window coordinates.
     public var frameInWindow: Frame
 
+    /// Geometry as the tracker derives it (or a test states it).
     public init(mode: KeyboardMode, height: Double, frameInWindow: Frame) {
         self.mode = mode
         self.height = height
@@ -47,6 +49,7 @@ public struct KeyboardTracker: Sendable {
     /// A keyboard narrower than this share of the screen is the floating one.
     public static let floatingWidthShare: Double = 0.6
 
+    /// The device family: what counts as a floating keyboard depends on it.
     public let idiom: DeviceIdiom
     /// Height of the last docked keyboard seen (pads: tells split from undocked).
     public private(set) var lastDockedHeight: Double?
@@ -57,6 +60,7 @@ public struct KeyboardTracker: Sendable {
     /// The keyboard's screen, from the last event that said it.
     public private(set) var screen: Frame?
 
+    /// A tracker that has heard no keyboard notification yet (no keyboard).
     public init(idiom: DeviceIdiom) {
         self.idiom = idiom
     }

@@ -29,6 +29,7 @@ public struct TaggedLogger: Sendable {
         TaggedLogger(tags: tags + [tag], buffer: buffer)
     }
 
+    /// Appends `message` under this logger's tag; the oldest line goes past the capacity.
     public func log(_ message: String) {
         buffer.append(tags.map { "[\($0)]" }.joined() + " " + message)
     }

@@ -1,4 +1,4 @@
-#if canImport(SwiftUI) && canImport(UIKit) && !os(watchOS)
+#if os(iOS)
 import Locking
 import SwiftUI
 import WatchdogWire
@@ -6,6 +6,7 @@ import WatchdogWire
 /// The agent in SwiftUI's environment: set it once at the root
 /// (`.environment(\.watchdogAgent, agent)`); `.watchdog(_:screen:expect:)` reads it.
 public struct WatchdogAgentKey: EnvironmentKey {
+    /// No agent: views are not watched until one is set.
     public static var defaultValue: WatchdogAgent? { nil }
 }
 

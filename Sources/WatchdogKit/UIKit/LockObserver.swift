@@ -1,4 +1,4 @@
-#if canImport(UIKit) && !os(watchOS)
+#if os(iOS)
 import UIKit
 
 /// The UIKit side of automatic lock detection: at each tick it only looks — at the transition

@@ -1,4 +1,4 @@
-#if canImport(UIKit) && !os(watchOS)
+#if os(iOS)
 import UIKit
 import WatchdogWire
 
@@ -23,6 +23,7 @@ import WatchdogWire
 /// ```
 @MainActor
 public final class WatchdogUIKitDriver {
+    /// The agent it feeds.
     public let agent: WatchdogAgent
     private weak var window: UIWindow?
     private var observers: [NSObjectProtocol] = []
@@ -30,7 +31,9 @@ public final class WatchdogUIKitDriver {
     private var timer: Timer?
     private var interval: Double = 0
 
-    /// - Parameter window: the window whose keyboard-dependent views are watched.
+    /// - Parameters:
+    ///   - agent: the agent to feed (one per window scene).
+    ///   - window: the window whose keyboard-dependent views are watched.
     public init(agent: WatchdogAgent, window: UIWindow) {
         self.agent = agent
         self.window = window
@@ -44,14 +47,17 @@ public final class WatchdogUIKitDriver {
             (UIResponder.keyboardWillHideNotification, .willHide), (UIResponder.keyboardDidHideNotification, .didHide),
             (UIResponder.keyboardWillChangeFrameNotification, .willChangeFrame), (UIResponder.keyboardDidChangeFrameNotification, .didChangeFrame),
         ]
+        // The block is `@Sendable` in current SDKs: only Sendable values cross into the main
+        // actor — the userInfo read into a `KeyboardInfo` (with the keys, main-actor class
+        // properties, read here once), the object cast to `UIScreen` (a main-actor class).
+        let keys = KeyboardInfo.Keys()
         for (name, kind) in keyboard {
             observers.append(center.addObserver(forName: name, object: nil, queue: .main) { [weak self] notification in
-                let info = KeyboardInfo(notification)
-                let object = notification.object
+                let info = KeyboardInfo(notification, keys: keys)
+                // iOS 16.1+: the notification's object is the keyboard's screen.
+                let screen = notification.object as? UIScreen
                 MainActor.assumeIsolated {
-                    // iOS 16.1+: the notification's object is the keyboard's screen.
-                    let screen = (object as? UIScreen).map { Frame($0.bounds) }
-                    self?.keyboard(kind, info, screen: screen)
+                    self?.keyboard(kind, info, screen: screen.map { Frame($0.bounds) })
                 }
             })
         }
@@ -62,7 +68,7 @@ public final class WatchdogUIKitDriver {
         ]
         for (name, state) in lifecycle {
             observers.append(center.addObserver(forName: name, object: nil, queue: .main) { [weak self] notification in
-                let scene = notification.object as AnyObject?
+                let scene = notification.object as? UIScene
                 MainActor.assumeIsolated {
                     guard let self, scene == nil || scene === self.window?.windowScene else { return }
                     self.agent.setAppState(state)
@@ -88,6 +94,7 @@ public final class WatchdogUIKitDriver {
         scheduleTimer()
     }
 
+    /// Removes the observers and stops the timer (the scene disconnected).
     public func stop() {
         observers.forEach(NotificationCenter.default.removeObserver)
         observers = []
@@ -111,6 +118,8 @@ public final class WatchdogUIKitDriver {
     /// constraints (or insets) that place the view, not its frame — Auto Layout would undo
     /// that. The next tick checks that the view is where it belongs before the report says
     /// `auto_fixed`.
+    ///
+    /// - Returns: a token for `agent.layout.unwatch(_:)`.
     @discardableResult
     public func watch(_ view: UIView, named name: String, screen: String? = nil, expectedFrame: @escaping () -> CGRect?,
                       fix: (() -> Void)? = nil) -> Int {
@@ -195,8 +204,23 @@ public final class WatchdogUIKitDriver {
     }
 }
 
-/// The values of a keyboard notification's `userInfo`, read on the posting thread.
+/// The values of a keyboard notification's `userInfo`, read in the observer's block, before
+/// the hop to the main actor (a `Notification` is not Sendable).
 private struct KeyboardInfo: Sendable {
+    /// `UIResponder`'s userInfo keys: class properties of a main-actor class, so read on the
+    /// main actor (in `start()`) and handed to the blocks.
+    struct Keys: Sendable {
+        let begin: String, end: String, duration: String, curve: String, isLocal: String
+
+        @MainActor init() {
+            begin = UIResponder.keyboardFrameBeginUserInfoKey
+            end = UIResponder.keyboardFrameEndUserInfoKey
+            duration = UIResponder.keyboardAnimationDurationUserInfoKey
+            curve = UIResponder.keyboardAnimationCurveUserInfoKey
+            isLocal = UIResponder.keyboardIsLocalUserInfoKey
+        }
+    }
+
     var begin: CGRect
     var end: CGRect
     var duration: Double
@@ -204,18 +228,20 @@ private struct KeyboardInfo: Sendable {
     /// `nil` when the key is absent (before iOS 9).
     var isLocal: Bool?
 
-    init(_ notification: Notification) {
+    init(_ notification: Notification, keys: Keys) {
         let info = notification.userInfo ?? [:]
-        begin = (info[UIResponder.keyboardFrameBeginUserInfoKey] as? NSValue)?.cgRectValue ?? .zero
-        end = (info[UIResponder.keyboardFrameEndUserInfoKey] as? NSValue)?.cgRectValue ?? .zero
-        duration = (info[UIResponder.keyboardAnimationDurationUserInfoKey] as? NSNumber)?.doubleValue ?? 0
-        curve = (info[UIResponder.keyboardAnimationCurveUserInfoKey] as? NSNumber)?.intValue ?? 0
-        isLocal = (info[UIResponder.keyboardIsLocalUserInfoKey] as? NSNumber)?.boolValue
+        begin = (info[keys.begin] as? NSValue)?.cgRectValue ?? .zero
+        end = (info[keys.end] as? NSValue)?.cgRectValue ?? .zero
+        duration = (info[keys.duration] as? NSNumber)?.doubleValue ?? 0
+        curve = (info[keys.curve] as? NSNumber)?.intValue ?? 0
+        isLocal = (info[keys.isLocal] as? NSNumber)?.boolValue
     }
 }
 
 extension Frame {
-    init(_ rect: CGRect) {
+    /// A UIKit rectangle (a window's or a view's frame) as WatchdogKit's `Frame`:
+    /// `WatchdogAgent(settings:window:)` takes the key window's frame in screen coordinates.
+    public init(_ rect: CGRect) {
         self.init(x: Double(rect.origin.x), y: Double(rect.origin.y), width: Double(rect.size.width), height: Double(rect.size.height))
     }
 }

@@ -4,7 +4,9 @@ import WatchdogWire
 /// A keyboard-dependent view the watchdog checks: where it should be and where it is, in
 /// window coordinates, and how to put it back.
 public struct WatchedView {
+    /// The view's name in reports (`composeToolbar`).
     public var name: String
+    /// The screen it belongs to, if any (`ComposeViewController`).
     public var screen: String?
     /// Where the view belongs, in window coordinates (`nil`: not checked now).
     public var expectedFrame: () -> Frame?
@@ -16,6 +18,7 @@ public struct WatchedView {
     /// when the view is then where it belongs.
     public var autoFix: (() -> Void)?
 
+    /// A view to watch; the frames are asked for at every tick.
     public init(name: String, screen: String? = nil, expectedFrame: @escaping () -> Frame?, actualFrame: @escaping () -> Frame?, autoFix: (() -> Void)? = nil) {
         self.name = name
         self.screen = screen
@@ -66,6 +69,7 @@ public final class LayoutWatchdog {
     /// height, if shorter) shows above the keyboard: a tall text or web view is not "covered"
     /// just because its bottom is under the keyboard.
     public var minimumVisibleInputHeight: Double = 44
+    /// The remote config in force (tolerance, `auto_fix`, `test_crash`, …).
     public var config = WatchdogConfig()
     /// The app's state: checks run only while `active`.
     public var appState: AppState = .active {
@@ -90,7 +94,9 @@ public final class LayoutWatchdog {
     /// The window's bottom safe-area inset without the keyboard (the UIKit driver keeps it
     /// current): where `ViewExpectation.keyboardTop` and `.safeAreaBottom` put a view's bottom.
     public var safeAreaBottom: Double = 0
+    /// Who reports: app, release, device, install and session.
     public var context: ReportContext
+    /// The screen a report names when the watched view does not say.
     public var screen: String?
     /// The focused input; `nil` when the app does not tell (the input checks are skipped).
     public var firstResponder: (() -> FirstResponder)?
@@ -100,6 +106,7 @@ public final class LayoutWatchdog {
     /// even with a stale cached config.
     public var testCrashLedger = TestCrashLedger(file: nil)
 
+    /// The keyboard as the notifications heard so far place it.
     public private(set) var keyboard: KeyboardTracker
     private var lastKeyboardEvent: KeyboardEvent?
     private var animationEndsAt: Double = -.infinity
@@ -125,7 +132,13 @@ public final class LayoutWatchdog {
     }
 
     /// - Parameters:
+    ///   - context: who reports: app, release, device, install and session.
+    ///   - window: the key window's frame in screen coordinates.
+    ///   - idiom: the device family, for the keyboard geometry.
+    ///   - sink: where reports are written (the outbox).
+    ///   - logger: the log whose last lines go with every report.
     ///   - clock: monotonic seconds (inject a fake one in tests).
+    ///   - wallClock: the time a report's `occurred_at` says.
     ///   - random: uniform in 0..<1, for `report_sample_rate`.
     ///   - crashHandler: what `test_crash` does; in an app, `fatalError(crash.message)`, so the
     ///     crash reporter collects the logs and the message names the report.
@@ -152,6 +165,7 @@ public final class LayoutWatchdog {
         return nextViewID
     }
 
+    /// Stops watching the view `watch` returned `token` for (a SwiftUI view that disappeared).
     public func unwatch(_ token: Int) {
         if let view = views.removeValue(forKey: token) { episodes.removeValue(forKey: "view:\(view.name)") }
     }

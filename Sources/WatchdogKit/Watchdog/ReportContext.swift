@@ -3,14 +3,18 @@ import WatchdogWire
 
 /// Who is reporting: the app, its release and device, the install and the current session.
 public struct ReportContext: Sendable, Equatable {
+    /// The app's bundle id.
     public var app: String
+    /// The app's release.
     public var release: Release
+    /// The device.
     public var device: Device
     /// Anonymous, stable per install.
     public var installID: String
     /// Changes with each session start.
     public var sessionID: String
 
+    /// A context for a new session unless `sessionID` says which.
     public init(app: String, release: Release, device: Device, installID: String, sessionID: String = TimeOrderedID.make()) {
         self.app = app
         self.release = release
@@ -22,11 +26,17 @@ public struct ReportContext: Sendable, Equatable {
 
 /// The app's lifecycle state, as `UIApplication.State`.
 public enum AppState: String, Sendable, Equatable {
-    case active, inactive, background
+    /// In front and receiving events: the only state the watchdogs judge in.
+    case active
+    /// In front but not receiving events (a system alert, the app switcher, a transition).
+    case inactive
+    /// Not on screen.
+    case background
 }
 
 /// Where reports go before upload: `persist` returns once the report is on disk.
 public protocol ReportSink: AnyObject {
+    /// Writes `report` durably, or throws (nothing was written).
     func persist(_ report: Report) throws
     /// A report `persist` could not write (the device locked before its first unlock, a full
     /// disk): the sink may keep it and write it later. By default it is dropped.

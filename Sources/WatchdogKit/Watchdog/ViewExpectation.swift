@@ -16,6 +16,7 @@ public enum ViewExpectation {
         /// The window's bottom safe-area inset (home indicator), without the keyboard.
         public var safeAreaBottom: Double
 
+        /// What an expectation is judged on at one tick.
         public init(actual: Frame, window: Frame, keyboardHeight: Double, safeAreaBottom: Double) {
             self.actual = actual
             self.window = window
