@@ -89,9 +89,10 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         }
     }
 
-    /// Saves a report durably (evicting the oldest past `capacity`).
+    /// Saves a report durably (evicting the oldest past `capacity`), its text fields first fitted
+    /// to the server's limits (`ReportFitting`): what is kept is what the server can take.
     public func persist(_ report: Report) throws {
-        try write(JSONEncoder().encode(report), kind: .reports, id: report.id)
+        try write(JSONEncoder().encode(ReportFitting.fit(report)), kind: .reports, id: report.id)
     }
 
     /// Saves a session start durably (evicting the oldest past `capacity`).

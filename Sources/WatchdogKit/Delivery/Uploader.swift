@@ -17,7 +17,8 @@ public enum DeliveryStatus: Sendable, Equatable {
 
 /// Sends the outbox to watchdogd: session starts first (the denominator), then reports, in
 /// gzip-compressed batches of at most 500 items. Items leave the outbox only when a 2xx answer
-/// accounts for them (accepted, duplicate, or rejected one by one in its `rejected` list).
+/// accounts for them (accepted, duplicate, or rejected one by one in its `rejected` list — those
+/// are quarantined and counted as `client_dropped.quarantined`).
 ///
 /// - Network errors, 408/425 and 5xx back off exponentially with jitter (capped at
 ///   `maximumBackoff`); 429 and 503 wait for `Retry-After`, capped at `maximumBackoff` too.
@@ -230,13 +231,19 @@ public final class Uploader: Sendable {
             }
             state.withLock { $0.failures = 0 }
             setStatus(.delivering)
-            for rejected in result.rejected {
-                logger.log("server rejected \(kind.rawValue) item \(rejected.id ?? "#\(rejected.index)"): \(rejected.error.message)")
+            // An item the server rejects on its own is set aside and counted (`client_dropped`'s
+            // `quarantined`), not just deleted: the release's numbers say it was lost.
+            var rejectedIndices = Set<Int>()
+            for rejected in result.rejected where items.indices.contains(rejected.index) {
+                rejectedIndices.insert(rejected.index)
+                logger.log("server rejected \(kind.rawValue) item \(rejected.id ?? "#\(rejected.index)"): \(rejected.error.message); quarantined")
             }
             if kind == .reports, items.contains(where: { Self.isTestCrash($0.json) }) {
                 state.withLock { $0.uploadedTestCrash = true }
             }
-            outbox.remove(items)
+            let rejectedItems = items.indices.filter(rejectedIndices.contains).map { items[$0] }
+            outbox.remove(items.indices.filter { !rejectedIndices.contains($0) }.map { items[$0] })
+            if !rejectedItems.isEmpty { outbox.quarantine(rejectedItems, kind: kind) }
             if let dropped { outbox.acknowledgeDrop(id: dropped.id) }
             return .delivered
         case 400 where error?.code == "invalid_client_dropped":
