@@ -62,8 +62,11 @@ final class SimulatedDevice {
         settings.configRefreshInterval = 60
         settings.maximumBackoff = plan.maximumBackoff
         settings.appAttest = plan.appAttest
+        // Beta testers' builds: the only kind that may crash on purpose.
+        settings.allowsTestCrash = true
+        settings.host = HostApp(distribution: .testFlight)
         var crash: () -> Void = {}
-        agent = try WatchdogAgent(settings: settings, window: window, clock: { clock.now }, transport: transport, crashHandler: { _ in crash() })
+        agent = WatchdogAgent(settings: settings, window: window, clock: { clock.now }, transport: transport, crashHandler: { _ in crash() })
         crash = { [unowned self] in crashed = true }
         let refused = refused
         agent.setDeliveryStatusHandler { status in

@@ -20,7 +20,6 @@ public final class AppAttester: Sendable {
     private let service: any AppAttestService
     private let transport: any HTTPTransport
     private let endpoint: URL
-    private let installID: String
     private let stateFile: URL
     private let clock: @Sendable () -> Double
     private let logger: TaggedLogger
@@ -40,6 +39,7 @@ public final class AppAttester: Sendable {
     private struct State {
         var saved: Saved?
         var ingestKey: String
+        var installID: String
         var nextAttemptAt = -Double.infinity
         var failures = 0
     }
@@ -61,14 +61,34 @@ public final class AppAttester: Sendable {
         self.service = service
         self.transport = transport
         self.endpoint = endpoint
-        self.installID = installID
         self.stateFile = stateFile
         self.clock = clock
         self.logger = logger
         self.retryInterval = retryInterval
         self.maximumBackoff = maximumBackoff
         let saved = (try? Data(contentsOf: stateFile)).flatMap { try? JSONDecoder().decode(Saved.self, from: $0) }
-        state = Locked(State(saved: saved, ingestKey: ingestKey))
+        state = Locked(State(saved: saved, ingestKey: ingestKey, installID: installID))
+    }
+
+    /// The install id, once it could be read (a launch before the first unlock starts without it);
+    /// the saved key is read again too.
+    public func setInstallID(_ installID: String) {
+        let saved = (try? Data(contentsOf: stateFile)).flatMap { try? JSONDecoder().decode(Saved.self, from: $0) }
+        state.withLock { state in
+            state.installID = installID
+            if state.saved == nil { state.saved = saved }
+        }
+    }
+
+    /// Forgets the key and its attestation, on disk too (`WatchdogAgent.deleteUnsentData()`):
+    /// the next upload attests a new key.
+    public func reset() {
+        state.withLock { state in
+            state.saved = nil
+            state.failures = 0
+            state.nextAttemptAt = -.infinity
+        }
+        save()
     }
 
     /// The ingest key the challenge and attestation requests use (`Uploader.setIngestKey`).
@@ -101,7 +121,8 @@ public final class AppAttester: Sendable {
 
     /// The attested key id, attesting first if needed; `nil` while it cannot be had.
     private func attestedKey() async -> String? {
-        let (saved, due, ingestKey) = state.withLock { ($0.saved, $0.nextAttemptAt, $0.ingestKey) }
+        let (saved, due, ingestKey, installID) = state.withLock { ($0.saved, $0.nextAttemptAt, $0.ingestKey, $0.installID) }
+        guard !installID.isEmpty else { return nil }
         if let saved, saved.attested { return saved.keyID }
         guard clock() >= due else { return nil }
         do {
@@ -113,7 +134,7 @@ public final class AppAttester: Sendable {
             }
             let challenge = try await challenge(ingestKey: ingestKey)
             let object = try await service.attestKey(keyID, challenge: challenge)
-            guard try await register(keyID: keyID, challenge: challenge, object: object, ingestKey: ingestKey) else { return nil }
+            guard try await register(keyID: keyID, challenge: challenge, object: object, ingestKey: ingestKey, installID: installID) else { return nil }
             state.withLock { state in
                 state.saved = Saved(keyID: keyID, attested: true)
                 state.failures = 0
@@ -143,7 +164,7 @@ public final class AppAttester: Sendable {
     }
 
     /// `true` once the server holds the key for this install.
-    private func register(keyID: String, challenge: Data, object: Data, ingestKey: String) async throws -> Bool {
+    private func register(keyID: String, challenge: Data, object: Data, ingestKey: String, installID: String) async throws -> Bool {
         let body = try JSONSerialization.data(withJSONObject: ["install_id": installID, "key_id": keyID, "challenge": challenge.base64EncodedString(),
                                                                "attestation": object.base64EncodedString()])
         let response = try await transport.send(TransportRequest(method: "POST", url: endpoint.appendingPathComponent("v1/attest"),

@@ -135,9 +135,11 @@ public final class Uploader: Sendable {
     }
 
     /// Uploads until the outbox is empty or a failure says to wait. Returns at once if an
-    /// attempt is not due yet or another pass is running.
+    /// attempt is not due yet or another pass is running. With `allowsConstrainedNetwork` false
+    /// (the flush when the app goes to the background) nothing is sent over a network in Low
+    /// Data Mode: the requests fail there, and the outbox waits for the next pass.
     @discardableResult
-    public func drain() async -> Outcome {
+    public func drain(allowsConstrainedNetwork: Bool = true) async -> Outcome {
         let begin: Outcome? = state.withLock { state in
             if !state.enabled { return .disabled }
             if state.running || clock() < state.nextAttemptAt { return .waitingUntil(state.nextAttemptAt) }
@@ -152,7 +154,7 @@ public final class Uploader: Sendable {
                 let items = outbox.pending(kind, limit: maxItems, maxBytes: maxBytes)
                 // Drop counts still go up when no report is left to carry them.
                 if items.isEmpty, kind != .reports || outbox.nextDropToSend() == nil { break }
-                if let wait = await deliver(items, kind: kind) { return .waitingUntil(wait) }
+                if let wait = await deliver(items, kind: kind, constrained: allowsConstrainedNetwork) { return .waitingUntil(wait) }
             }
         }
         return .drained
@@ -160,8 +162,8 @@ public final class Uploader: Sendable {
 
     /// Sends a batch, bisecting it when the server refuses it as a whole; returns when to try
     /// again if it must wait.
-    private func deliver(_ items: [Outbox.Item], kind: Outbox.Kind) async -> Double? {
-        switch await send(items, kind: kind) {
+    private func deliver(_ items: [Outbox.Item], kind: Outbox.Kind, constrained: Bool) async -> Double? {
+        switch await send(items, kind: kind, constrained: constrained) {
         case .delivered:
             return nil
         case .wait(let due):
@@ -174,8 +176,8 @@ public final class Uploader: Sendable {
             }
             logger.log("the server refused a batch of \(items.count) \(kind.rawValue) as a whole (\(message)); sending it in halves")
             let half = items.count / 2
-            if let due = await deliver(Array(items[..<half]), kind: kind) { return due }
-            return await deliver(Array(items[half...]), kind: kind)
+            if let due = await deliver(Array(items[..<half]), kind: kind, constrained: constrained) { return due }
+            return await deliver(Array(items[half...]), kind: kind, constrained: constrained)
         }
     }
 
@@ -184,7 +186,7 @@ public final class Uploader: Sendable {
     }
 
     /// Sends one batch (with the pending drop counts, for reports).
-    private func send(_ items: [Outbox.Item], kind: Outbox.Kind) async -> Answer {
+    private func send(_ items: [Outbox.Item], kind: Outbox.Kind, constrained: Bool) async -> Answer {
         var body = Data("{\"\(kind.rawValue)\":[".utf8)
         for (index, item) in items.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
@@ -210,10 +212,11 @@ public final class Uploader: Sendable {
             logger.log("gzip failed (\(error)); sending the \(kind.rawValue) batch uncompressed")
             payload = Data(body)
         }
-        let request = TransportRequest(
+        var request = TransportRequest(
             method: "POST", url: endpoint.appendingPathComponent("v1").appendingPathComponent(kind.rawValue),
             headers: headers, body: payload
         )
+        request.allowsConstrainedNetworkAccess = constrained
         let response: TransportResponse
         do {
             response = try await transport.send(request)
@@ -250,7 +253,7 @@ public final class Uploader: Sendable {
             // Our own counts are what the server cannot take: give them up, keep the items.
             logger.log("server refused client_dropped (\(message)); discarding those counts")
             outbox.acknowledgeDrop(id: dropped?.id)
-            return items.isEmpty ? .delivered : await send(items, kind: kind)
+            return items.isEmpty ? .delivered : await send(items, kind: kind, constrained: constrained)
         case 400 where error?.code == "invalid_json" || error?.code == "invalid_shape":
             if items.isEmpty { return .wait(refused(response.status, message)) }
             return .wholeBatchRefused(message)
