@@ -139,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WatchdogKitTests",
-            dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP", "TestSupport"]
+            dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP", "TestSupport", "Locking", "Gzip"]
         ),
         // Routes, auth, validation, stats and config through `WatchdogTesting`: in memory, no process.
         .testTarget(

@@ -27,13 +27,15 @@ final class OutboxWriter: ReportSink, Sendable {
     let outbox: Outbox
     let limit: Int
     private let logger: TaggedLogger
-    private let queue = DispatchQueue(label: "WatchdogKit.outbox-writer", qos: .utility)
+    private let queue: DispatchQueue
     private let state = Locked(State())
 
-    init(outbox: Outbox, logger: TaggedLogger, limit: Int = 200) {
+    /// - Parameter queue: a serial queue the writes run on (its own by default).
+    init(outbox: Outbox, logger: TaggedLogger, limit: Int = 200, queue: DispatchQueue = DispatchQueue(label: "WatchdogKit.outbox-writer", qos: .utility)) {
         self.outbox = outbox
         self.logger = logger.child("outbox")
         self.limit = limit
+        self.queue = queue
     }
 
     /// Reports written so far.
