@@ -13,7 +13,10 @@ import WatchdogWire
 /// protected outbox cannot be opened), a full disk — is kept in memory and written on a later
 /// try (`retryPending`, each tick, and when protected data becomes available), oldest first.
 /// Bounded: past `limit` items held, the oldest is given up and logged.
-final class OutboxWriter: ReportSink, Sendable {
+///
+/// `@unchecked Sendable`: its state is behind a lock, and a `DispatchQueue` is thread-safe (the
+/// iOS 16.5 SDK does not mark it `Sendable` yet).
+final class OutboxWriter: ReportSink, @unchecked Sendable {
     enum Item: Sendable {
         case report(Report)
         case session(SessionStart)

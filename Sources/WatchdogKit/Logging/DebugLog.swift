@@ -26,6 +26,7 @@ enum DebugLog {
     }
 
     #if os(iOS)
-    private static let log = OSLog(subsystem: "WatchdogKit", category: "sdk")
+    /// `OSLog` is not `Sendable` in the SDK, but a log handle is made to be used from any thread.
+    nonisolated(unsafe) private static let log = OSLog(subsystem: "WatchdogKit", category: "sdk")
     #endif
 }

@@ -30,6 +30,11 @@ extension WatchdogAgent {
         }
     }
 
+    /// `detachScene` for a driver that went away (its `deinit` holds only the scene's identity).
+    func detachScene(identifiedBy id: ObjectIdentifier) {
+        if let scene = scenes.first(where: { ObjectIdentifier($0) == id }) { detachScene(scene) }
+    }
+
     /// The scene of the window with this identity (`WatchdogScene.windowID`), if a driver feeds it.
     public func scene(forWindow windowID: Int) -> WatchdogScene? {
         scenes.first { $0.isAttached && $0.windowID == windowID }
