@@ -95,7 +95,7 @@ public final class WatchdogAgent {
         // DeviceCheck's App Attest is not available to app extensions: they never try.
         let attester = settings.host.isAppExtension ? nil : settings.appAttest.map { service in
             AppAttester(service: service, transport: transport, endpoint: settings.endpoint, ingestKey: settings.ingestKey, installID: installID ?? "",
-                        stateFile: directory.appendingPathComponent("app-attest.json"), clock: clock, logger: logger)
+                        stateFile: directory.appendingPathComponent("app-attest.json"), environment: settings.host.appAttestEnvironment, clock: clock, logger: logger)
         }
         self.attester = attester
         uploader = Uploader(outbox: outbox, endpoint: settings.endpoint, ingestKey: settings.ingestKey, transport: transport, clock: clock,
@@ -277,6 +277,7 @@ public final class WatchdogAgent {
         for scene in scenes { scene.setConfig(current) }
         locks.config = current
         uploader.setEnabled(current.enabled && consent.isEnabled && installID != nil)
+        uploader.setAttesting(CohortBucket.includes(key: "attest_percent", installID: installID ?? "", percent: current.attestPercent))
     }
 
     /// Seconds from a monotonic clock.

@@ -5,13 +5,14 @@ import TestSupport
 import WatchdogKit
 import WatchdogWire
 
-/// An in-memory server for an agent: answers `GET /v1/config` with `config` and every upload
-/// with 202 for all its items, and records each request (decompressed) — what was asked, over
+/// An in-memory server for an agent: answers `GET /v1/config` with `config`, every upload
+/// with 202 for all its items and App Attest's challenge and attestation with 201, and records each request (decompressed) — what was asked, over
 /// which kind of network.
 final class RecordingTransport: HTTPTransport, Sendable {
     struct Sent: Sendable {
         var method: String
         var path: String
+        var headers: [String: String]
         /// The body, decompressed.
         var body: Data
         var allowsConstrainedNetworkAccess: Bool
@@ -45,8 +46,14 @@ final class RecordingTransport: HTTPTransport, Sendable {
         if request.headers["Content-Encoding"] == "gzip" { body = try Gzip.decompress(body, limit: 8 << 20) }
         let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
         let path = request.url.path
-        sent.withLock { $0.append(Sent(method: request.method, path: path, body: Data(body),
+        sent.withLock { $0.append(Sent(method: request.method, path: path, headers: request.headers, body: Data(body),
                                        allowsConstrainedNetworkAccess: request.allowsConstrainedNetworkAccess)) }
+        if path.hasSuffix("/attest/challenge") {
+            return TransportResponse(status: 201, headers: [:], body: Data(#"{"challenge":"Y2hhbGxlbmdl","expires_at":4102444800000}"#.utf8))
+        }
+        if path.hasSuffix("/attest") {
+            return TransportResponse(status: 201, headers: [:], body: Data(#"{"key_id":"k","install_id":"i","environment":"production"}"#.utf8))
+        }
         if request.method == "GET" {
             return TransportResponse(status: 200, headers: ["content-type": "application/json"], body: Data(configJSON.withLock { $0 }.utf8))
         }

@@ -61,6 +61,7 @@ public final class Uploader: Sendable {
         var nextAttemptAt: Double = -.infinity
         var failures = 0
         var enabled = true
+        var attesting = true
         var running = false
         var uploadedTestCrash = false
         var maxBytes: Int
@@ -114,6 +115,12 @@ public final class Uploader: Sendable {
     /// `false` stops uploading (the kill switch); `true` resumes.
     public func setEnabled(_ enabled: Bool) {
         state.withLock { $0.enabled = enabled }
+    }
+
+    /// Whether uploads are signed with App Attest (when the app opted in): `false` for an install
+    /// not yet onboarded (`attest_percent`), whose uploads go unattested and which attests nothing.
+    public func setAttesting(_ attesting: Bool) {
+        state.withLock { $0.attesting = attesting }
     }
 
     /// Called on the uploader's task (not the main thread) whenever the status changes.
@@ -202,7 +209,9 @@ public final class Uploader: Sendable {
         let key = state.withLock { $0.ingestKey }
         var headers = ["Authorization": "Bearer \(key)", "Content-Type": "application/json"]
         // Over the JSON before gzip: what the server hashes is the body it decodes.
-        if let attester, let assertion = await attester.assertionHeader(for: body) { headers["Watchdog-Assertion"] = assertion }
+        if let attester, state.withLock({ $0.attesting }), let assertion = await attester.assertionHeader(for: body) {
+            headers["Watchdog-Assertion"] = assertion
+        }
         let payload: Data
         do {
             payload = Data(try Gzip.compress(Array(body)))

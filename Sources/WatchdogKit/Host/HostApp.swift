@@ -41,6 +41,18 @@ public struct HostApp: Sendable, Equatable {
         self.isAppExtension = isAppExtension
     }
 
+    /// The App Attest environment this build's keys belong to, as far as the distribution tells:
+    /// `development` for Xcode-installed (and ad hoc) builds and the Simulator, `production` for
+    /// TestFlight and the App Store; `nil` when unknown. Saved with the key: a build of the other
+    /// environment makes a new one.
+    public var appAttestEnvironment: String? {
+        switch distribution {
+        case .development: "development"
+        case .testFlight, .appStore: "production"
+        case .unknown: nil
+        }
+    }
+
     /// Whether a bundle at `bundlePath` is an app extension's (its folder ends in `.appex`).
     public static func isAppExtension(bundlePath: String) -> Bool {
         bundlePath.hasSuffix(".appex") || bundlePath.hasSuffix(".appex/")
