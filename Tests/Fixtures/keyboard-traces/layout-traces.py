@@ -138,16 +138,21 @@ def scene_step(event, responder, key, windows):
     return s
 
 
-def two_windows():
-    screen = rect(0, 0, 1194, 834)
-    up = rect(0, 481, 1194, 353)
-    down = rect(0, 834, 1194, 353)
+def window_step(bottom, height=0, owner="thisWindow", mode=None):
+    """One window's part of a step of the two-window traces."""
+    d = {"composer_bottom": bottom, "guide_top": bottom, "height": height, "owner": owner}
+    if mode:
+        d["mode"] = mode
+    return d
 
-    def w(bottom, height=0, owner="thisWindow", mode=None):
-        d = {"composer_bottom": bottom, "guide_top": bottom, "height": height, "owner": owner}
-        if mode:
-            d["mode"] = mode
-        return d
+
+SCREEN = rect(0, 0, 1194, 834)
+UP = rect(0, 481, 1194, 353)
+DOWN = rect(0, 834, 1194, 353)
+
+
+def two_windows():
+    screen, up, down, w = SCREEN, UP, DOWN, window_step
 
     write("ipad-two-windows-side-by-side.json", {
         "description": "iPad Pro 11\" landscape (1194x834), two windows of this app side by side in Split View (597x834 each, "
@@ -184,15 +189,7 @@ def two_windows():
 
 
 def external_display():
-    screen = rect(0, 0, 1194, 834)
-    up = rect(0, 481, 1194, 353)
-    down = rect(0, 834, 1194, 353)
-
-    def w(bottom, height=0, owner="thisWindow", mode=None):
-        d = {"composer_bottom": bottom, "guide_top": bottom, "height": height, "owner": owner}
-        if mode:
-            d["mode"] = mode
-        return d
+    screen, up, down, w = SCREEN, UP, DOWN, window_step
 
     write("ipad-external-display-window.json", {
         "description": "iPad Pro 11\" (1194x834) with Stage Manager on an external display (1920x1080): one window of this app "
