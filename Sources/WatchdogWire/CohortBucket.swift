@@ -3,8 +3,10 @@
 /// (`attest_percent`) pick installs the same way. FNV-1a-64 of `key \u{1F} installID` with a
 /// final avalanche, so neighbouring ids spread evenly.
 public enum CohortBucket {
+    /// Buckets in all: a percent picks `percent * 100` of them.
     public static let count = 10_000
 
+    /// The bucket, 0..<`count`, of `installID` for `key` (a rule's id, `attest_percent`).
     public static func of(key: String, installID: String) -> Int {
         var fnv = FNV1a64()
         fnv.add(key)
