@@ -71,12 +71,19 @@ struct WatchdogProbe: UIViewRepresentable {
 }
 
 /// An empty view behind the watched one: registered with its window's scene while it is in a
-/// window, measured there at each tick.
+/// window, measured there at each tick. In a window no driver feeds yet (a SwiftUI root view is
+/// in its window before the scene delegate starts the driver), it waits for the driver's
+/// `didAttachWindow`.
 final class ProbeView: UIView {
     private var watch: WatchdogProbe.Watch?
     private weak var agent: WatchdogAgent?
     private weak var scene: WatchdogScene?
     private var token: Int?
+    private var waiting: NSObjectProtocol?
+
+    deinit {
+        if let waiting { NotificationCenter.default.removeObserver(waiting) }
+    }
 
     func update(watch: WatchdogProbe.Watch, agent: WatchdogAgent?) {
         self.watch = watch
@@ -95,11 +102,24 @@ final class ProbeView: UIView {
         if let token { scene?.layout.unwatch(token) }
         token = nil
         scene = nil
-        guard let window, let agent, let watch, let scene = agent.scene(forWindow: ObjectIdentifier(window).hashValue) else { return }
+        guard let window, let agent, let watch else { return }
+        guard let scene = agent.scene(forWindow: ObjectIdentifier(window).hashValue) else {
+            waitForDriver(of: window)
+            return
+        }
+        if let waiting { NotificationCenter.default.removeObserver(waiting) }
+        waiting = nil
         self.scene = scene
         token = scene.layout.watch(watch.name, screen: watch.screen, expect: watch.expect,
                                    actualFrame: { [weak self] in self.flatMap(LayoutContainerReader.frameInWindow) },
                                    container: { [weak self] in self.flatMap(LayoutContainerReader.container) }, fix: watch.fix)
+    }
+
+    private func waitForDriver(of window: UIWindow) {
+        guard waiting == nil else { return }
+        waiting = NotificationCenter.default.addObserver(forName: WatchdogUIKitDriver.didAttachWindow, object: window, queue: .main) { [weak self] _ in
+            MainActor.assumeIsolated { self?.register() }
+        }
     }
 }
 #endif

@@ -51,7 +51,13 @@ public final class WatchdogUIKitDriver {
             return window.windowScene?.windows.contains { $0.isKeyWindow } ?? window.isKeyWindow
         }
         scene.layout.firstResponder = { [weak self] in self?.firstResponder() ?? .none }
+        // SwiftUI views already in the window (a hosting controller at the root) registered
+        // before this scene existed: they look again now.
+        NotificationCenter.default.post(name: Self.didAttachWindow, object: window)
     }
+
+    /// Posted (object: the window) once a driver's scene exists for a window.
+    static let didAttachWindow = Notification.Name("WatchdogKitDriverDidAttachWindow")
 
     deinit {
         registrations.stop()
