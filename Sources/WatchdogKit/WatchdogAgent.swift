@@ -51,6 +51,7 @@ public final class WatchdogAgent {
     let writer: OutboxWriter
     let attester: AppAttester?
     let clock: @Sendable () -> Double
+    let wallClock: @Sendable () -> Date
     var consent: ConsentStore
     var sessionPolicy = SessionPolicy()
     /// A session was started in this process (`startSessionIfNeeded`).
@@ -71,17 +72,21 @@ public final class WatchdogAgent {
     /// - Parameters:
     ///   - settings: where and who the agent reports as; the storage directory is created.
     ///   - window: the main window's frame in screen coordinates (the driver keeps it current).
-    ///   - clock: monotonic seconds.
+    ///   - clock: monotonic seconds (animations, lock durations, backoff).
+    ///   - wallClock: the time of day, for the time spent in the background (the monotonic clock
+    ///     stops while the device sleeps; a new session is due after 30 s of real time).
     ///   - transport: how uploads and config fetches are sent (`URLSessionTransport` in an app).
     ///   - crashHandler: what `test_crash` does; by default a deliberate crash whose message
     ///     names the report (id and kind), so the crash reporter's crash can be matched with it.
     ///     Set `beforeTestCrash` to tag the crash reporter first.
     public init(settings: WatchdogSettings, window: Frame = Frame(x: 0, y: 0, width: 0, height: 0),
                 clock: @escaping @Sendable () -> Double = WatchdogAgent.monotonicSeconds,
+                wallClock: @escaping @Sendable () -> Date = Date.init,
                 transport: any HTTPTransport = URLSessionTransport(),
                 crashHandler: @escaping (TestCrash) -> Void = { fatalError($0.message) }) {
         self.settings = settings
         self.clock = clock
+        self.wallClock = wallClock
         self.crashHandler = crashHandler
         let directory = settings.storageDirectory
         if (try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)) != nil {

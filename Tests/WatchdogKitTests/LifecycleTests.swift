@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import WatchdogKit
 import WatchdogWire
 
@@ -32,6 +33,24 @@ import WatchdogWire
         harness.watchMisplacedView()
         harness.ticks(2)
         #expect(try harness.reports().map(\.sessionId) == [sessions.last?.id], "reports carry the new session")
+    }
+
+    /// The device slept while the app was in the background: the monotonic clock stood still,
+    /// the time of day did not — a minute away is a new session.
+    @Test func timeAsleepInTheBackgroundCountsForANewSession() throws {
+        let monotonic = ManualClock(100), day = ManualClock(1_795_000_000)
+        var settings = WatchdogSettings(endpoint: URL(string: "https://watchdog.example.com")!, ingestKey: "wdi_test", app: "com.example.mail",
+                                        release: Release(version: "1", build: "1"), device: Device(idiom: "phone"), idiom: .phone,
+                                        storageDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID())"))
+        settings.host = HostApp(distribution: .testFlight)
+        let agent = WatchdogAgent(settings: settings, clock: { monotonic.now }, wallClock: { Date(timeIntervalSince1970: day.now) },
+                                  transport: OfflineTransport(), crashHandler: { _ in })
+        agent.startSessionIfNeeded()
+        agent.setAppState(.background)
+        day.advance(60)
+        agent.setAppState(.active)
+        agent.flushWrites()
+        #expect(agent.outbox.count(.sessions) == 2)
     }
 
     @Test func thePolicyCountsTheTimeInTheBackgroundOnly() {

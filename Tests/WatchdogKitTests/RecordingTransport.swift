@@ -89,7 +89,9 @@ struct AgentHarness {
         self.clock = clock
         self.transport = transport
         self.crashLog = crashLog
-        agent = WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now }, transport: offline ? OfflineTransport() : transport,
+        // The time of day moves with the test's clock (sessions count real time in the background).
+        agent = WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now },
+                              wallClock: { Date(timeIntervalSince1970: 1_795_000_000 + clock.now) }, transport: offline ? OfflineTransport() : transport,
                               crashHandler: { crash in crashLog.withLock { $0.append(crash) } })
     }
 

@@ -7,7 +7,8 @@ public struct SessionPolicy: Sendable, Equatable {
     /// Seconds in the background after which coming back is a new session.
     public static let backgroundTimeout: Double = 30
 
-    /// When the app went to the background, on the monotonic clock (`nil`: it is in front).
+    /// When the app went to the background, in seconds of the time of day — not the monotonic
+    /// clock, which stops while the device sleeps (`nil`: the app is in front).
     public private(set) var backgroundSince: Double?
     /// Whether coming back to `active` starts a new session.
     public private(set) var newSessionOnActive = false

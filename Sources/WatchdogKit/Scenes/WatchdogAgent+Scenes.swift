@@ -61,7 +61,7 @@ extension WatchdogAgent {
         locks.appState = state
         guard state != lastAppState else { return }
         lastAppState = state
-        if sessionPolicy.appState(state, at: clock()) {
+        if sessionPolicy.appState(state, at: wallClock().timeIntervalSince1970) {
             logger.log("back in front after \(Int(SessionPolicy.backgroundTimeout)) s or more in the background: a new session")
             startSession()
         }
