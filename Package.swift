@@ -131,6 +131,9 @@ let package = Package(
         .executableTarget(name: "sequential-simulation", dependencies: ["WatchdogServer", "WatchdogWire"], path: "Tests/Benchmarks/sequential"),
         // A program that prints what checking an App Attest assertion costs ingest (not a timed test).
         .executableTarget(name: "attest-benchmark", dependencies: ["WatchdogTesting", "WatchdogStore", "WatchdogWire"], path: "Tests/Benchmarks/attest"),
+        // A program that prints what one watchdog tick costs the main thread, for a 500-view tree
+        // (plain Swift: the driver's walk and the agent's tick), beside a yardstick (not a timed test).
+        .executableTarget(name: "tick-benchmark", dependencies: ["WatchdogKit"], path: "Tests/Benchmarks/tick"),
         // What the test targets share: a clock tests move by hand.
         .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
         .testTarget(
@@ -139,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WatchdogKitTests",
-            dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP", "TestSupport"]
+            dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP", "TestSupport", "Locking", "Gzip"]
         ),
         // Routes, auth, validation, stats and config through `WatchdogTesting`: in memory, no process.
         .testTarget(

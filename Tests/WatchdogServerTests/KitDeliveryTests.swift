@@ -106,7 +106,7 @@ import WatchdogWire
                                         storageDirectory: storage)
         settings.configRefreshInterval = 0
         let clock = app.clock
-        let agent = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.seconds },
+        let agent = WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.seconds },
                                       transport: app.transport, crashHandler: { _ in })
         let heard = StatusLog()
         agent.setDeliveryStatusHandler { heard.append($0) }

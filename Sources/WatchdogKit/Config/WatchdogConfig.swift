@@ -22,6 +22,9 @@ public struct WatchdogConfig: Codable, Sendable, Equatable {
     public var testCrashBudget: Int = 1
     /// RFC 3339 time after which `test_crash` is off.
     public var testCrashExpiresAt: String?
+    /// The share of installs, 0 to 100, that attest with App Attest (`attest_percent`): Apple
+    /// asks apps to onboard installs gradually. The same installs stay in as it grows.
+    public var attestPercent: Double = 100
 
     /// The built-in defaults, used until the server has been reached once.
     public init() {}
@@ -36,6 +39,7 @@ public struct WatchdogConfig: Codable, Sendable, Equatable {
         case reportSampleRate = "report_sample_rate"
         case testCrashBudget = "test_crash_budget"
         case testCrashExpiresAt = "test_crash_expires_at"
+        case attestPercent = "attest_percent"
     }
 
     /// Missing keys keep their defaults, so a newer or older server never breaks the client.
@@ -52,5 +56,6 @@ public struct WatchdogConfig: Codable, Sendable, Equatable {
         reportSampleRate = try container.decodeIfPresent(Double.self, forKey: .reportSampleRate) ?? defaults.reportSampleRate
         testCrashBudget = try container.decodeIfPresent(Int.self, forKey: .testCrashBudget) ?? defaults.testCrashBudget
         testCrashExpiresAt = try container.decodeIfPresent(String.self, forKey: .testCrashExpiresAt)
+        attestPercent = try container.decodeIfPresent(Double.self, forKey: .attestPercent) ?? defaults.attestPercent
     }
 }

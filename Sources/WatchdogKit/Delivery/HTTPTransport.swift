@@ -13,6 +13,9 @@ public struct TransportRequest: Sendable {
     public var headers: [String: String]
     /// The body (gzip-compressed JSON for uploads), if any.
     public var body: Data?
+    /// Whether the request may use a network in Low Data Mode (`false` for the flush when the
+    /// app goes to the background: `URLRequest.allowsConstrainedNetworkAccess` on iOS).
+    public var allowsConstrainedNetworkAccess = true
 
     /// A request as WatchdogKit builds it.
     public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil) {
@@ -67,6 +70,9 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
+        #if os(iOS)
+        urlRequest.allowsConstrainedNetworkAccess = request.allowsConstrainedNetworkAccess
+        #endif
         // `URLSession.data(for:)` needs iOS 15; WatchdogKit supports iOS 13.
         let session = self.session
         let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in

@@ -38,6 +38,12 @@ public struct TaggedLogger: Sendable {
     public func recentLines() -> [String] {
         buffer.lines()
     }
+
+    /// Forgets the buffered lines (`WatchdogAgent.deleteUnsentData()`): the next report carries
+    /// only what is logged from now on.
+    public func clear() {
+        buffer.clear()
+    }
 }
 
 /// The shared ring buffer behind a logger and its children.
@@ -70,6 +76,10 @@ final class LogBuffer: Sendable {
             ring.next = (ring.next + 1) % capacity
         }
         echo?(stored)
+    }
+
+    func clear() {
+        ring.withLock { $0 = Ring() }
     }
 
     func lines() -> [String] {

@@ -10,6 +10,11 @@ enum LockObserver {
     /// Controllers looked at per tick, at most (a bound on a pathological hierarchy).
     static let maximumControllers = 200
 
+    /// The view that is first responder in `view`'s tree (`ViewTreeSearch`, depth first).
+    static func firstResponder(in view: UIView) -> UIView? {
+        ViewTreeSearch.first(in: view, children: { $0.subviews }, where: { $0.isFirstResponder })
+    }
+
     /// - Parameter firstResponder: the focused view, if any; else the top view controller's
     ///   view is the key view.
     static func observe(_ window: UIWindow, firstResponder: UIView?) -> LockObservation {

@@ -100,12 +100,7 @@ public final class InteractionLockWatchdog {
         )
         report.lock = InteractionLock(durationS: duration, flags: flags)
         report.logs = logger.recentLines()
-        do {
-            try sink.persist(report)
-        } catch {
-            logger.log("could not save report \(report.id), kept for a later try: \(error)")
-            sink.keepForRetry(report)
-        }
+        sink.enqueue(report)
         recover?(flags)
     }
 }

@@ -3,9 +3,10 @@ import SwiftUI
 import UIKit
 import WatchdogKit
 
-/// A compose screen: a message body and, above the keyboard, a toolbar that a bottom
-/// constraint follows the keyboard with. Watchdog checks that the toolbar is where the latest
-/// keyboard frame puts it, and with `auto_fix` on, sets the constraint again.
+/// A compose screen in a tab bar controller: a message body and, above the keyboard (and above
+/// the tab bar while the keyboard is down), a toolbar that a bottom constraint follows the
+/// keyboard with. Watchdog checks that the toolbar is on the keyboard's top edge in this screen's
+/// view, and with `auto_fix` on, sets the constraint again.
 final class ComposeViewController: UIViewController {
     private let body = UITextView()
     private let toolbar = UIToolbar()
@@ -20,6 +21,7 @@ final class ComposeViewController: UIViewController {
         title = "Compose"
         toolbar.items = [
             UIBarButtonItem(title: "SwiftUI", style: .plain, target: self, action: #selector(showSwiftUIScreen)),
+            UIBarButtonItem(title: "Privacy", style: .plain, target: self, action: #selector(showPrivacyChoices(_:))),
             UIBarButtonItem(title: "Send", style: .done, target: self, action: #selector(send)),
         ]
         for subview in [body, toolbar] as [UIView] {
@@ -50,8 +52,8 @@ final class ComposeViewController: UIViewController {
     func watch(with driver: WatchdogUIKitDriver) {
         self.driver = driver
         driver.watch(toolbar, named: "composeToolbar", screen: "ComposeViewController",
-                     expectedFrame: { [unowned self] in self.expectedToolbarFrame() },   // where it belongs, window coordinates
-                     fix: { [unowned self] in                                            // used when auto_fix is on
+                     expect: .keyboardTop,                                // on the keyboard's top edge in this screen's view
+                     fix: { [unowned self] in                             // used when auto_fix is on
                          self.toolbarBottom.constant = -self.keyboardOverlap
                          self.view.layoutIfNeeded()
                      })
@@ -72,15 +74,6 @@ final class ComposeViewController: UIViewController {
         view.layoutIfNeeded()
     }
 
-    /// Just above the keyboard (or on the safe area's bottom), the whole width of the view.
-    private func expectedToolbarFrame() -> CGRect? {
-        guard let window = view.window else { return nil }
-        let viewFrame = view.convert(view.bounds, to: window)
-        let height = toolbar.bounds.height
-        let bottom = viewFrame.maxY - view.safeAreaInsets.bottom - keyboardOverlap
-        return CGRect(x: viewFrame.minX, y: bottom - height, width: viewFrame.width, height: height)
-    }
-
     /// Sending blocks the screen until the server answers: a lock only the app knows about.
     @objc private func send() {
         guard let agent = driver?.agent else { return }
@@ -91,6 +84,11 @@ final class ComposeViewController: UIViewController {
             self?.view.isUserInteractionEnabled = true
             agent.locks.end()
         }
+    }
+
+    @objc private func showPrivacyChoices(_ item: UIBarButtonItem) {
+        guard let agent = driver?.agent else { return }
+        present(PrivacyChoices.sheet(for: agent, from: item), animated: true)
     }
 
     /// The SwiftUI version of this screen (iOS 15+), in the same window, so the same driver

@@ -2,8 +2,9 @@
 import UIKit
 import WatchdogKit
 
-/// One window scene: its window shows the compose screen, and Watchdog watches that window
-/// (keyboard notifications, the scene's lifecycle, a timer) through the scene's own driver.
+/// One window scene (an iPad can show several side by side): its window shows the compose
+/// screen in a tab bar controller, and the scene's own driver feeds the app's one agent with
+/// this window's keyboard notifications, lifecycle and ticks.
 final class SceneDelegate: UIResponder, UIWindowSceneDelegate {
     var window: UIWindow?
     private var driver: WatchdogUIKitDriver?
@@ -12,22 +13,19 @@ final class SceneDelegate: UIResponder, UIWindowSceneDelegate {
         guard let windowScene = scene as? UIWindowScene else { return }
         let window = UIWindow(windowScene: windowScene)
         let compose = ComposeViewController()
-        window.rootViewController = UINavigationController(rootViewController: compose)
+        let tabs = UITabBarController()                                  // the compose toolbar sits above the tab bar
+        tabs.viewControllers = [UINavigationController(rootViewController: compose)]
+        window.rootViewController = tabs
         window.makeKeyAndVisible()
         self.window = window
-        do {
-            let driver = try WatchdogSetup.start(in: window, crashReporter: LoggingCrashReporter())
-            compose.watch(with: driver)
-            self.driver = driver
-        } catch {
-            // The storage directory could not be created: the app runs without Watchdog.
-            print("Watchdog not started: \(error)")
-        }
+        let driver = WatchdogSetup.start(in: window, crashReporter: LoggingCrashReporter())
+        compose.watch(with: driver)
+        self.driver = driver
     }
 
     func sceneDidDisconnect(_ scene: UIScene) {
         driver?.stop()
-        driver = nil
+        driver = nil                                                     // the scene leaves the agent with it
     }
 }
 #endif
