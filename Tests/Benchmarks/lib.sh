@@ -57,6 +57,7 @@ PY
 # retention is off so nothing a run stores is pruned while it runs.
 start_daemon() {
   local name=$1 dir=$2; shift 2
+  : > "$work/$name.out"
   "$bin" serve --listen 127.0.0.1:0 --data-dir "$dir" --log-level warning --retention-days 0 \
     --rate-per-key "${RATE:-1000000}" --rate-per-address "${RATE:-1000000}" \
     --connection-limit 4096 --per-ip-connection-limit 1024 "$@" > "$work/$name.out" 2> "$work/$name.err" &
