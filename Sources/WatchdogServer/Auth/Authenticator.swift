@@ -63,7 +63,7 @@ final class Authenticator: Sendable {
             failures.recordFailure(token, address: address, now: now)
             throw .unauthorized
         }
-        let principal = Principal(credentialID: record.id, role: record.role, app: record.app, name: record.name)
+        let principal = Principal(record)
         known.withLock { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll() }
             cache[token] = (principal, now)

@@ -273,7 +273,7 @@ public final class SQLiteToPostgres {
     /// Copied in the final transaction, in this order (deleted in the reverse one: foreign keys).
     static let otherTables: [Table] = [
         Table(name: "apps", columns: columns("id, created_at:i")),
-        Table(name: "credentials", columns: columns("id, role, app, name, secret_hash:x, created_at:i, revoked_at:i")),
+        Table(name: "credentials", columns: columns("id, role, app, name, secret_hash:x, created_at:i, revoked_at:i, apps")),
         Table(name: "dashboard_sessions", columns: columns("id_hash:x, credential_id, csrf_token, created_at:i, expires_at:i")),
         Table(name: "login_links", columns: columns("code_hash:x, credential_id, expires_at:i")),
         Table(name: "config_documents", columns: columns("app, version:i, document, updated_at:i, updated_by")),

@@ -18,6 +18,7 @@ enum PostgresMigrations {
         ("2026-11-26-rollouts", rollouts),
         ("2026-11-26-attestation", attestation),
         ("2026-11-26-alert-installs", alertInstalls),
+        ("2026-11-27-app-roles", appRoles),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {
@@ -402,5 +403,13 @@ enum PostgresMigrations {
             app text PRIMARY KEY REFERENCES apps(id),
             settings text NOT NULL
         );
+        """
+
+    /// As the SQLite migration `2026-11-27-app-roles` (Migrations+AppRoles.swift): the
+    /// `operator` role and the apps a token is limited to (NULL: every app).
+    private static let appRoles = """
+        ALTER TABLE credentials DROP CONSTRAINT credentials_role_check;
+        ALTER TABLE credentials ADD CONSTRAINT credentials_role_check CHECK (role IN ('ingest', 'viewer', 'operator', 'admin'));
+        ALTER TABLE credentials ADD COLUMN apps text;
         """
 }

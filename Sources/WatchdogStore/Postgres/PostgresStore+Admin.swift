@@ -23,10 +23,11 @@ extension PostgresStore {
             // One statement: the app is checked where the row is inserted (apps are never
             // deleted, and the foreign key backs it).
             let inserted = try connection.query("""
-                INSERT INTO credentials (id, role, app, name, secret_hash, created_at)
-                SELECT $1::text, $2::text, $3::text, $4::text, $5::bytea, $6::bigint
+                INSERT INTO credentials (id, role, app, name, secret_hash, created_at, apps)
+                SELECT $1::text, $2::text, $3::text, $4::text, $5::bytea, $6::bigint, $7::text
                 WHERE $3::text IS NULL OR EXISTS (SELECT 1 FROM apps WHERE id = $3::text)
-                """, [credential.id, credential.role.rawValue, credential.app, credential.name, credential.secretHash, credential.createdAt]).affected
+                """, [credential.id, credential.role.rawValue, credential.app, credential.name, credential.secretHash, credential.createdAt,
+                      credential.appsColumn]).affected
             if inserted == 0, let app = credential.app { throw StoreError.unknownApp(app) }
         }
     }
@@ -35,7 +36,7 @@ extension PostgresStore {
     public func credential(secretHash: [UInt8]) throws -> CredentialRecord? {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT id, role, app, name, secret_hash, created_at FROM credentials WHERE secret_hash = $1 AND revoked_at IS NULL
+                SELECT id, role, app, name, secret_hash, created_at, apps FROM credentials WHERE secret_hash = $1 AND revoked_at IS NULL
                 """, [secretHash]).first.flatMap(Self.credential)
         }
     }
@@ -44,15 +45,16 @@ extension PostgresStore {
     public func credential(id: String) throws -> CredentialRecord? {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT id, role, app, name, secret_hash, created_at FROM credentials WHERE id = $1 AND revoked_at IS NULL
+                SELECT id, role, app, name, secret_hash, created_at, apps FROM credentials WHERE id = $1 AND revoked_at IS NULL
                 """, [id]).first.flatMap(Self.credential)
         }
     }
 
-    /// `id, role, app, name, secret_hash, created_at`; `nil` for a role this build does not know.
+    /// `id, role, app, name, secret_hash, created_at, apps`; `nil` for a role this build does not know.
     private static func credential(_ row: PostgresRow) -> CredentialRecord? {
         guard let role = CredentialRole(rawValue: row.text(1)) else { return nil }
-        return CredentialRecord(id: row.text(0), role: role, app: row.optionalText(2), name: row.text(3), secretHash: row.bytes(4), createdAt: row.integer(5))
+        return CredentialRecord(id: row.text(0), role: role, app: row.optionalText(2), name: row.text(3), secretHash: row.bytes(4), createdAt: row.integer(5),
+                                apps: CredentialRecord.apps(column: row.optionalText(6)))
     }
 
     /// Saves a dashboard session (its id only as a hash), dropping the expired ones.

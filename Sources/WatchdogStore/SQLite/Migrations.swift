@@ -380,6 +380,7 @@ enum Migrations {
         registerAlertInstalls(&migrator)
         registerMarkValues(&migrator)
         registerNumberedReports(&migrator)
+        registerAppRoles(&migrator)
         return migrator
     }
 }

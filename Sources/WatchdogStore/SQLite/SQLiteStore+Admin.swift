@@ -21,8 +21,9 @@ extension SQLiteStore {
                 }
             }
             try db.execute(
-                sql: "INSERT INTO credentials (id, role, app, name, secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [credential.id, credential.role.rawValue, credential.app, credential.name, Data(credential.secretHash), credential.createdAt]
+                sql: "INSERT INTO credentials (id, role, app, name, secret_hash, created_at, apps) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [credential.id, credential.role.rawValue, credential.app, credential.name, Data(credential.secretHash), credential.createdAt,
+                            credential.appsColumn]
             )
         }
     }
@@ -34,7 +35,8 @@ extension SQLiteStore {
             ) else { return nil }
             guard let role = CredentialRole(rawValue: row["role"]) else { return nil }
             let hash: Data = row["secret_hash"]
-            return CredentialRecord(id: row["id"], role: role, app: row["app"], name: row["name"], secretHash: Array(hash), createdAt: row["created_at"])
+            return CredentialRecord(id: row["id"], role: role, app: row["app"], name: row["name"], secretHash: Array(hash), createdAt: row["created_at"],
+                                    apps: CredentialRecord.apps(column: row["apps"]))
         }
     }
 
@@ -122,11 +124,12 @@ extension SQLiteStore {
 
     public func credential(id: String) throws -> CredentialRecord? {
         try pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT id, role, app, name, secret_hash, created_at FROM credentials WHERE id = ? AND revoked_at IS NULL",
+            guard let row = try Row.fetchOne(db, sql: "SELECT id, role, app, name, secret_hash, created_at, apps FROM credentials WHERE id = ? AND revoked_at IS NULL",
                                              arguments: [id]),
                   let role = CredentialRole(rawValue: row[1]) else { return nil }
             let hash: Data = row[4]
-            return CredentialRecord(id: row[0], role: role, app: row[2], name: row[3], secretHash: Array(hash), createdAt: row[5])
+            return CredentialRecord(id: row[0], role: role, app: row[2], name: row[3], secretHash: Array(hash), createdAt: row[5],
+                                    apps: CredentialRecord.apps(column: row[6]))
         }
     }
 
