@@ -42,7 +42,7 @@ struct Apps: ParsableCommand {
 }
 
 struct Tokens: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Manage viewer and admin tokens.", subcommands: [Add.self, Revoke.self])
+    static let configuration = CommandConfiguration(abstract: "Manage viewer, operator and admin tokens.", subcommands: [Add.self, Revoke.self])
 
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -66,29 +66,45 @@ struct Tokens: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create a viewer or admin token and print it alone on stdout.",
-            discussion: "Works while `serve` runs on the same data dir. The token is shown once; only its hash is stored."
+            abstract: "Create a viewer, operator or admin token and print it alone on stdout.",
+            discussion: """
+                Works while `serve` runs on the same data dir. The token is shown once; only its hash is stored. \
+                With --app (repeatable), the token sees and touches only those apps: any other app is, to it, an app that does not exist.
+                """
         )
 
         @OptionGroup var common: CommonOptions
 
-        @Option(help: "admin (change config, apps, keys) or viewer (read stats).")
+        @Option(help: "viewer (read stats and settings), operator (also config, rollouts, alerts, releases) or admin (also apps, keys, admission, attestation).")
         var role: String
+
+        @Option(name: .customLong("app"), help: "An app the token is limited to (repeatable); without it, every app.")
+        var apps: [String] = []
 
         @Argument(help: "Who holds the token; recorded in the config audit log.")
         var name: String
 
         func validate() throws {
-            guard role == "admin" || role == "viewer" else { throw ValidationError("--role must be admin or viewer, got \(role)") }
+            guard let role = CredentialRole(rawValue: role), role != .ingest else {
+                throw ValidationError("--role must be viewer, operator or admin, got \(role)")
+            }
             guard !name.isEmpty, name.utf8.count <= 128 else { throw ValidationError("NAME must be 1–128 bytes") }
+            for app in apps {
+                do { try AppName.validate(app) } catch { throw ValidationError("--app: \(error.message)") }
+            }
         }
 
         func run() throws {
             let store = try common.openStore()
-            let (record, token) = CredentialIssuer.issue(role: role == "admin" ? .admin : .viewer, app: nil, name: name, nowMilliseconds: WatchdogServer.systemClock())
+            for app in apps where try !store.appExists(app) {
+                try store.close()
+                throw CLIError("no app \(app); create it first with watchdogd apps add \(app)")
+            }
+            let (record, token) = CredentialIssuer.issue(role: CredentialRole(rawValue: role) ?? .viewer, app: nil, name: name,
+                                                         nowMilliseconds: WatchdogServer.systemClock(), apps: apps.isEmpty ? nil : apps)
             try store.addCredential(record)
             try store.close()
-            say("created \(role) token \(record.id) for \(name)")
+            say("created \(role) token \(record.id) for \(name)" + (apps.isEmpty ? " (every app)" : " (apps: \(record.apps?.joined(separator: ", ") ?? ""))"))
             emit(token)
         }
     }

@@ -15,6 +15,36 @@ import Testing
         #expect(try daemon.runCommand(["tokens", "add", "--role", "root", "x"]).status != 0)
     }
 
+    /// `tokens add --role operator --app A` (repeatable): the token touches only its apps;
+    /// another app is, over real HTTP, an app that does not exist (also on `GET /v1/config`,
+    /// whose fast path answers from the headers without the router).
+    @Test func tokensAddWithAppLimitsTheTokenToThoseApps() throws {
+        let daemon = try Daemon()
+        _ = try daemon.addApp("com.example.mail")
+        _ = try daemon.addApp("com.example.chat")
+        _ = try daemon.addApp("com.example.maps")
+        let added = try daemon.runCommand(["tokens", "add", "--role", "operator", "--app", "com.example.mail", "--app", "com.example.maps", "ops"])
+        #expect(added.status == 0)
+        let token = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.hasPrefix("wdo_"))
+        let apps = (try daemon.client.request("GET", "/v1/apps", token: token).json["apps"] as? [[String: Any]] ?? []).compactMap { $0["app"] as? String }
+        #expect(apps.sorted() == ["com.example.mail", "com.example.maps"])
+        #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.maps/config", token: token, body: Array(#"{"test_crash": true}"#.utf8)).status == 200)
+        #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.chat/config", token: token, body: Array(#"{"test_crash": true}"#.utf8)).status == 404)
+        // The chat config made ready by a token of every app; then twice each: the second
+        // request, the token verified a moment ago, takes the fast path.
+        let everyApp = try daemon.addToken(role: "viewer", name: "lead")
+        #expect(try daemon.client.request("GET", "/v1/config?app=com.example.chat", token: everyApp).status == 200)
+        #expect(try daemon.client.request("GET", "/v1/config?app=com.example.chat", token: everyApp).status == 200)
+        for _ in 0..<2 {
+            let config = try daemon.client.request("GET", "/v1/config?app=com.example.chat", token: token)
+            #expect(config.status == 404 && config.text.contains("no app com.example.chat"), "\(config.text)")
+            #expect(try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: token).status == 200)
+        }
+        #expect(try daemon.runCommand(["tokens", "add", "--role", "viewer", "--app", "com.example.none", "x"]).status != 0, "an app that does not exist")
+        #expect(try daemon.runCommand(["tokens", "add", "--role", "ingest", "x"]).status != 0)
+    }
+
     @Test func appsAdmissionShowsChangesAndRefusesBadSettings() throws {
         let daemon = try Daemon()
         _ = try daemon.addApp("com.example.mail", admission: nil)

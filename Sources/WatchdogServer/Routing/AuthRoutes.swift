@@ -116,7 +116,7 @@ struct AuthRoutes: Sendable {
     }
 
     private static func view(_ principal: Principal) -> SessionView {
-        SessionView(role: principal.role.rawValue, name: principal.name, csrfToken: principal.csrfToken)
+        SessionView(role: principal.role.rawValue, name: principal.name, csrfToken: principal.csrfToken, apps: principal.apps)
     }
 
     /// Text for HTML, also inside a quoted attribute.
@@ -160,9 +160,11 @@ struct SessionView: Encodable {
     var role: String
     var name: String
     @NullWhenAbsent var csrfToken: String? = nil
+    /// The apps the caller is limited to; `null` for every app.
+    @NullWhenAbsent var apps: [String]? = nil
 
     enum CodingKeys: String, CodingKey {
-        case role, name
+        case role, name, apps
         case csrfToken = "csrf_token"
     }
 }

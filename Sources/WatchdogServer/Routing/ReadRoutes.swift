@@ -10,8 +10,10 @@ struct ReadRoutes: Sendable {
     let unlisted: UnlistedTotals
     let attestation: AttestationService
 
-    func apps() throws(APIError) -> HTTPResponse {
-        let apps = try storeCall { try store.apps() }
+    /// `GET /v1/apps`: the apps `principal` sees, with their listed releases (a token limited to
+    /// some apps learns nothing of the others, not even their names).
+    func apps(for principal: Principal) throws(APIError) -> HTTPResponse {
+        let apps = try storeCall { try store.apps() }.filter { principal.sees($0.app) }
         let views = apps.map { app in
             AppsView.App(
                 app: app.app, createdAt: Timestamp.format(milliseconds: app.createdAt),

@@ -43,15 +43,17 @@ struct Router: Sendable {
         guard let (matched, parameters) = routes.match(path: request.path) else { throw RouteMatcher.unknownPath(request.path) }
         template = matched.path
         let route = try RouteMatcher.route(for: request.method, in: matched)
-        let caller = try authorize(request, for: route)
+        let caller = try authorize(request, for: route, parameters: parameters)
         return try route.handler(request, RequestContext(parameters: parameters, caller: caller))
     }
 
-    /// The caller, when the route needs one, after checking it may call the route.
-    private func authorize(_ request: HTTPRequest, for route: Route) throws(APIError) -> Principal? {
+    /// The caller, when the route needs one, after checking it may call the route and touch
+    /// its app (a caller limited to other apps gets the 404 of an app that does not exist).
+    private func authorize(_ request: HTTPRequest, for route: Route, parameters: [String: String]) throws(APIError) -> Principal? {
         guard route.access != .open else { return nil }
         let principal = try authenticator.principal(for: request)
         guard route.access.allows(principal.role) else { throw .forbidden(route.access.refusal(principal.role)) }
+        try route.access.scope?.check(principal, parameters: parameters, query: request.query)
         // A change made with the session cookie must carry the session's CSRF token: a page
         // of another site can make a browser send the cookie, but cannot read the token.
         if let csrf = principal.csrfToken, route.method != "GET" {
@@ -67,7 +69,7 @@ struct Router: Sendable {
     /// is dropped. Only ever given paths the server builds itself.
     func warmUp(_ request: HTTPRequest) {
         guard request.method == "GET", let (route, parameters) = try? routes.route(method: "GET", path: request.path),
-              route.access == .viewer else { return }
+              case .viewer = route.access else { return }
         _ = try? route.handler(request, RequestContext(parameters: parameters, caller: nil))
     }
 
