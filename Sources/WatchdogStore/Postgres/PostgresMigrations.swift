@@ -19,6 +19,7 @@ enum PostgresMigrations {
         ("2026-11-26-attestation", attestation),
         ("2026-11-26-alert-installs", alertInstalls),
         ("2026-11-27-app-roles", appRoles),
+        ("2026-11-27-audit-log", auditLog),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {
@@ -411,5 +412,21 @@ enum PostgresMigrations {
         ALTER TABLE credentials DROP CONSTRAINT credentials_role_check;
         ALTER TABLE credentials ADD CONSTRAINT credentials_role_check CHECK (role IN ('ingest', 'viewer', 'operator', 'admin'));
         ALTER TABLE credentials ADD COLUMN apps text;
+        """
+
+    /// As the SQLite migration `2026-11-27-audit-log` (Migrations+AppRoles.swift).
+    private static let auditLog = """
+        CREATE TABLE audit_log (
+            id bigserial PRIMARY KEY,
+            at bigint NOT NULL,
+            actor text NOT NULL,
+            address text NOT NULL,
+            action text NOT NULL,
+            app text,
+            before text,
+            after text
+        );
+        CREATE INDEX audit_log_by_time ON audit_log (at);
+        CREATE INDEX audit_log_by_app ON audit_log (app, id);
         """
 }

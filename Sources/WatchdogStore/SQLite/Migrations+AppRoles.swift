@@ -27,3 +27,26 @@ extension Migrations {
         }
     }
 }
+
+extension Migrations {
+    /// The audit log (issue 41): one row per change, written in the change's transaction
+    /// (`SQLiteStore.auditedWrite`). `before` and `after` are JSON without secrets.
+    static func registerAuditLog(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("2026-11-27-audit-log") { db in
+            try db.execute(sql: """
+                CREATE TABLE audit_log (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at INTEGER NOT NULL,
+                    actor TEXT NOT NULL,
+                    address TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    app TEXT,
+                    before TEXT,
+                    after TEXT
+                );
+                CREATE INDEX audit_log_by_time ON audit_log (at);
+                CREATE INDEX audit_log_by_app ON audit_log (app, id);
+                """)
+        }
+    }
+}

@@ -381,6 +381,7 @@ enum Migrations {
         registerMarkValues(&migrator)
         registerNumberedReports(&migrator)
         registerAppRoles(&migrator)
+        registerAuditLog(&migrator)
         return migrator
     }
 }

@@ -3,7 +3,7 @@ import GRDB
 
 extension SQLiteStore {
     public func issueAttestChallenge(app: String, hash: [UInt8], network: String, expiresAt: Int64, now: Int64, maximumPerNetwork: Int) throws -> Bool {
-        try pool.write { db in
+        try auditedWrite { db in
             try db.execute(sql: "DELETE FROM attest_challenges WHERE app = ? AND expires_at <= ?", arguments: [app, now])
             let outstanding = try Int.fetchOne(db, sql: "SELECT count(*) FROM attest_challenges WHERE app = ? AND network = ?", arguments: [app, network]) ?? 0
             guard outstanding < maximumPerNetwork else { return false }
@@ -14,7 +14,7 @@ extension SQLiteStore {
     }
 
     public func consumeAttestChallenge(app: String, hash: [UInt8], now: Int64) throws -> ChallengeUse {
-        try pool.write { db in
+        try auditedWrite { db in
             guard let expiresAt = try Int64.fetchOne(db, sql: "SELECT expires_at FROM attest_challenges WHERE app = ? AND hash = ?", arguments: [app, Data(hash)]) else {
                 return .unknown
             }
@@ -24,7 +24,7 @@ extension SQLiteStore {
     }
 
     public func saveAttestedKey(_ key: AttestedKey) throws -> Bool {
-        try pool.write { db in
+        try auditedWrite { db in
             try db.execute(sql: """
                 INSERT INTO attested_keys (app, key_id, install_id, public_key, counter, environment, attested_at) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO NOTHING
@@ -75,7 +75,7 @@ extension SQLiteStore {
     }
 
     public func saveAttestationSettings(app: String, json: String) throws {
-        try pool.write { db in
+        try auditedWrite { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [app]) != nil else { throw StoreError.unknownApp(app) }
             try db.execute(sql: "INSERT INTO app_attestation (app, settings) VALUES (?, ?) ON CONFLICT DO UPDATE SET settings = excluded.settings",
                            arguments: [app, json])
