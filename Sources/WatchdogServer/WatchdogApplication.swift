@@ -73,9 +73,9 @@ public final class WatchdogApplication: Sendable {
         let rollouts = RolloutService(store: store, config: config, lookup: lookup, alerts: alerts, settings: settings, clock: clock, logger: logger)
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
                                 ingest: ingest, metrics: metrics, alerts: alerts, rollouts: rollouts, lookup: lookup, admission: admission,
-                                attestation: attestation, clock: clock)
+                                attestation: attestation, clock: clock, audit: AuditLog(store: store, clock: clock, logger: logger))
         router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
-                        trustedProxies: settings.trustedProxies, logger: logger)
+                        trustedProxies: settings.trustedProxies, logger: logger, audit: services.audit)
         configFastPath = ConfigFastPath(authenticator: authenticator, config: config, metrics: metrics)
         // Several nodes on one store: a config saved on another node is served here within
         // about a second (its notification), or within `configReloadSeconds` if one was missed.

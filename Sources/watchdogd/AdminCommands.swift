@@ -27,7 +27,9 @@ struct Apps: ParsableCommand {
             let store = try common.openStore()
             let now = WatchdogServer.systemClock()
             let settings = try admission.map(Admission.named)
-            let created = try store.createApp(app, createdAtMilliseconds: now)
+            let created = try AuditExport.recording(store, action: "app.add", app: app, actor: cliActor(), now: now) {
+                try store.createApp(app, createdAtMilliseconds: now)
+            }
             if !created && !anotherKey {
                 throw CLIError("app \(app) already exists; pass --another-key to issue an additional ingest key")
             }
@@ -57,7 +59,10 @@ struct Tokens: ParsableCommand {
 
         func run() throws {
             let store = try common.openStore()
-            let revoked = try store.revokeCredentials(id: id, name: nil, atMilliseconds: WatchdogServer.systemClock())
+            let now = WatchdogServer.systemClock()
+            let revoked = try AuditExport.recording(store, action: "token.revoke", app: nil, actor: cliActor(), after: "{\"credential\": \"\(id)\"}", now: now) {
+                try store.revokeCredentials(id: id, name: nil, atMilliseconds: now)
+            }
             try store.close()
             guard revoked > 0 else { throw CLIError("no live credential \(id)") }
             say("revoked \(id)")
@@ -102,7 +107,11 @@ struct Tokens: ParsableCommand {
             }
             let (record, token) = CredentialIssuer.issue(role: CredentialRole(rawValue: role) ?? .viewer, app: nil, name: name,
                                                          nowMilliseconds: WatchdogServer.systemClock(), apps: apps.isEmpty ? nil : apps)
-            try store.addCredential(record)
+            let after = "{\"credential\": \"\(record.id)\", \"name\": \(jsonQuoted(name)), \"role\": \"\(role)\", \"apps\": "
+                + (record.apps.map { "[" + $0.map { "\"\($0)\"" }.joined(separator: ", ") + "]" } ?? "null") + "}"
+            try AuditExport.recording(store, action: "token.add", app: nil, actor: cliActor(), after: after, now: record.createdAt) {
+                try store.addCredential(record)
+            }
             try store.close()
             say("created \(role) token \(record.id) for \(name)" + (apps.isEmpty ? " (every app)" : " (apps: \(record.apps?.joined(separator: ", ") ?? ""))"))
             emit(token)

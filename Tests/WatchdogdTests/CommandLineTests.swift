@@ -43,6 +43,19 @@ import Testing
         }
         #expect(try daemon.runCommand(["tokens", "add", "--role", "viewer", "--app", "com.example.none", "x"]).status != 0, "an app that does not exist")
         #expect(try daemon.runCommand(["tokens", "add", "--role", "ingest", "x"]).status != 0)
+
+        // The CLI's changes are in the audit log (`watchdogd audit`, NDJSON) by cli:<user>,
+        // with the API's: the token's name and apps, never its value.
+        let audit = try daemon.runCommand(["audit", "--action", "token.add"])
+        #expect(audit.status == 0)
+        let rows = audit.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let ops = try #require(rows.first { ($0["after"] as? [String: Any])?["name"] as? String == "ops" }, "\(audit.stdout)")
+        #expect((ops["actor"] as? String)?.hasPrefix("cli:") == true && ops["address"] as? String == "local")
+        #expect((ops["after"] as? [String: Any])?["apps"] as? [String] == ["com.example.mail", "com.example.maps"])
+        #expect(!audit.stdout.contains(token) && !audit.stdout.contains(String(token.suffix(64))))
+        let changes = try daemon.runCommand(["audit", "--app", "com.example.maps"]).stdout
+        #expect(changes.contains("PATCH /v1/admin/apps/{app}/config") && changes.contains("\"actor\":\"ops\""), "\(changes)")
+        #expect(changes.contains("app.add"))
     }
 
     @Test func appsAdmissionShowsChangesAndRefusesBadSettings() throws {

@@ -14,6 +14,8 @@ struct Router: Sendable {
     let metrics: ServerMetrics
     let trustedProxies: Set<String>
     let logger: Logger
+    /// Every change a route makes is one row of it (`audited(_:_:context:)`).
+    let audit: AuditLog
 
     func respond(to request: HTTPRequest) -> Response {
         let started = DispatchTime.now().uptimeNanoseconds
@@ -44,7 +46,29 @@ struct Router: Sendable {
         template = matched.path
         let route = try RouteMatcher.route(for: request.method, in: matched)
         let caller = try authorize(request, for: route, parameters: parameters)
-        return try route.handler(request, RequestContext(parameters: parameters, caller: caller))
+        let context = RequestContext(parameters: parameters, caller: caller)
+        guard let caller, Self.changes(route, request) else { return try route.handler(request, context) }
+        return try audited(route, request, caller: caller, context: context)
+    }
+
+    /// Whether a call of the route is a change to audit: every method but `GET` on a route that
+    /// takes a viewer, operator or admin credential (ingest is data, not a change; sign-in, an
+    /// open route, is audited by `AuthRoutes`), except a dry run.
+    static func changes(_ route: Route, _ request: HTTPRequest) -> Bool {
+        guard route.method != "GET", route.access != .open, route.access != .ingest else { return false }
+        return request.query["dry_run"] != "true"
+    }
+
+    /// Runs the handler with its audit row pending: action `METHOD template`, the caller's name
+    /// and address, the path's app (or the body's, creating an app), the request's body as
+    /// `after` (redacted) unless the handler says better. Written with the change.
+    private func audited(_ route: Route, _ request: HTTPRequest, caller: Principal, context: RequestContext) throws(APIError) -> Response {
+        let body = request.body.isEmpty ? nil : JSONValue.parse(request.body)
+        var app = context.parameters["app"]
+        if app == nil, case .object(let fields)? = body, case .string(let named)? = fields["app"] { app = named }
+        let entry = audit.entry("\(route.method) \(route.path)", app: app, actor: caller.name,
+                                address: IngestRoutes.client(of: request, trusting: trustedProxies), after: body)
+        return try audit.around(entry) { () throws(APIError) in try route.handler(request, context) }
     }
 
     /// The caller, when the route needs one, after checking it may call the route and touch

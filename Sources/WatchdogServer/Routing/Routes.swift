@@ -12,7 +12,9 @@ enum Routes {
     static func table(_ services: Services) -> [Route] {
         let store = services.store
         let lookup = services.lookup
-        let auth = AuthRoutes(authenticator: services.authenticator, store: store, cookieSecure: services.settings.cookieSecure)
+        let auth = AuthRoutes(authenticator: services.authenticator, store: store, cookieSecure: services.settings.cookieSecure,
+                              audit: services.audit, trustedProxies: services.settings.trustedProxies)
+        let auditRoutes = AuditRoutes(store: store, clock: services.clock)
         let unlisted = UnlistedTotals(store: store)
         let reads = ReadRoutes(store: store, lookup: lookup, config: services.config, unlisted: unlisted, attestation: services.attestation)
         let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
@@ -98,6 +100,12 @@ enum Routes {
             },
             Route("GET", "/v1/reports/{id}", .viewer(.filtered)) { request, context throws(APIError) in
                 .now(try drillDown.get(id: context["id"], request: request, principal: context.principal()))
+            },
+            Route("GET", "/v1/admin/audit", .admin(.filtered)) { request, context throws(APIError) in
+                .now(try auditRoutes.page(request, principal: context.principal()))
+            },
+            Route("GET", "/v1/admin/audit.ndjson", .admin(.filtered)) { request, context throws(APIError) in
+                .now(try auditRoutes.export(request, principal: context.principal()))
             },
             Route("POST", "/v1/admin/apps", .admin(.everyApp)) { request, _ throws(APIError) in .now(try admin.createApp(request)) },
             Route("GET", "/v1/admin/apps/{app}/config", .viewer(.path)) { _, context throws(APIError) in .now(try admin.getConfig(app: context["app"])) },
@@ -190,4 +198,5 @@ struct Services: Sendable {
     let admission: AdmissionService
     let attestation: AttestationService
     let clock: @Sendable () -> Int64
+    let audit: AuditLog
 }
