@@ -33,9 +33,9 @@ struct Apps: ParsableCommand {
             if !created && !anotherKey {
                 throw CLIError("app \(app) already exists; pass --another-key to issue an additional ingest key")
             }
-            if let settings { try store.saveAdmissionSettings(app: app, json: settings.json) }
+            if let settings { try audited(store, "admission.save", app: app, after: settings.json) { try store.saveAdmissionSettings(app: app, json: settings.json) } }
             let (record, token) = CredentialIssuer.issue(role: .ingest, app: app, name: "\(app) ingest key", nowMilliseconds: now)
-            try store.addCredential(record)
+            try audited(store, "key.add", app: app, after: "{\"credential\": \"\(record.id)\"}") { try store.addCredential(record) }
             try store.close()
             say(created ? "created app \(app) with ingest key \(record.id)" : "issued ingest key \(record.id) for \(app)")
             emit(token)

@@ -59,7 +59,7 @@ extension Apps {
                 if let maximumNetworkShare { settings.maximumNetworkShare = maximumNetworkShare }
                 if let maximumHourShare { settings.maximumHourShare = maximumHourShare }
                 do { try settings.validate() } catch { throw ValidationError(error.message) }
-                try store.saveAdmissionSettings(app: app, json: settings.json)
+                try audited(store, "admission.save", app: app, after: settings.json) { try store.saveAdmissionSettings(app: app, json: settings.json) }
                 say("saved the admission settings of \(app)")
             }
             emit(settings.json)

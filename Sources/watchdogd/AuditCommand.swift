@@ -59,3 +59,9 @@ func cliActor() -> String {
 func jsonQuoted(_ text: String) -> String {
     (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
 }
+
+/// Runs a CLI change with its audit row (`action`, by `cli:<user>`, address `local`), written
+/// by the store in the change's transaction.
+func audited<Result>(_ store: any TelemetryStore, _ action: String, app: String?, after: String? = nil, _ change: () throws -> Result) throws -> Result {
+    try AuditExport.recording(store, action: action, app: app, actor: cliActor(), after: after, now: WatchdogServer.systemClock(), change)
+}

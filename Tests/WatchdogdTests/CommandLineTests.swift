@@ -58,6 +58,30 @@ import Testing
         #expect(changes.contains("app.add"))
     }
 
+    /// The CLI's other changes — admission, alert hooks and rules, releases — are audit rows by
+    /// cli:<user>, each with its app; the hook's secret and URL path are not in them.
+    @Test func changesMadeWithTheCLIAreInTheAuditLog() throws {
+        let daemon = try Daemon()
+        _ = try daemon.addApp("com.example.mail")
+        #expect(try daemon.runCommand(["apps", "admission", "com.example.mail", "--minimum-networks", "1"]).status == 0)
+        let hook = try daemon.runCommand(["alerts", "hooks", "add", "com.example.mail", "--url", "http://127.0.0.1:9/hook/SECRETPATH"])
+        #expect(hook.status == 0)
+        let hookID = try #require(try daemon.runCommand(["alerts", "hooks", "list", "com.example.mail"]).stdout.split(separator: "\t").first.map(String.init))
+        let rule = try daemon.runCommand(["alerts", "rules", "add", "com.example.mail", "--condition", "test_crashes", "--hook", hookID])
+        #expect(rule.status == 0)
+        #expect(try daemon.runCommand(["alerts", "rules", "remove", "com.example.mail", rule.stdout.trimmingCharacters(in: .whitespacesAndNewlines)]).status == 0)
+        #expect(try daemon.runCommand(["alerts", "hooks", "remove", "com.example.mail", hookID]).status == 0)
+        #expect(try daemon.runCommand(["releases", "add", "com.example.mail", "2.0", "7"]).status == 0)
+        #expect(try daemon.runCommand(["releases", "remove", "com.example.mail", "2.0", "7"]).status == 0)
+        let audit = try daemon.runCommand(["audit", "--app", "com.example.mail"])
+        let rows = audit.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let actions = rows.reversed().map { $0["action"] as? String ?? "?" }
+        #expect(actions == ["app.add", "admission.save", "key.add", "admission.save", "alert.hook.add", "alert.rule.add", "alert.rule.delete", "alert.hook.delete",
+                            "release.declare", "release.unlist"], "\(actions)")
+        #expect(rows.allSatisfy { ($0["actor"] as? String)?.hasPrefix("cli:") == true && $0["app"] as? String == "com.example.mail" })
+        #expect(!audit.stdout.contains("SECRETPATH") && !audit.stdout.contains(hook.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
     @Test func appsAdmissionShowsChangesAndRefusesBadSettings() throws {
         let daemon = try Daemon()
         _ = try daemon.addApp("com.example.mail", admission: nil)
