@@ -62,7 +62,13 @@ struct AuditRoutes: Sendable {
     static func filter(_ request: HTTPRequest, principal: Principal) throws(APIError) -> AuditFilter {
         let query = request.query
         var filter = AuditFilter(app: query["app"], visibleApps: principal.apps, actor: query["actor"], action: query["action"])
-        if let app = filter.app, !principal.sees(app) { throw AppScope.hidden(app) }
+        if let app = filter.app {
+            try AppName.validate(app)
+            guard principal.sees(app) else { throw AppScope.hidden(app) }
+        }
+        for (name, value) in [("actor", filter.actor), ("action", filter.action)] where (value?.unicodeScalars.count ?? 0) > 255 {
+            throw .badRequest("invalid_parameter", "\(name) is longer than 255 characters")
+        }
         for (name, value) in [("from", query["from"]), ("to", query["to"])] {
             guard let value else { continue }
             guard let milliseconds = Timestamp.parseMilliseconds(value) else {

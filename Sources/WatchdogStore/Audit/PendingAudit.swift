@@ -2,11 +2,12 @@ import Locking
 
 /// Audit rows waiting for the change they record: the server binds them to the current task
 /// (`PendingAudit.$current.withValue`) around the store call that makes the change, and the
-/// store writes them in that change's transaction — only if the transaction changed a row.
+/// store writes them in that change's transaction — only if the transaction changed a row; a
+/// read, or a write that changed nothing, leaves them pending for the next transaction.
 ///
-/// The stores' changing methods of apps, credentials, sessions and sign-in links, config,
-/// admission, attestation settings, releases, alert rules and hooks, and rollouts take them
-/// (`SQLiteStore.auditedWrite`, `PostgresStore.transaction(audited:)`).
+/// The stores' methods of apps, credentials, sessions and sign-in links, config, admission,
+/// attestation settings, releases, alert rules and hooks, and rollouts run through
+/// `SQLiteStore.auditedWrite` and `PostgresStore.auditedTransaction`/`auditedConnection`.
 public final class PendingAudit: Sendable {
     /// The rows of the change being made on this task, if it is audited.
     @TaskLocal public static var current: PendingAudit?
