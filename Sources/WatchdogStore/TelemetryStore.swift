@@ -80,6 +80,9 @@ public protocol TelemetryStore: Sendable {
     func saveAdmissionSettings(app: String, json: String) throws
     /// How concentrated a release's counted session starts are (installs, networks, hours).
     func sessionConcentration(app: String, release: ReleaseID) throws -> SessionConcentration
+    /// Each listed release's reach: distinct networks with counted session starts (releases
+    /// without any are left out), in one query.
+    func listedReleaseNetworks(app: String) throws -> [ReleaseID: Int]
 
     // Attested installs (README, "Attested installs").
 

@@ -79,8 +79,13 @@ struct SessionComparison: Encodable, Equatable {
     /// Affected-session rate, target / base; `null` when the base rate is 0 or a side has no sessions.
     @NullWhenAbsent var ratio: Double? = nil
     @NullWhenAbsent var interval: Interval? = nil
-    /// `improved`, `regressed`, `no_change`, or `null` when a side has no sessions.
+    /// `improved`, `regressed`, `no_change`, `unreliable` (the sessions are too concentrated to
+    /// act on: `VerdictReliability`), or `null` when a side has no sessions.
     @NullWhenAbsent var verdict: String? = nil
+    /// What the interval alone says (`improved`, `regressed`, `no_change`), reliable or not:
+    /// an `unreliable` verdict keeps it here, so that a regression the robust estimate sees is
+    /// never silenced by who sent the sessions (alerts, the gate and the guard read it).
+    @NullWhenAbsent var intervalVerdict: String? = nil
     /// Reports per 1,000 sessions, target / base: the secondary figure; `null` when the base has none.
     @NullWhenAbsent var reportRateRatio: Double? = nil
     /// Why `ratio`/`verdict` are `null`, when they are.
@@ -114,6 +119,7 @@ struct SessionComparison: Encodable, Equatable {
         } else {
             verdict = "no_change"
         }
+        intervalVerdict = verdict
         if base.affectedSessions == 0, target.affectedSessions == 0 { reason = "no affected sessions on either side" }
     }
 
@@ -123,6 +129,7 @@ struct SessionComparison: Encodable, Equatable {
         copy.ratio = nil
         copy.interval = nil
         copy.verdict = nil
+        copy.intervalVerdict = nil
         copy.reportRateRatio = nil
         copy.reason = why
         return copy
@@ -157,6 +164,7 @@ struct SessionComparison: Encodable, Equatable {
         case base, target, ratio, interval, verdict, reason
         case method = "interval_method"
         case reportRateRatio = "report_rate_ratio"
+        case intervalVerdict = "interval_verdict"
     }
 }
 
@@ -166,6 +174,7 @@ extension SessionComparison: JSONWritable {
             json.member("base", base)
             json.member("interval", interval)
             json.member("interval_method", method.rawValue)
+            json.member("interval_verdict", intervalVerdict)
             json.member("ratio", ratio)
             json.member("reason", reason)
             json.member("report_rate_ratio", reportRateRatio)
