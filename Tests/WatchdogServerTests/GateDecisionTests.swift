@@ -42,6 +42,10 @@ import Testing
         #expect(unreliable.result == .notYet, "concentrated evidence never passes: \(unreliable)")
         let pass = Self.decide(Self.view(affected: 30, burst: false))
         #expect(pass.result == .pass, "\(pass)")
+        // A no_change on concentrated sessions (a cohort diluted by one network) never passes either.
+        let diluted = Self.view(affected: 72, burst: true)
+        #expect(diluted.overall.verdict == "no_change" && !diluted.reliability.reliable)
+        #expect(Self.decide(diluted).result == .notYet, "\(Self.decide(diluted))")
         let few = GateDecision.decide(Self.view(affected: 144, burst: true), installs: (10, 400), thresholds: GateDecision.Thresholds())
         #expect(few.result == .notYet && few.reasons.contains { $0.contains("installs of the 20 needed") }, "\(few)")
     }

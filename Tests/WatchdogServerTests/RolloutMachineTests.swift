@@ -78,6 +78,9 @@ import Testing
         #expect(RolloutMachine.event(for: decision, rollout, evidence: evidence, now: 100 * Self.hour) == nil, "no config version: the rule keeps its percentage")
         RolloutMachine.pause(&rollout, reason: reason, evidence: evidence, now: 100 * Self.hour)
         #expect(rollout.status == .paused && rollout.alertPending == "rollout_paused" && rollout.history.last?.actor == "rollout-guard")
+        // Concentrated evidence whose verdict reads no_change (a cohort diluted by one network)
+        // pauses too: it is no more evidence than an unreliable improvement.
+        #expect(RolloutMachine.decide(Self.rollout(), evidence: Self.evidence(overall: "no_change", reliable: false), now: 100 * Self.hour).name == "pause")
         // Before its minimum a step waits either way; a withheld verdict waits.
         #expect(RolloutMachine.decide(Self.rollout(), evidence: evidence, now: Self.hour).name == "wait")
         #expect(RolloutMachine.decide(Self.rollout(), evidence: Self.evidence(overall: nil), now: 100 * Self.hour).name == "wait")

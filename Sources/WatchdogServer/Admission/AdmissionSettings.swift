@@ -36,6 +36,10 @@ public struct AdmissionSettings: Codable, Sendable, Equatable {
     /// from at least this share of the distinct networks of the release it is measured against
     /// (the target of a gate or an alert; the widest of the releases watched). 0: any.
     public var minimumReachShare: Double = 0.25
+    /// Verdicts weigh each side by network, each network's weight bounded (`NetworkWeighting`),
+    /// so a few networks cannot carry a release; off, each install is a cluster of its own and
+    /// nothing is bounded — for an app whose testers all share one network (`open` sets it off).
+    public var weighByNetwork = true
 
     public init() {}
 
@@ -51,6 +55,7 @@ public struct AdmissionSettings: Codable, Sendable, Equatable {
         case maximumNetworkShare = "maximum_network_share"
         case maximumHourShare = "maximum_hour_share"
         case minimumReachShare = "minimum_reach_share"
+        case weighByNetwork = "weigh_by_network"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -67,6 +72,7 @@ public struct AdmissionSettings: Codable, Sendable, Equatable {
         maximumNetworkShare = try container.decodeIfPresent(Double.self, forKey: .maximumNetworkShare) ?? defaults.maximumNetworkShare
         maximumHourShare = try container.decodeIfPresent(Double.self, forKey: .maximumHourShare) ?? defaults.maximumHourShare
         minimumReachShare = try container.decodeIfPresent(Double.self, forKey: .minimumReachShare) ?? defaults.minimumReachShare
+        weighByNetwork = try container.decodeIfPresent(Bool.self, forKey: .weighByNetwork) ?? defaults.weighByNetwork
     }
 
     /// Every check off: releases listed on sight, no session limits, no concentration mark —
@@ -84,6 +90,7 @@ public struct AdmissionSettings: Codable, Sendable, Equatable {
         settings.maximumNetworkShare = 1
         settings.maximumHourShare = 1
         settings.minimumReachShare = 0
+        settings.weighByNetwork = false
         return settings
     }()
 

@@ -36,7 +36,7 @@ struct AlertEvaluator: Sendable {
         func installsOf(_ release: ReleaseStats, _ rule: AlertRuleRecord) throws(APIError) -> Int {
             if rule.attestedOnly { return try attested.cohort(release).installsWithSessions }
             if let known = installs[release.release] { return known }
-            let count = try lookup.installClusterSums(release, of: app).overall.clusters
+            let count = try lookup.networkSide(release, of: app).installs
             installs[release.release] = count
             return count
         }
@@ -83,7 +83,8 @@ struct AlertEvaluator: Sendable {
                 case .glitchFreeRateBelow:
                     let sessions = try sessionsOf(release, rule)
                     guard let threshold = rule.threshold, sessions > 0, sessions >= rule.minimumSessions else { continue }
-                    let (rate, upper) = rule.attestedOnly ? Self.glitchFree(try attested.cohort(release).side())
+                    let (rate, upper) = rule.attestedOnly
+                        ? Self.glitchFree({ $0.side($0.networks(byNetwork: lookup.weighsByNetwork(app))) }(try attested.cohort(release)))
                         : (release.glitchFreeSessionRate ?? 1, try Self.glitchFreeUpperBound(lookup, app: app, release: release))
                     guard upper < threshold else { continue }
                     findings.append(Finding(rule: rule, subject: release.release.id, release: release,
@@ -107,13 +108,12 @@ struct AlertEvaluator: Sendable {
     }
 
     /// The upper 95 % bound of the release's glitch-free session rate: one minus the Wilson
-    /// lower bound of its affected-session rate at the effective sample size (sessions divided
-    /// by the design effect of clustering by install, as the verdicts use), so neither one
-    /// flooding session nor one install with hundreds of sessions can push it below a threshold.
+    /// lower bound of its affected-session rate by network (`NetworkWeighting`, as the verdicts
+    /// read it), so neither one flooding session, nor one install with hundreds of sessions,
+    /// nor a few networks posting glitching sessions can push it below a threshold.
     static func glitchFreeUpperBound(_ lookup: ReleaseLookup, app: String, release: ReleaseStats) throws(APIError) -> Double {
-        let designEffect = try lookup.designEffect(release, of: app)
         let side = SessionComparison.Side(sessions: release.sessions, affectedSessions: release.affectedSessions, reports: 0, floodedReports: 0,
-                                          designEffect: designEffect)
+                                          weighted: try lookup.networkSide(release, of: app).overall)
         return glitchFree(side).upperBound
     }
 
@@ -151,7 +151,7 @@ struct AttestedScope {
         let attested = try installs()
         let store = lookup.store, app = self.app
         var cohort = Cohort()
-        for install in try storeCall({ try store.installs(app: app, release: release.release) }) where attested.contains(install.installID) {
+        for install in try storeCall({ try store.installs(app: app, release: release.release) }).compactMap(InstallFilter.attested(attested).counted) {
             cohort.add(install)
         }
         cohorts[release.release] = cohort
@@ -165,6 +165,6 @@ extension AlertRuleRecord {
 }
 
 extension Cohort {
-    /// Members that started at least one session (as `installClusterSums` counts installs).
+    /// Members that started at least one session (as `NetworkSide.installs` counts them).
     var installsWithSessions: Int { members.count { $0.sessions > 0 } }
 }

@@ -8,7 +8,8 @@
 ///   public ingest key must not be able to turn a fail into a wait by posting a burst.
 /// - `not_yet`: too little evidence to say either (fewer sessions or installs on a side than
 ///   the minimums — checked first, so a few invented installs decide nothing —, no base, an
-///   `unreliable` verdict that is not a regression, or an interval that still allows a
+///   concentrated evidence (the reliability marks) without a regression — whatever the
+///   verdict, `no_change` included —, or an interval that still allows a
 ///   regression of `maximum_ratio`× (1.5 by default): "no regression seen" is not yet "no
 ///   regression").
 /// - `pass`: enough evidence, reliable, and no regression.
@@ -64,9 +65,13 @@ struct GateDecision: Equatable {
             }
             return GateDecision(result: .fail, reasons: reasons)
         }
+        // Concentrated sessions never pass, whatever the interval says: a `no_change` diluted by
+        // one network's sessions is no more evidence than an `improved` one.
+        if !view.reliability.reliable {
+            return GateDecision(result: .notYet, reasons: [overall.reason ?? "its sessions are concentrated: "
+                + view.reliability.reasons.map(\.message).joined(separator: "; ")])
+        }
         switch overall.verdict {
-        case "unreliable":
-            return GateDecision(result: .notYet, reasons: [overall.reason ?? "the sessions are too concentrated to act on"])
         case nil:
             return GateDecision(result: .notYet, reasons: [overall.reason ?? "no verdict"])
         default:

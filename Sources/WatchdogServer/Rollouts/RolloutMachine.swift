@@ -79,11 +79,11 @@ enum RolloutMachine {
         if let short { return .wait(short) }
         // Only releases with sessions on both sides at this step can hold an advance back.
         let compared = evidence.filter { $0.matched.stepSessions > 0 && $0.unmatched.stepSessions > 0 }
-        for release in compared {
-            if let verdict = release.verdicts.first(where: { $0.verdict == "unreliable" }) {
-                return .pause("the guard cannot tell: the verdict on \(scope(verdict.scope)) in \(AlertMessage.code(release.release)) is unreliable "
-                    + "(\(release.reasons.joined(separator: "; "))); paused for a person to resume, advance or abort")
-            }
+        // Concentrated evidence never advances, whatever the verdict reads: a `no_change`
+        // diluted by one network's sessions is no more evidence than an `improved` one.
+        for release in compared where !release.reliable || release.verdicts.contains(where: { $0.verdict == "unreliable" }) {
+            return .pause("the guard cannot tell: the evidence in \(AlertMessage.code(release.release)) is unreliable "
+                + "(\(release.reasons.joined(separator: "; "))); paused for a person to resume, advance or abort")
         }
         for release in compared {
             if let verdict = release.verdicts.first(where: { $0.verdict == nil }) {

@@ -43,6 +43,28 @@ extension PostgresStore {
         }
     }
 
+    public func pruneDerived(receivedBefore cutoff: Int64, limit: Int) throws -> Int {
+        let stale = try pool.withConnection { connection in
+            try connection.query("""
+                SELECT r.app, r.version, r.build FROM releases r WHERE r.last_received < $1
+                AND NOT EXISTS (SELECT 1 FROM release_admissions a WHERE a.app = r.app AND a.version = r.version AND a.build = r.build)
+                LIMIT $2
+                """, [cutoff, limit]).map { (app: $0.text(0), release: ReleaseID(version: $0.text(1), build: $0.text(2))) }
+        }
+        var deleted = 0
+        for release in stale { deleted += max(1, try deleteRelease(app: release.app, release: release.release)) }
+        deleted += try pool.withConnection { connection in
+            let origins = try connection.query("""
+                DELETE FROM install_origins WHERE (app, install_id) IN (SELECT app, install_id FROM install_origins WHERE last_received_at < $1 LIMIT $2)
+                """, [cutoff, limit]).affected
+            let counts = try connection.query("""
+                DELETE FROM ingest_hourly_counts WHERE (app, scope, key, hour) IN (SELECT app, scope, key, hour FROM ingest_hourly_counts WHERE hour < $1 LIMIT $2)
+                """, [Rollup.hour(cutoff), limit]).affected
+            return origins + counts
+        }
+        return deleted
+    }
+
     /// PostgreSQL hands space back by itself (autovacuum; a dropped partition's files go at
     /// once); the database's size in bytes.
     public func reclaimSpace() throws -> Int64 {
