@@ -227,6 +227,9 @@ import WatchdogTesting
         #expect(listed.contains { $0["version"] as? String == "14.1.99" }, "the fake release is listed")
         let gate = try fleet.gate(release: "14.2.0", viewer: viewer)
         #expect(gate.status == 1 && gate.stdout.contains("`14.2.0 (1)` against `14.1.0 (1)`"), "\(gate.stdout)")
+        // Compare without base= takes the same default base.
+        let compare = try daemon.client.request("GET", "/v1/apps/\(fleet.app)/compare?target=14.2.0&interval=sequential", token: viewer)
+        #expect(compare.status == 200 && (compare.json["base"] as? [String: Any])?["release"] as? String == "14.1.0 (1)", "\(compare.json["base"] ?? compare.text)")
         // Alerts: the real regression against the real base; no alert of the fake release.
         #expect(try daemon.runCommand(["alerts", "hooks", "add", fleet.app, "--url", receiver.url]).status == 0)
         let hook = try #require(try daemon.runCommand(["alerts", "hooks", "list", fleet.app]).stdout.split(separator: "\t").first.map(String.init))

@@ -12,11 +12,21 @@ struct CompareRoutes: Sendable {
     private var store: any TelemetryStore { lookup.store }
 
     func compare(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        guard let baseText = request.query["base"], let targetText = request.query["target"] else {
-            throw .badRequest("missing_parameter", "base and target are required: /compare?base=14.1.0 (31102)&target=14.2.0 (31245); a config rule's cohorts are /cohorts?release=&rule=")
+        guard let targetText = request.query["target"] else {
+            throw .badRequest("missing_parameter", "target is required: /compare?base=14.1.0 (31102)&target=14.2.0 (31245); a config rule's cohorts are /cohorts?release=&rule=")
         }
-        let resolver = ReleaseResolver(releases: try lookup.releases(of: app))
-        let baseStats = try resolver.resolve(baseText, parameter: "base"), targetStats = try resolver.resolve(targetText, parameter: "target")
+        let releases = try lookup.releases(of: app)
+        let resolver = ReleaseResolver(releases: releases)
+        let targetStats = try resolver.resolve(targetText, parameter: "target")
+        // Without base=, the target's default base: the gate's and the alerts' (`ReleaseReach`).
+        let baseStats: ReleaseStats
+        if let baseText = request.query["base"] {
+            baseStats = try resolver.resolve(baseText, parameter: "base")
+        } else if let base = try ReleaseReach.of(app: app, lookup: lookup).predecessor(of: targetStats.release, in: releases) {
+            baseStats = base
+        } else {
+            throw .notFound("\(targetStats.release.text.prefix(200)) has no default base (no earlier declared release, nor one of comparable reach, with sessions): name one with base=")
+        }
         guard baseStats.release != targetStats.release else {
             throw .badRequest("same_release", "base and target are the same release (\(baseStats.release.text.prefix(200))); pick two different releases")
         }
