@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // The commit `watchdogd --version` names: deploy/deb/build.sh and deploy/Dockerfile pass
@@ -9,14 +9,28 @@ let buildCommit = Context.environment["WATCHDOG_BUILD_COMMIT"].flatMap { commit 
     commit.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._+-".contains($0)) } && !commit.isEmpty && commit.count <= 64 ? commit : nil
 }
 
+/// A product of a package only the server needs: resolved only with the `Server` trait, so an app
+/// that depends on WatchdogKit with `traits: []` resolves none of them (docs/watchdogkit.md).
+func server(_ product: String, _ package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: ["Server"]))
+}
+
 let package = Package(
     name: "Watchdog",
+    // iOS 13: WatchdogKit's deployment target, the first with UIScene (the driver follows the
+    // window's scene, not UIApplication) and with Swift concurrency back-deployed (docs/watchdogkit.md).
     platforms: [.macOS(.v15), .iOS(.v13)],
     products: [
         .executable(name: "watchdogd", targets: ["watchdogd"]),
         .library(name: "WatchdogWire", targets: ["WatchdogWire"]),
         .library(name: "WatchdogKit", targets: ["WatchdogKit"]),
         .executable(name: "watchdog-simulator", targets: ["watchdog-simulator"]),
+    ],
+    // `Server`, on by default: the server's targets get their packages (README's `swift run
+    // watchdogd` and `swift test` as they are). Apps turn it off (`traits: []`) and get none.
+    traits: [
+        .trait(name: "Server", description: "watchdogd, its tools and tests, with the packages they need (GRDB, swift-crypto, …)"),
+        .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,6 +41,9 @@ let package = Package(
         // App Attest: X.509 chains to Apple's App Attestation root and the DER inside them.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        // `swift package generate-documentation --target WatchdogKit`. No target uses it, so a
+        // package that depends on this one does not resolve it (measured: docs/watchdogkit.md).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -34,11 +51,9 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
         ),
-        .systemLibrary(
-            name: "CZlib",
-            pkgConfig: "zlib",
-            providers: [.apt(["zlib1g-dev"])]
-        ),
+        // The system zlib, by its module map's `link "z"` alone: no pkg-config, which on a Mac
+        // with Homebrew's zlib would point an iOS build at the macOS libz.dylib.
+        .systemLibrary(name: "CZlib"),
         .target(name: "Gzip", dependencies: ["CZlib"]),
         // Stored bodies: Debian's libzstd, and the dictionaries they are compressed with (C
         // arrays; deploy/zstd-dictionary.sh says how v1 was made).
@@ -59,9 +74,10 @@ let package = Package(
         // libpq behind a small synchronous API (the store's protocol is synchronous).
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "Locking"]),
         .target(name: "WatchdogWire"),
-        // The client library apps link: plain Swift on the wire model, Foundation and the
-        // system zlib (gzip uploads); UIKit glue behind `#if canImport(UIKit)`.
         .target(name: "Locking"),
+        // The client library apps link: plain Swift on the wire model, Foundation and the
+        // system zlib (gzip uploads); UIKit and SwiftUI glue behind `#if os(iOS)`. Neither it nor
+        // the targets it depends on may use a package the `Server` trait brings.
         // PrivacyInfo.xcprivacy: the SDK's own privacy manifest (required-reason APIs, collected
         // data), which Xcode merges into the app's privacy report.
         .target(name: "WatchdogKit", dependencies: ["WatchdogWire", "Gzip", "Locking"], resources: [.copy("PrivacyInfo.xcprivacy")]),
@@ -69,43 +85,43 @@ let package = Package(
         .executableTarget(
             name: "watchdog-simulator",
             // WatchdogTesting: the test CA that stands in for Apple's App Attest (--attest-ca).
-            dependencies: ["WatchdogSimulation", "WatchdogTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["WatchdogSimulation", "WatchdogTesting", server("ArgumentParser", "swift-argument-parser")]
         ),
         .target(
             name: "WatchdogHTTP",
-            dependencies: ["CMicroHTTPD", "Gzip", "Locking", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CMicroHTTPD", "Gzip", "Locking", server("Logging", "swift-log")]
         ),
         .target(
             name: "WatchdogStore",
             dependencies: [
                 "WatchdogWire", "Gzip", "CZstd", "ZstdDictionaries", "Locking", "PostgresClient",
-                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                server("GRDB", "GRDB.swift"), server("GRDBSQLite", "GRDB.swift"),
             ]
         ),
         .target(
             name: "WatchdogServer",
             dependencies: [
                 "WatchdogWire", "WatchdogHTTP", "WatchdogStore", "Locking", "CWebhookPost",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+                server("Logging", "swift-log"),
+                server("Prometheus", "swift-prometheus"),
+                server("Crypto", "swift-crypto"),
+                server("X509", "swift-certificates"),
+                server("SwiftASN1", "swift-asn1"),
             ]
         ),
         // The router in memory over a real store in a temp dir, for tests (like HummingbirdTesting).
         .target(
             name: "WatchdogTesting",
-            dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogKit", "WatchdogWire", "Gzip", "Locking", .product(name: "Logging", package: "swift-log"),
-                           .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1")]
+            dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogKit", "WatchdogWire", "Gzip", "Locking", server("Logging", "swift-log"),
+                           server("Crypto", "swift-crypto"), server("GRDB", "GRDB.swift"),
+                           server("X509", "swift-certificates"), server("SwiftASN1", "swift-asn1")]
         ),
         .executableTarget(
             name: "watchdogd",
             dependencies: [
                 "WatchdogServer", "WatchdogStore", "Locking", "CBuildInfo", "CWebhookPost",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                server("ArgumentParser", "swift-argument-parser"),
+                server("Logging", "swift-log"),
             ]
         ),
         // A program that prints what hashing one credential costs (not a timed test).
@@ -115,6 +131,9 @@ let package = Package(
         .executableTarget(name: "sequential-simulation", dependencies: ["WatchdogServer", "WatchdogWire"], path: "Tests/Benchmarks/sequential"),
         // A program that prints what checking an App Attest assertion costs ingest (not a timed test).
         .executableTarget(name: "attest-benchmark", dependencies: ["WatchdogTesting", "WatchdogStore", "WatchdogWire"], path: "Tests/Benchmarks/attest"),
+        // A program that prints what one watchdog tick costs the main thread, for a 500-view tree
+        // (plain Swift: the driver's walk and the agent's tick), beside a yardstick (not a timed test).
+        .executableTarget(name: "tick-benchmark", dependencies: ["WatchdogKit"], path: "Tests/Benchmarks/tick"),
         // What the test targets share: a clock tests move by hand.
         .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport"),
         .testTarget(
@@ -123,13 +142,13 @@ let package = Package(
         ),
         .testTarget(
             name: "WatchdogKitTests",
-            dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP", "TestSupport"]
+            dependencies: ["WatchdogKit", "WatchdogWire", "WatchdogHTTP", "TestSupport", "Locking", "Gzip"]
         ),
         // Routes, auth, validation, stats and config through `WatchdogTesting`: in memory, no process.
         .testTarget(
             name: "WatchdogServerTests",
             dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogTesting", "WatchdogWire", "WatchdogKit", "Locking", "Gzip", "PostgresClient",
-                           .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")]
+                           server("GRDB", "GRDB.swift"), server("Crypto", "swift-crypto")]
         ),
         // Starts the real `watchdogd` binary (built by `swift test` with every product) on
         // port 0 with a temporary data dir and talks HTTP to it: what needs the process
@@ -137,7 +156,7 @@ let package = Package(
         .testTarget(
             name: "WatchdogdTests",
             dependencies: ["Gzip", "Locking", "TestSupport", "WatchdogWire", "WatchdogKit", "WatchdogSimulation", "WatchdogTesting", "PostgresClient", "watchdogd",
-                           .product(name: "GRDB", package: "GRDB.swift")]
+                           server("GRDB", "GRDB.swift")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -19,10 +19,9 @@ public enum Fleet {
                                              directory: workDirectory.appendingPathComponent("device-\(index)"), transport: transport(index))
             simulated.append((device, perDevice[index]))
         }
-        let runs = simulated.map { UncheckedDevice(device: $0.0, sessions: $0.1) }
         let result = await withTaskGroup(of: FleetResult.self) { group in
-            for run in runs {
-                group.addTask { await run.device.run(sessions: run.sessions, deadline: deadline) }
+            for (device, sessions) in simulated {
+                group.addTask { await device.run(sessions: sessions, deadline: deadline) }
             }
             var total = FleetResult()
             for await partial in group { total.merge(partial) }
@@ -31,12 +30,6 @@ public enum Fleet {
         try? FileManager.default.removeItem(at: workDirectory)
         return result
     }
-}
-
-/// A device handed to exactly one task, which alone uses it.
-private struct UncheckedDevice: @unchecked Sendable {
-    let device: SimulatedDevice
-    let sessions: Int
 }
 
 /// Counts sessions across the fleet and runs the key rotation when its turn comes; devices

@@ -38,6 +38,13 @@ public struct FleetPlan: Sendable {
     /// show the shortcut bar and the accessory (99 pt), iPhones only the accessory (44 pt), the
     /// keyboard frame mostly below the screen.
     public var hardwareKeyboardProbability: Double = 0.15
+    /// Share of devices whose compose screen sits in a tab bar controller: its composer belongs
+    /// above the tab bar while the keyboard is down (judged in the screen's view, not the window).
+    public var tabBarProbability: Double = 0.5
+    /// Share of iPads running two windows of the app side by side: the keyboard belongs to the
+    /// window with the first responder (which moves between them), and the other one's composer
+    /// stays down — every keyboard notification reaching both windows.
+    public var twoWindowProbability: Double = 0.5
     public var seed: UInt64 = 1
     /// Mixed into each device's random numbers but not its install id: the same fleet run
     /// again (the next simulated day) with fresh sessions and glitches.
@@ -92,9 +99,14 @@ public struct FleetResult: Sendable, Equatable {
     /// `hardware`), and locks only automatic detection could find.
     public var expectedHardwareKeyboardReports = 0
     public var expectedAutomaticLockReports = 0
+    /// Of `expectedReports`: the misplaced composers (`view_frame_mismatch`), the rest are locks.
+    public var expectedViewReports = 0
     /// The config versions devices ran their sessions under, and how many devices had `auto_fix` on.
     public var configVersions: Set<Int> = []
     public var devicesWithAutoFix = 0
+    /// Devices whose composer sits above a tab bar, and iPads running two windows.
+    public var devicesWithTabBar = 0
+    public var devicesWithTwoWindows = 0
 
     public var totalSessions: Int { sessions.values.reduce(0, +) }
     public var totalReports: Int { reports.values.reduce(0, +) }
@@ -109,8 +121,11 @@ public struct FleetResult: Sendable, Equatable {
         devicesRefused += other.devicesRefused
         expectedHardwareKeyboardReports += other.expectedHardwareKeyboardReports
         expectedAutomaticLockReports += other.expectedAutomaticLockReports
+        expectedViewReports += other.expectedViewReports
         configVersions.formUnion(other.configVersions)
         devicesWithAutoFix += other.devicesWithAutoFix
+        devicesWithTabBar += other.devicesWithTabBar
+        devicesWithTwoWindows += other.devicesWithTwoWindows
     }
 }
 

@@ -6,12 +6,16 @@ import WatchdogWire
 /// config client and their sync order — fed with keyboard notifications, view positions, app
 /// switches, iPad Split View (window changes, the other app's keyboard), hardware keyboards with
 /// an input accessory view, navigation locks the host reports and transitions that never
-/// complete (found by automatic lock detection, as the UIKit driver feeds it).
-/// Its clock runs as fast as the simulation does.
+/// complete (found by automatic lock detection, as the UIKit driver feeds it). Some compose
+/// screens sit in a tab bar controller, and some iPads run two windows of the app side by side,
+/// one scene each, every keyboard notification reaching both (`SimulatedWindow`).
+/// Its clock runs as fast as the simulation does. On the main actor, like the agent it drives
+/// (as in an app): devices take turns there, their uploads run concurrently off it.
 ///
-/// The watched toolbar sits where a correct app puts it — following the app's *own* keyboard
-/// only — plus an offset when the simulation injects a glitch, so every report beyond the
-/// injected glitches and locks would be a false one.
+/// The watched toolbar sits where a correct app puts it — following its window's *own* keyboard
+/// only, above the tab bar while the keyboard is down — plus an offset when the simulation
+/// injects a glitch, so every report beyond the injected glitches and locks would be a false one.
+@MainActor
 final class SimulatedDevice {
     private static let models: [(Device, Frame)] = [
         (Device(model: "iPhone15,2", os: "iOS", osVersion: "18.1", idiom: "phone", locale: "ja_JP"), Frame(x: 0, y: 0, width: 393, height: 852)),
@@ -27,14 +31,14 @@ final class SimulatedDevice {
     private let clock: SimulatedClock
     private let device: Device
     private let screen: Frame
-    private var window: Frame
+    /// The app's windows: one, or two side by side on some iPads; the first is the main scene's.
+    private var windows: [SimulatedWindow] = []
+    private var main: SimulatedWindow { windows[0] }
     private var crashed = false
-    private var viewOffset = 0.0
-    /// The height of this app's own keyboard, as the app itself knows it.
-    private var ownKeyboardHeight = 0.0
     private var expected = 0
     private var expectedHardware = 0
     private var expectedAutomatic = 0
+    private var expectedViews = 0
     /// What shows of a hardware keyboard this session (shortcut bar and/or accessory), `nil`
     /// for the software keyboard.
     private var hardwareVisible: Double?
@@ -50,7 +54,6 @@ final class SimulatedDevice {
         releasePlan = plan.releases[index % plan.releases.count]
         random = SeededGenerator(seed: (plan.seed &* 1_000_003 &+ UInt64(index)) ^ (plan.variation &* 0x9E37_79B9_7F4A_7C15))
         (device, screen) = Self.models[index % Self.models.count]
-        window = screen
         self.keys = keys
         let clock = SimulatedClock()
         self.clock = clock
@@ -60,18 +63,28 @@ final class SimulatedDevice {
         settings.configRefreshInterval = 60
         settings.maximumBackoff = plan.maximumBackoff
         settings.appAttest = plan.appAttest
+        // Beta testers' builds: the only kind that may crash on purpose.
+        settings.allowsTestCrash = true
+        settings.host = HostApp(distribution: .testFlight)
         var crash: () -> Void = {}
-        agent = try WatchdogAgent(settings: settings, window: window, clock: { clock.now }, transport: transport, crashHandler: { _ in crash() })
+        agent = WatchdogAgent(settings: settings, window: screen, clock: { clock.now }, transport: transport, crashHandler: { _ in crash() })
         crash = { [unowned self] in crashed = true }
         let refused = refused
         agent.setDeliveryStatusHandler { status in
             if case .ingestKeyRefused = status { refused.set() }
         }
-        agent.layout.watch(WatchedView(
-            name: "composeToolbar", screen: Self.screens[index % Self.screens.count],
-            expectedFrame: { [unowned self] in Frame(x: 0, y: window.height - (agent.layout.keyboard.current?.height ?? 0) - 44, width: window.width, height: 44) },
-            actualFrame: { [unowned self] in Frame(x: 0, y: window.height - ownKeyboardHeight - 44 + viewOffset, width: window.width, height: 44) },
-            autoFix: { [unowned self] in viewOffset = 0 }))
+        let tabBar = random.unit() < plan.tabBarProbability
+        let twoWindows = device.idiom == "pad" && random.unit() < plan.twoWindowProbability
+        let bar = tabBar ? (device.idiom == "pad" ? 70.0 : 83.0) : 0
+        let name = Self.screens[index % Self.screens.count]
+        if twoWindows {
+            let half = (screen.width / 2).rounded()
+            windows = [SimulatedWindow(agent: agent, frame: Frame(x: 0, y: 0, width: half, height: screen.height), bottomBar: bar, screen: name, asksForFocus: true),
+                       SimulatedWindow(agent: agent, frame: Frame(x: half, y: 0, width: screen.width - half, height: screen.height), bottomBar: bar,
+                                       screen: name, asksForFocus: true)]
+        } else {
+            windows = [SimulatedWindow(agent: agent, frame: screen, bottomBar: bar, screen: name, asksForFocus: false)]
+        }
     }
 
     /// Runs `count` sessions and delivers everything; returns what was produced.
@@ -81,6 +94,8 @@ final class SimulatedDevice {
         await agent.syncNow()
         result.configVersions.insert(agent.config.current.version)
         if agent.config.current.autoFix { result.devicesWithAutoFix = 1 }
+        if main.bottomBar > 0 { result.devicesWithTabBar = 1 }
+        if windows.count > 1 { result.devicesWithTwoWindows = 1 }
         for index in 0..<count {
             agent.startSession()
             result.sessions[name, default: 0] += 1
@@ -104,6 +119,7 @@ final class SimulatedDevice {
         result.devicesRefused = refused.isSet ? 1 : 0
         result.expectedHardwareKeyboardReports = expectedHardware
         result.expectedAutomaticLockReports = expectedAutomatic
+        result.expectedViewReports = expectedViews
         result.undelivered = agent.outbox.count(.reports) + agent.outbox.count(.sessions)
         return result
     }
@@ -113,44 +129,47 @@ final class SimulatedDevice {
         let height: Double = device.idiom == "pad" ? 264 : japanese ? 252 : 216
         // iPads show the shortcut bar and the 44 pt accessory, iPhones only the accessory.
         hardwareVisible = random.unit() < plan.hardwareKeyboardProbability ? (device.idiom == "pad" ? 99 : 44) : nil
+        // With two windows, the user types in one of them.
+        var focused = windows[random.unit() < 0.5 ? 0 : windows.count - 1]
         agent.setAppState(.active)
-        showOwn(height)
+        showOwn(height, in: focused)
         tick(2)
-        if random.unit() < releasePlan.glitchProbability * (agent.config.current.autoFix ? plan.autoFixGlitchFactor : 1) {
-            // The view keeps the English keyboard's place under a taller one, say.
-            viewOffset = 36
-            expected += 1
-            if hardwareVisible != nil { expectedHardware += 1 }
-            tick(3)
-            viewOffset = 0
-        }
+        maybeGlitch(in: focused)
         // A push that completes within a tick: not a lock.
         runTransition(.push, ticks: 1)
-        if !crashed, device.idiom == "pad", random.unit() < plan.splitViewProbability {
+        if !crashed, windows.count > 1 {
+            // The user taps the other window's field: the keyboard stays up and moves to it (a
+            // frame change every window hears); the first window's composer goes down.
+            focused = windows.first { $0 !== focused } ?? focused
+            moveFocus(to: focused, height: height)
+            tick(2)
+            maybeGlitch(in: focused)
+        }
+        if !crashed, windows.count == 1, device.idiom == "pad", random.unit() < plan.splitViewProbability {
             // Into Split View: the window narrows without a keyboard notification. The user
             // taps a field in the other app: this app's keyboard hides (its own notification),
             // the other app's comes and goes (is_local false) — and changes nothing here.
-            window = Frame(x: 0, y: 0, width: (screen.width * 2 / 3).rounded(), height: screen.height)
-            agent.windowChanged(window)
+            main.frame = Frame(x: 0, y: 0, width: (screen.width * 2 / 3).rounded(), height: screen.height)
+            agent.windowChanged(main.frame)
             tick(2)
             hideOwn(height)
-            agent.keyboardEvent(show(353, local: false))
+            deliver(show(353, local: false))
             tick(2)
-            agent.keyboardEvent(hide(353, local: false))
-            showOwn(height)
+            deliver(hide(353, local: false))
+            showOwn(height, in: focused)
             tick(2)
-            window = screen
-            agent.windowChanged(window)
+            main.frame = screen
+            agent.windowChanged(main.frame)
             tick(2)
         }
         if !crashed, random.unit() < plan.appSwitchProbability {
             agent.setAppState(.inactive)
             hideOwn(height)  // resigned in willResignActive: its own notification, while inactive
             agent.setAppState(.background)
-            agent.keyboardEvent(show(291, local: false))  // another app's keyboard
+            deliver(show(291, local: false))  // another app's keyboard
             tick(3)
             agent.setAppState(.inactive)
-            showOwn(height, duration: 0)  // restored in willEnterForeground
+            showOwn(height, in: focused, duration: 0)  // restored in willEnterForeground
             agent.setAppState(.active)
             tick(2)
         }
@@ -171,18 +190,46 @@ final class SimulatedDevice {
         tick(1)
     }
 
-    /// This app's keyboard comes up: the software one (`height`), or this session's hardware
-    /// keyboard — the software frame plus the 44 pt accessory, mostly below the screen.
-    private func showOwn(_ height: Double, duration: Double = 0.25) {
+    /// With the release's chance, the focused window's composer keeps the English keyboard's
+    /// place under a taller one, say: a real glitch, to be reported once.
+    private func maybeGlitch(in window: SimulatedWindow) {
+        guard !crashed, random.unit() < releasePlan.glitchProbability * (agent.config.current.autoFix ? plan.autoFixGlitchFactor : 1) else { return }
+        window.viewOffset = 36
+        expected += 1
+        expectedViews += 1
+        if hardwareVisible != nil { expectedHardware += 1 }
+        tick(3)
+        window.viewOffset = 0
+    }
+
+    /// Every window of the app hears every keyboard notification (the UIKit drivers do).
+    private func deliver(_ event: KeyboardEvent) {
+        for window in windows { agent.keyboardEvent(event, in: window.scene) }
+    }
+
+    /// This app's keyboard comes up in `window`: the software one (`height`), or this session's
+    /// hardware keyboard — the software frame plus the 44 pt accessory, mostly below the screen.
+    private func showOwn(_ height: Double, in window: SimulatedWindow, duration: Double = 0.25) {
+        for other in windows { other.hasFocus = other === window }
         if let visible = hardwareVisible {
-            agent.keyboardEvent(KeyboardEvent(kind: .willShow, frameBegin: Frame(x: 0, y: screen.height, width: screen.width, height: height + 44),
-                                              frameEnd: Frame(x: 0, y: screen.height - visible, width: screen.width, height: height + 44),
-                                              animationDuration: duration, animationCurve: 7, isLocal: true, screen: screen))
-            ownKeyboardHeight = visible
-            return
+            deliver(KeyboardEvent(kind: .willShow, frameBegin: Frame(x: 0, y: screen.height, width: screen.width, height: height + 44),
+                                  frameEnd: Frame(x: 0, y: screen.height - visible, width: screen.width, height: height + 44),
+                                  animationDuration: duration, animationCurve: 7, isLocal: true, screen: screen))
+        } else {
+            deliver(show(height, local: true, duration: duration))
         }
-        agent.keyboardEvent(show(height, local: true, duration: duration))
-        ownKeyboardHeight = height
+        for other in windows { other.ownKeyboardHeight = other === window ? hardwareVisible ?? height : 0 }
+    }
+
+    /// The first responder moves to `window`'s field: the keyboard stays, a frame change.
+    private func moveFocus(to window: SimulatedWindow, height: Double) {
+        for other in windows { other.hasFocus = other === window }
+        let frame = hardwareVisible.map { Frame(x: 0, y: screen.height - $0, width: screen.width, height: height + 44) }
+            ?? Frame(x: 0, y: screen.height - height, width: screen.width, height: height)
+        for kind in [KeyboardEvent.Kind.willChangeFrame, .didChangeFrame] {
+            deliver(KeyboardEvent(kind: kind, frameBegin: frame, frameEnd: frame, animationDuration: 0, animationCurve: 7, isLocal: true, screen: screen))
+        }
+        for other in windows { other.ownKeyboardHeight = other === window ? hardwareVisible ?? height : 0 }
     }
 
     /// A navigation transition whose coordinator the driver sees for `ticks` ticks.
@@ -194,8 +241,9 @@ final class SimulatedDevice {
     }
 
     private func hideOwn(_ height: Double) {
-        agent.keyboardEvent(hide(height, local: true))
-        ownKeyboardHeight = 0
+        for window in windows { window.hasFocus = false }
+        deliver(hide(height, local: true))
+        for window in windows { window.ownKeyboardHeight = 0 }
     }
 
     private func tick(_ times: Int) {

@@ -26,8 +26,7 @@ public enum BatchDecoder {
     public static func decode<Item: JSONItemDecodable>(
         _ type: Item.Type, key: String, from body: [UInt8], limit: Int = Limits.itemsPerBatch, member: String? = nil
     ) throws(ErrorDetail) -> DecodedBatch<Item> {
-        // The standard library's validation reads ASCII a word at a time (the String it makes is dropped).
-        guard String(validating: body, as: UTF8.self) != nil else {
+        guard ByteScan.isValidUTF8(body) else {
             throw ErrorDetail(code: "invalid_json", message: "the body is not valid UTF-8; JSON must be UTF-8 (RFC 8259 §8.1)")
         }
         if let batch = try decodeWhole(Item.self, key: key, from: body, limit: limit, member: member) { return batch }

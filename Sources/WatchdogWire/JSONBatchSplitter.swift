@@ -47,7 +47,7 @@ struct JSONBatchSplitter {
                 return .failure(error)
             }
         }
-        return try result.get()
+        return try result.value()
     }
 
     private mutating func splitObject(key: [UInt8], member: [UInt8]?) throws(Failure) -> Split {

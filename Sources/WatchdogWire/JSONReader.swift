@@ -83,14 +83,14 @@ public struct JSONReader {
             if !dense { reader.valueLimit = range.count / 8 + 2 }
             return reader.readAll().map { (reader.entries, reader.unescaped) }
         }
-        let (entries, unescaped) = try result.get()
+        let (entries, unescaped) = try result.value()
         return JSONTape(entries: entries, bytes: input, unescaped: unescaped)
     }
 
     /// Checks that `buffer` is one JSON value (whitespace around it allowed), keeping nothing.
     static func validate(_ buffer: UnsafeBufferPointer<UInt8>) throws(Failure) {
         var reader = JSONReader(bytes: buffer, base: 0)
-        try reader.readAll().get()
+        try reader.readAll().value()
     }
 
     private mutating func readAll() -> Result<Void, Failure> {

@@ -231,10 +231,10 @@ extension Report: JSONItemDecodable {
         var item = try ObjectReader(json, path: "")
         let id = try item.string("id"), kind = try item.string("kind"), occurredAt = try item.string("occurred_at"), app = try item.string("app")
         let release = try Release(item.object("release"))
-        let device = try item.optionalObject("device").map { reader throws(ErrorDetail) in try Device(reader) }
+        let device = try item.optionalObject("device").typedMap { reader throws(ErrorDetail) in try Device(reader) }
         let sessionId = try item.optionalString("session_id"), installId = try item.optionalString("install_id")
         let appState = try item.string("app_state"), screen = try item.optionalString("screen")
-        let window = try item.optionalObject("window").map { reader throws(ErrorDetail) in try Frame(reader) }
+        let window = try item.optionalObject("window").typedMap { reader throws(ErrorDetail) in try Frame(reader) }
         var view: ViewFrames?
         if var reader = try item.optionalObject("view") {
             view = ViewFrames(name: try reader.optionalString("name"), expected: try Frame(reader.object("expected")),
@@ -244,7 +244,7 @@ extension Report: JSONItemDecodable {
         if var reader = try item.optionalObject("keyboard") {
             keyboard = KeyboardState(
                 visible: try reader.optionalBool("visible"),
-                frame: try reader.optionalObject("frame").map { reader throws(ErrorDetail) in try Frame(reader) },
+                frame: try reader.optionalObject("frame").typedMap { reader throws(ErrorDetail) in try Frame(reader) },
                 mode: try reader.optionalString("mode"), height: try reader.optionalDouble("height"),
                 animationDuration: try reader.optionalDouble("animation_duration"), animationCurve: try reader.optionalInt("animation_curve"),
                 inputMode: try reader.optionalString("input_mode"), notification: try reader.optionalString("notification"))
@@ -276,7 +276,7 @@ extension SessionStart: JSONItemDecodable {
             startedAt: try item.string("started_at"),
             app: try item.string("app"),
             release: try Release(item.object("release")),
-            device: try item.optionalObject("device").map { reader throws(ErrorDetail) in try Device(reader) }
+            device: try item.optionalObject("device").typedMap { reader throws(ErrorDetail) in try Device(reader) }
         )
     }
 }

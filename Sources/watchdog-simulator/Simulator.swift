@@ -19,7 +19,8 @@ struct Run: AsyncParsableCommand {
         abstract: "Run a fleet of simulated devices against a watchdogd.",
         discussion: """
             Two releases of an app (14.1.0 glitches four times as often as 14.2.0), keyboard
-            notifications, app switches, iPad Split View with the other app's keyboard and
+            notifications, app switches, iPad Split View with the other app's keyboard,
+            composers above a tab bar, iPads running two windows of the app side by side, and
             navigation locks, through WatchdogKit's real watchdog, outbox, uploader and config
             client. With --rotate-key-admin-token the fleet runs on a key it issues, which is
             revoked a third of the way through (uploads get 401, outboxes keep everything) and
@@ -90,6 +91,11 @@ struct Run: AsyncParsableCommand {
             "test_crashes": result.testCrashes, "devices_refused": result.devicesRefused,
             "expected_hardware_keyboard_reports": result.expectedHardwareKeyboardReports,
             "expected_automatic_lock_reports": result.expectedAutomaticLockReports,
+            "expected_view_reports": result.expectedViewReports,
+            "tab_bar_devices": result.devicesWithTabBar, "two_window_devices": result.devicesWithTwoWindows,
+            // Per release: reports beyond what a correct watchdog makes, and glitches it made none for.
+            "false_reports": result.reports.reduce(0) { $0 + max(0, $1.value - (result.expectedReports[$1.key] ?? 0)) },
+            "missed_reports": result.expectedReports.reduce(0) { $0 + max(0, $1.value - (result.reports[$1.key] ?? 0)) },
             "seconds": (Date().timeIntervalSince(started) * 10).rounded() / 10,
         ]
         let json = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys, .prettyPrinted])

@@ -5,7 +5,7 @@ import WatchdogStore
 
 extension Apps {
     /// `watchdogd apps attestation APP [--mode off|observe|require] [--team-id …] [--bundle-id …]
-    /// [--environment development|production]`: shows or changes whether the app's uploads must
+    /// [--environment development|production|both]`: shows or changes whether the app's uploads must
     /// come from attested installs (README, "Attested installs").
     struct Attestation: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -24,7 +24,7 @@ extension Apps {
         var teamID: String?
         @Option(help: "The bundle id the app is signed with (the RP id is TEAMID.bundle.id).")
         var bundleID: String?
-        @Option(help: "development (development-signed builds) or production (TestFlight, App Store).")
+        @Option(help: "development (development-signed builds), production (TestFlight, App Store) or both (the two side by side; each key keeps its own).")
         var environment: String?
 
         func run() throws {
@@ -39,7 +39,7 @@ extension Apps {
                 }
                 if let environment {
                     guard let value = AttestationSettings.Environment(rawValue: environment) else {
-                        throw ValidationError("--environment must be development or production, got \(environment)")
+                        throw ValidationError("--environment must be development, production or both, got \(environment)")
                     }
                     settings.environment = value
                 }

@@ -48,7 +48,8 @@ echo "${duration}s per load, wrk -t2 -c32, $rounds rounds of before then after"
 echo
 
 # The payload's session starts (its 30 sessions, 15 installs) and a sessions payload of 100.
-python3 - "$here/payloads/batch100.json" "$work" <<'PY'
+payloads=$(dated_payloads)
+python3 - "$payloads/batch100.json" "$work" <<'PY'
 import json, sys, uuid
 reports = json.load(open(sys.argv[1]))["reports"]
 starts, seen = [], set()
@@ -78,7 +79,7 @@ measure() {
   key=$("$binary" apps add com.example.mail --data-dir "$dir" 2>/dev/null)
   curl -sf -X POST "$daemon_url/v1/sessions" -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
     --data-binary @"$work/starts.json" > /dev/null
-  local table=reports body="$here/payloads/batch100.json" path=/v1/reports
+  local table=reports body="$payloads/batch100.json" path=/v1/reports
   [ "$load" = sessions ] && { table=sessions; body="$work/sessions100.json"; path=/v1/sessions; }
   local rows0 ticks0 rows1 ticks1
   rows0=$(count_rows "$dir" "$table"); ticks0=$(cpu_ticks "$daemon_pid")

@@ -27,10 +27,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 duration=${DURATION:-5}
 connections=32
-payloads=$here/payloads
 work=$(mktemp -d)
 daemon_pid=; cluster_dir=
 . "$here/lib.sh"
+payloads=$(dated_payloads)
 stop_cluster() {
   [ -n "$cluster_dir" ] || return 0
   "$repo/deploy/cluster/stop.sh" "$cluster_dir" > /dev/null 2>&1 || true

@@ -25,12 +25,39 @@ commit_label() {
   echo "$commit"
 }
 
+# dated_payloads: copies payloads/*.json into $work/payloads (once) with each "occurred_at"
+# moved by whole days, as the tests' fixtures are (Sources/WatchdogTesting/FixtureDay.swift):
+# 2026-11-20 becomes three days before today (UTC), and so the payloads' times (2026-11-21,
+# 22:26 to 23:28) land two days before today. Dates keep their length, so
+# the bodies keep their bytes but for the date; a daemon never sees a week-old or year-old
+# payload (admission marks sessions that started more than 192 h before they arrived). Prints
+# the folder.
+dated_payloads() {
+  local dir=$work/payloads
+  if [ ! -d "$dir" ]; then
+    mkdir -p "$dir"
+    python3 - "$repo/Tests/Benchmarks/payloads" "$dir" <<'PY'
+import datetime, os, re, sys
+source, target = sys.argv[1:3]
+days = datetime.datetime.now(datetime.timezone.utc).date() - datetime.timedelta(days=3) - datetime.date(2026, 11, 20)
+def move(match):
+    return match.group(1) + (datetime.date.fromisoformat(match.group(2)) + days).isoformat()
+for name in sorted(os.listdir(source)):
+    if name.endswith(".json"):
+        text = open(os.path.join(source, name)).read()
+        open(os.path.join(target, name), "w").write(re.sub(r'("occurred_at": ")(\d{4}-\d{2}-\d{2})', move, text))
+PY
+  fi
+  echo "$dir"
+}
+
 # start_daemon NAME DATA_DIR [serve options...]: starts `watchdogd serve` on a free port; sets
 # daemon_pid and daemon_url. Rate limits stay on (their cost is part of the figure) but far above
 # what one benchmark address sends; the per-address connection limit allows wrk -c256 plus curl;
-# retention is off so the payloads' fixed times are never expired.
+# retention is off so nothing a run stores is pruned while it runs.
 start_daemon() {
   local name=$1 dir=$2; shift 2
+  : > "$work/$name.out"
   "$bin" serve --listen 127.0.0.1:0 --data-dir "$dir" --log-level warning --retention-days 0 \
     --rate-per-key "${RATE:-1000000}" --rate-per-address "${RATE:-1000000}" \
     --connection-limit 4096 --per-ip-connection-limit 1024 "$@" > "$work/$name.out" 2> "$work/$name.err" &
@@ -181,7 +208,7 @@ instructions_per_report() {
   local binary=$1 requests=${2:-20} dir="$work/callgrind-$RANDOM" pid url key before after total
   strip -g -o "$work/watchdogd-callgrind" "$binary"
   key=$("$work/watchdogd-callgrind" apps add com.example.mail --data-dir "$dir" 2>/dev/null)
-  python3 - "$here/payloads/batch100.json" "$dir/bodies" "$((requests + 2))" <<'PY'
+  python3 - "$(dated_payloads)/batch100.json" "$dir/bodies" "$((requests + 2))" <<'PY'
 import os, re, sys, time
 template = open(sys.argv[1]).read()
 os.makedirs(sys.argv[2])

@@ -12,6 +12,7 @@ repo=$(cd "$here/../.." && pwd)
 work=$(mktemp -d)
 daemon_pid=
 trap 'stop_daemon; rm -rf "$work"' EXIT
+payloads=$(dated_payloads)
 duration=${DURATION:-3}
 rounds=${ROUNDS:-2}
 [ "$(ulimit -n)" = unlimited ] || [ "$(ulimit -n)" -ge 1024 ] || ulimit -n 4096
@@ -26,7 +27,7 @@ for round in $(seq "$rounds"); do
       key=$("$bin" apps add com.example.mail --data-dir "$dir" 2>/dev/null)
       # shellcheck disable=SC2086
       start_daemon peak "$dir" ${SERVE_FLAGS:-}
-      BODY_FILE="$here/payloads/$payload.json" INGEST_KEY=$key \
+      BODY_FILE="$payloads/$payload.json" INGEST_KEY=$key \
         run_wrk peak "$connections" -s "$here/unique-ids.lua" "$daemon_url/v1/reports" > "$work/notes" || true
       peak=$(rss_kb "$daemon_pid" VmHWM)
       reports=$(awk -v r="$w_requests" -v b="$w_bad" -v p="$per" -v s="$w_seconds" 'BEGIN {printf "%.0f", (r - b) * p / s}')

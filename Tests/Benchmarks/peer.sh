@@ -46,7 +46,7 @@ echo "${duration}s per load, wrk -t2 -c$connections, $rounds rounds of Bugsink t
 echo
 
 # One glitch a request: the payload's reports, and as Sentry envelopes.
-python3 - "$here/payloads/batch100.json" "$work" <<'PY'
+python3 - "$(dated_payloads)/batch100.json" "$work" <<'PY'
 import json, sys
 reports = json.load(open(sys.argv[1]))["reports"]
 with open(sys.argv[2] + "/glitches.lua", "w") as out:

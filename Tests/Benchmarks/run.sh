@@ -45,12 +45,12 @@ duration=${DURATION:-5}
 growth=${GROWTH:-0}
 growth_reports=${GROWTH_REPORTS:-1000000}
 data_root=${BENCH_DATA:-/tmp/watchdog-bench}
-payloads=$here/payloads
 work=$(mktemp -d)
 daemon_pid=; limit_pid=
 trap 'stop_daemon; [ -n "$limit_pid" ] && kill "$limit_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 . "$here/lib.sh"
 { # the whole script is read before it runs, so editing it meanwhile cannot break a run
+payloads=$(dated_payloads)
 
 # wrk -c256 needs 256 sockets here and as many in the daemon.
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 1024 ]; then

@@ -24,6 +24,7 @@ data="$mnt/data"
 key=$("$bin" apps add com.example.mail --data-dir "$data" 2>/dev/null)
 
 start() {
+  : > "$work/out"
   "$bin" serve --listen 127.0.0.1:0 --data-dir "$data" --rate-per-key 0 --rate-per-address 0 \
     --resources-dir "$repo/Resources" --log-level critical > "$work/out" 2>&1 &
   daemon_pid=$!

@@ -42,12 +42,27 @@ data="$mnt/data"
 key=$("$bin" apps add com.example.mail --admission open --data-dir "$data" 2>/dev/null)
 viewer=$("$bin" tokens add --role viewer ci --data-dir "$data" 2>/dev/null)
 
+# not_started: says whether the daemon died (and how) or hangs (and where), then fails.
+not_started() {
+  if kill -0 "$daemon_pid" 2>/dev/null; then
+    echo "watchdogd $daemon_pid is running but did not say it listens within 30 s; its threads:" >&2
+    for task in /proc/"$daemon_pid"/task/*; do echo "  $(cat "$task/comm" 2>/dev/null) $(cat "$task/wchan" 2>/dev/null) $(cut -d' ' -f3 "$task/stat" 2>/dev/null)" >&2; done
+    command -v gdb > /dev/null && gdb -p "$daemon_pid" -batch -ex 'thread apply all bt 15' 2>/dev/null | grep -E '^Thread|^#' | head -80 >&2
+  else
+    set +e; wait "$daemon_pid"; status=$?; set -e
+    echo "watchdogd exited with status $status before listening ($( [ "$status" -gt 128 ] && kill -l $((status - 128)) ))" >&2
+  fi
+  echo "FAIL: watchdogd did not start" >&2
+  exit 1
+}
+
 start() {
+  : > "$work/out"
   "$bin" serve --listen 127.0.0.1:0 --data-dir "$data" --rate-per-key 0 --rate-per-address 0 \
     --resources-dir "$repo/Resources" --log-level error > "$work/out" 2>&1 &
   daemon_pid=$!
   url=$(listening_url "$work/out")
-  [ -n "$url" ] || { cat "$work/out"; echo "FAIL: watchdogd did not start" >&2; exit 1; }
+  [ -n "$url" ] || { cat "$work/out"; not_started; }
 }
 start
 

@@ -39,14 +39,15 @@ struct AppleAPILedger {
     }
 
     /// The parts of a file (comments and string text already blanked) inside `#if` blocks whose
-    /// condition names `canImport(UIKit)` or `canImport(SwiftUI)`; the rest blanked.
+    /// condition names `os(iOS)` (UIKit and SwiftUI code), `canImport(UIKit)`,
+    /// `canImport(SwiftUI)` or `canImport(DeviceCheck)`, but for `import` lines; the rest blanked.
     static func appleOnlyCode(_ code: String) -> String {
         var out: [Substring] = []
         var stack: [Bool] = []  // per open #if: whether it is Apple-only
         for line in code.split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("#if ") {
-                stack.append(trimmed.contains("canImport(UIKit)") || trimmed.contains("canImport(SwiftUI)") || trimmed.contains("canImport(DeviceCheck)"))
+                stack.append(["os(iOS)", "canImport(UIKit)", "canImport(SwiftUI)", "canImport(DeviceCheck)"].contains { trimmed.contains($0) })
                 out.append("")
             } else if trimmed.hasPrefix("#endif") {
                 _ = stack.popLast()
@@ -55,7 +56,8 @@ struct AppleAPILedger {
                 if !stack.isEmpty { stack[stack.count - 1] = false }
                 out.append("")
             } else {
-                out.append(stack.contains(true) ? line : "")
+                // `import UIKit` names a module, not a symbol.
+                out.append(stack.contains(true) && !trimmed.hasPrefix("import ") ? line : "")
             }
         }
         return out.joined(separator: "\n")
@@ -95,8 +97,21 @@ struct AppleAPILedger {
         return findings
     }
 
-    /// Words of the language that only Apple-only code happens to use.
-    static let language: Set<String> = ["available", "iOS", "some", "inout", "describing", "hashValue"]
+    /// Words of the language, which Apple-only code may be the only code to use: Swift's
+    /// keywords and the contextual ones (The Swift Programming Language, "Lexical Structure"),
+    /// attributes, and a few standard-library names. Listed, not inferred from the portable
+    /// code: a server file that stopped saying `[weak self]` once made `weak` an Apple symbol.
+    static let language: Set<String> = [
+        "associatedtype", "borrowing", "class", "consuming", "deinit", "enum", "extension", "fileprivate", "func", "import",
+        "init", "inout", "internal", "let", "nonisolated", "open", "operator", "private", "precedencegroup", "protocol",
+        "public", "rethrows", "static", "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue",
+        "default", "defer", "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return", "throw", "switch",
+        "where", "while", "Any", "as", "await", "false", "is", "nil", "self", "Self", "super", "throws", "true", "try",
+        "async", "convenience", "didSet", "dynamic", "final", "get", "indirect", "lazy", "mutating", "none", "nonmutating",
+        "optional", "override", "package", "required", "set", "some", "unowned", "weak", "willSet", "safe", "unsafe",
+        "available", "iOS", "objc", "selector", "escaping", "autoclosure", "discardableResult", "MainActor", "Sendable",
+        "unchecked", "describing", "hashValue",
+    ]
 
     /// Names the code declares itself: types, functions and their parameters, constants,
     /// variables, cases, closure parameters, loop variables.

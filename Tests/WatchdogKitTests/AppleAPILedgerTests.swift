@@ -14,9 +14,9 @@ import Testing
         return Double("\(match.1).\(match.2 ?? "0")") ?? 0
     }
 
-    /// Every file of the target, comments and string text blanked.
-    static func sources() throws -> [(name: String, code: String)] {
-        let folder = root.appendingPathComponent("Sources")
+    /// Every Swift file under `folder` (the package's sources by default), comments and string text blanked.
+    static func sources(in folder: String = "Sources") throws -> [(name: String, code: String)] {
+        let folder = root.appendingPathComponent(folder)
         let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
         return try files.map { (String($0.path.dropFirst(root.path.count + 1)), SwiftSource.code(of: try String(contentsOf: $0, encoding: .utf8))) }
     }
@@ -35,22 +35,24 @@ import Testing
 
     @Test func everyAppleSymbolInUIKitAndSwiftUICodeIsInTheLedgerAndUsedAtItsAvailability() throws {
         let ledger = AppleAPILedger(markdown: try String(contentsOf: Self.root.appendingPathComponent("docs/ios-api.md"), encoding: .utf8))
+        // WatchdogKit's Apple-only code, and the example app's (all of it is), which README shows.
         let sources = try Self.sources()
+        let example = try Self.sources(in: "Examples/WatchdogExample/Sources")
         // Plus what the Apple-only code declares itself, in any of its files.
-        let portable = Self.portableNames(sources).union(sources.flatMap { AppleAPILedger.declaredNames(in: AppleAPILedger.appleOnlyCode($0.code)) })
+        let portable = Self.portableNames(sources).union((sources + example).flatMap { AppleAPILedger.declaredNames(in: AppleAPILedger.appleOnlyCode($0.code)) })
         let target = try Self.deploymentTarget()
         #expect(target == 13)
         var findings: [AppleAPILedger.Finding] = []
         var used: Set<String> = []
         var appleFiles: [String] = []
-        for (name, code) in sources where name.hasPrefix("Sources/WatchdogKit/") {
+        for (name, code) in sources + example where name.hasPrefix("Sources/WatchdogKit/") || name.hasPrefix("Examples/") {
             let apple = AppleAPILedger.appleOnlyCode(code)
             guard apple.contains(where: { !$0.isWhitespace }) else { continue }
             appleFiles.append(name)
             findings += ledger.check(file: name, code: apple, portable: portable, minimumDeployment: target)
             used.formUnion(SwiftSource.identifiers(in: apple))
         }
-        #expect(appleFiles.count >= 4, "\(appleFiles)")
+        #expect(appleFiles.count >= 4 + 7, "\(appleFiles)")
         #expect(findings.isEmpty, "\(findings.map(\.description).joined(separator: "\n"))")
         // No entry for a symbol the code no longer names.
         let stale = ledger.symbols.filter { !used.contains($0.key) }.flatMap(\.value)
@@ -87,8 +89,23 @@ import Testing
     }
 
     @Test func onlyCodeInsideUIKitOrSwiftUIBlocksIsAppleOnly() {
-        let code = "let a = 1\n#if canImport(UIKit) && !os(watchOS)\nlet b = UIView()\n#if DEBUG\nlet c = 2\n#endif\n#else\nlet d = 3\n#endif\nlet e = 4"
-        let apple = AppleAPILedger.appleOnlyCode(code).split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        #expect(apple == ["", "", "let b = UIView()", "", "let c = 2", "", "", "", "", ""])
+        for condition in ["os(iOS)", "canImport(UIKit) && !os(watchOS)"] {
+            let code = "let a = 1\n#if \(condition)\nlet b = UIView()\n#if DEBUG\nlet c = 2\n#endif\n#else\nlet d = 3\n#endif\nlet e = 4"
+            let apple = AppleAPILedger.appleOnlyCode(code).split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(apple == ["", "", "let b = UIView()", "", "let c = 2", "", "", "", "", ""], "\(condition)")
+        }
+    }
+
+    /// WatchdogKit is for iOS and iPadOS (and Mac Catalyst): `canImport(UIKit)` would also let
+    /// its UIKit and SwiftUI code into tvOS and visionOS builds, where `UIScreen`, the keyboard's
+    /// notifications or their keys do not exist.
+    @Test func uikitAndSwiftUICodeIsBehindOSiOSNotCanImport() throws {
+        var found: [String] = []
+        for (name, code) in try Self.sources() where name.hasPrefix("Sources/WatchdogKit/") {
+            for (index, line) in code.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains("#if") || line.contains("#elseif") {
+                if line.contains("canImport(UIKit)") || line.contains("canImport(SwiftUI)") { found.append("\(name):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))") }
+            }
+        }
+        #expect(found.isEmpty, "use #if os(iOS):\n\(found.joined(separator: "\n"))")
     }
 }

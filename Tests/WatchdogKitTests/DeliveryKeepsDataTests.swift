@@ -86,6 +86,7 @@ import WatchdogWire
             DeliveryTests.accepted(1),  // says 1 item for a batch of 2
             HTTPResponse(status: 202, headers: [("Content-Type", "application/json")],
                          body: Array(#"{"accepted":1,"duplicates":0,"rejected":[{"index":1,"id":null,"error":{"code":"invalid_field","message":"bad"}}]}"#.utf8)),
+            DeliveryTests.accepted(0),  // the rejected item's count (quarantined), on its own
         ])
         let clock = ManualClock(1000)
         let outbox = try Self.outbox()
@@ -99,6 +100,7 @@ import WatchdogWire
         }
         #expect(await uploader.drain() == .drained, "a rejection listed in a 2xx is the server's last word on that item")
         #expect(outbox.count(.reports) == 0)
+        #expect(outbox.quarantinedFiles(.reports) == 1, "the rejected one is set aside and counted")
     }
 
     @Test func aWholeBatch400IsBisectedAndOnlyThePoisonItemIsQuarantinedAndCounted() async throws {

@@ -31,8 +31,10 @@ import WatchdogWire
     static func traces() throws -> [Trace] {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/keyboard-traces")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
-        return try names.map { name in
+        return try names.compactMap { name in
             let json = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent(name))) as? [String: Any] ?? [:]
+            // One window's traces; those with `windows` are `LayoutTraceTests`'.
+            guard json["window"] != nil else { return nil }
             let device = json["device"] as? [String: String] ?? [:]
             let events = (json["events"] as? [[String: Any]] ?? []).map { event in
                 Step(event: (event["notification"] as? String).map { notification in

@@ -29,6 +29,7 @@ import WatchdogWire
                 crashEvents.append("crash: \($0.message)")
             }
             watchdog.config = config
+            watchdog.allowsTestCrash = true
             watchdog.watch(WatchedView(name: "composeToolbar", screen: "ComposeViewController",
                                        expectedFrame: { [unowned self] in Frame(x: 0, y: window.height - (watchdog.keyboard.current?.height ?? 0) - 44, width: 390, height: 44) },
                                        actualFrame: { [unowned self] in Frame(x: 0, y: actualY, width: 390, height: 44) },

@@ -31,7 +31,7 @@ import WatchdogWire
         }
     }
 
-    @Test func writesRefusedBeforeTheFirstUnlockFailCleanlyAndAreRetriedWithNothingLost() throws {
+    @MainActor @Test func writesRefusedBeforeTheFirstUnlockFailCleanlyAndAreRetriedWithNothingLost() throws {
         let storage = FileManager.default.temporaryDirectory.appendingPathComponent("wk-\(UUID())")
         try FileManager.default.createDirectory(at: storage, withIntermediateDirectories: true)
         // A cached config with test_crash on: a glitch whose report cannot be saved must not crash.
@@ -42,11 +42,13 @@ import WatchdogWire
         try cached.write(to: storage.appendingPathComponent("config.json"))
         let clock = ManualClock(1000)
         var crashes: [TestCrash] = []
-        let settings = WatchdogSettings(
+        var settings = WatchdogSettings(
             endpoint: URL(string: "http://127.0.0.1:1")!, ingestKey: "wdi_test", app: "com.example.mail",
             release: Release(version: "14.2.0", build: "1"), device: Device(model: "iPhone15,2", os: "iOS", osVersion: "18.1", idiom: "phone"),
             idiom: .phone, storageDirectory: storage)
-        let agent = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now },
+        settings.allowsTestCrash = true
+        settings.host = HostApp(distribution: .testFlight)
+        let agent = WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now },
                                       crashHandler: { crashes.append($0) })
         let outbox = storage.appendingPathComponent("outbox")
         let lock = Lock(outbox: outbox)

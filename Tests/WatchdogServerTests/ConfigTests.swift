@@ -103,6 +103,25 @@ import WatchdogTesting
         #expect(try app.client.request("GET", "/v1/config?app=com.example.mail", token: key).json["auto_fix"] as? Bool == false)
     }
 
+    @Test func aDocumentPutBackAsGetShowsItIsAcceptedAndShownFieldsOfAnotherTypeAreRefused() throws {
+        let app = try TestApplication()
+        _ = try app.addApp("com.example.mail")
+        let admin = try app.addToken(role: "admin")
+        let path = "/v1/admin/apps/com.example.mail/config"
+        #expect(try app.client.request("PATCH", path, token: admin, body: Array(#"{"auto_fix": true}"#.utf8)).status == 200)
+        let shown = try app.client.request("GET", path, token: admin)
+        #expect(shown.json["updated_at"] is String && shown.json["version"] as? Int == 1)
+        let back = try app.client.request("PUT", path, token: admin, body: shown.body)
+        #expect(back.status == 200, "\(back.text)")
+        for (field, value) in [("updated_at", "74833"), ("updated_at", #""yesterday""#), ("updated_by", "7"), ("version", "-1"), ("version", "1.5"), ("version", #""1""#)] {
+            let body = #"{"defaults": {"auto_fix": true}, "rules": [], "\#(field)": \#(value)}"#
+            let answer = try app.client.request("PUT", path, token: admin, body: Array(body.utf8))
+            #expect(answer.status == 400 && answer.errorCode == "invalid_config_value", "\(field): \(value) → \(answer.status) \(answer.text)")
+            #expect((answer.json["error"] as? [String: Any])?["message"] as? String ?? "" != "", "\(answer.text)")
+        }
+        #expect(try app.client.request("PUT", path, token: admin, body: Array(#"{"defaults": {}, "rules": [], "updated_at": null, "updated_by": null, "version": 0}"#.utf8)).status == 200)
+    }
+
     @Test func configRequiresTheAppParameter() throws {
         let app = try TestApplication()
         let key = try app.addApp("com.example.mail")

@@ -92,7 +92,7 @@ import WatchdogWire
     }
 
     /// The agent passes a new key to both the uploader and the config client.
-    @Test func anAgentGivenANewKeyFetchesConfigAndUploadsWithIt() async throws {
+    @MainActor @Test func anAgentGivenANewKeyFetchesConfigAndUploadsWithIt() async throws {
         let app = try TestApplication()
         let admin = try app.addToken(role: "admin")
         let created = try app.client.postJSON("/v1/admin/apps", token: admin, json: ["app": "com.example.mail"])
@@ -106,7 +106,7 @@ import WatchdogWire
                                         storageDirectory: storage)
         settings.configRefreshInterval = 0
         let clock = app.clock
-        let agent = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.seconds },
+        let agent = WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.seconds },
                                       transport: app.transport, crashHandler: { _ in })
         let heard = StatusLog()
         agent.setDeliveryStatusHandler { heard.append($0) }

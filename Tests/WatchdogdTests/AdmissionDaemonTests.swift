@@ -38,6 +38,13 @@ import WatchdogWire
             report["install_id"] = starts[0]["install_id"]
             #expect(try daemon.client.postJSON("/v1/reports", token: key, json: ["reports": [report]]).status == 202)
         }
+        // The yardstick, measured in this run on this machine: the same request for an app
+        // with the same two releases and no junk (asked after the attack, on the same store).
+        let calm = "com.example.calm"
+        _ = try daemon.addApp(calm, admission: nil)
+        for version in ["14.1.0", "14.2.0"] {
+            #expect(try daemon.client.postJSON("/v1/admin/apps/\(calm)/releases", token: admin, json: ["version": version, "build": "1"]).status == 201)
+        }
 
         // The attack: 100,000 distinct versions, 500 session starts a request, from the ingest key.
         let junk = 100_000
@@ -60,13 +67,21 @@ import WatchdogWire
         #expect(releases.status == 200)
         #expect((releases.json["releases"] as? [[String: Any]])?.compactMap { $0["release"] as? String } == ["14.2.0 (1)", "14.1.0 (1)"])
         #expect((releases.json["unlisted"] as? [String: Any])?["count"] as? Int == junk)
-        var slowest = 0.0
-        for _ in 0..<10 {
-            slowest = max(slowest, try Self.timed { releases = try daemon.client.request("GET", path, token: admin) })
+        // Alternating, so that a pause of the host falls on both; compared by their medians.
+        var calmTimes: [Double] = [], junkTimes: [Double] = []
+        for _ in 0..<15 {
+            var status = 0
+            calmTimes.append(try Self.timed { status = try daemon.client.request("GET", "/v1/apps/\(calm)/releases", token: admin).status })
+            #expect(status == 200)
+            junkTimes.append(try Self.timed { releases = try daemon.client.request("GET", path, token: admin) })
             #expect(releases.status == 200)
         }
-        print("admission: /releases with \(junk) unlisted releases: \(releases.body.count) bytes, slowest of 10 \(String(format: "%.1f", slowest)) ms (the first \(String(format: "%.1f", cold)) ms)")
-        #expect(slowest < 50, "/releases took \(slowest) ms")
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        print("admission: /releases with \(junk) unlisted releases: \(releases.body.count) bytes, median of 15 \(String(format: "%.1f", median(junkTimes))) ms, slowest \(String(format: "%.1f", junkTimes.max() ?? 0)) ms (the first, counting them, \(String(format: "%.1f", cold)) ms); for an app without junk \(String(format: "%.1f", median(calmTimes))) ms")
+        // Against the yardstick, not a fixed number of ms (a loaded CI host slows both alike):
+        // an answer that counted the 100,000 releases, as the first one does, would take tens of
+        // times as long as one without them.
+        #expect(median(junkTimes) < 5 * max(median(calmTimes), 1), "/releases: \(junkTimes) ms; without junk \(calmTimes) ms")
 
         // Two dashboards loading at once, again and again; /healthz meanwhile.
         let views = [path, "/v1/apps/\(Self.app)/compare?base=14.1.0&target=14.2.0", "/v1/apps/\(Self.app)/issues?release=14.2.0&limit=50",
@@ -74,17 +89,21 @@ import WatchdogWire
                      "/v1/apps/\(Self.app)/keyboard?release=14.2.0", "/v1/admin/apps/\(Self.app)/config", "/v1/admin/apps/\(Self.app)/releases"]
         let stop = Locked(false)
         let loads = Locked(0)
+        let loadTimes = Locked<[Double]>([])
         let failures = Locked<[String]>([])
         let group = DispatchGroup()
         let client = daemon.client
         for _ in 0..<2 {
             DispatchQueue.global().async(group: group) {
                 while !stop.withLock({ $0 }) {
-                    for view in views {
-                        let status = (try? client.request("GET", view, token: admin))?.status
-                        if status != 200 { failures.withLock { $0.append("\(view): \(status.map(String.init) ?? "no answer")") } }
+                    let time = Self.timed {
+                        for view in views {
+                            let status = (try? client.request("GET", view, token: admin))?.status
+                            if status != 200 { failures.withLock { $0.append("\(view): \(status.map(String.init) ?? "no answer")") } }
+                        }
                     }
                     loads.withLock { $0 += 1 }
+                    loadTimes.withLock { $0.append(time) }
                 }
             }
         }
@@ -100,10 +119,13 @@ import WatchdogWire
         }
         stop.withLock { $0 = true }
         group.wait()
-        print("admission: /healthz during \(loads.withLock { $0 }) dashboard loads: slowest \(String(format: "%.1f", health.max() ?? 0)) ms")
+        let fastestLoad = loadTimes.withLock { $0 }.min() ?? 0
+        print("admission: /healthz during \(loads.withLock { $0 }) dashboard loads: slowest \(String(format: "%.1f", health.max() ?? 0)) ms; fastest load of the eight views \(String(format: "%.1f", fastestLoad)) ms")
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(5))")
         #expect(loads.withLock { $0 } >= 2)
-        #expect((health.max() ?? 0) < 100, "\(health)")
+        // Against the dashboards measured alongside, not a fixed number of ms: a /healthz that
+        // waited behind the views' work would take about as long as a load of them.
+        #expect((health.max() ?? 0) < fastestLoad, "\(health)")
     }
 
     /// `watchdogd releases …`, with the daemon serving the same store.

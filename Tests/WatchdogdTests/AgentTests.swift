@@ -7,7 +7,7 @@ import WatchdogWire
 
 /// WatchdogKit's agent against the real daemon: remote switches, durable reports, kill switch.
 @Suite struct AgentTests {
-    @Test func remoteSwitchesReachTheAgentAndTheKillSwitchStopsEverything() async throws {
+    @MainActor @Test func remoteSwitchesReachTheAgentAndTheKillSwitchStopsEverything() async throws {
         let daemon = try Daemon()
         let key = try daemon.addApp("com.example.mail")
         let admin = try daemon.addToken(role: "admin")
@@ -17,10 +17,13 @@ import WatchdogWire
                                         release: Release(version: "14.2.0", build: "31245", channel: "beta"),
                                         device: Device(model: "iPhone15,2", os: "iOS", osVersion: "18.1", idiom: "phone"), idiom: .phone, storageDirectory: storage)
         settings.configRefreshInterval = 0
+        // A tester's build: the only kind that may crash on purpose.
+        settings.allowsTestCrash = true
+        settings.host = HostApp(distribution: .testFlight)
         let clock = ManualClock(100)
         var crashes: [Bool] = []
         var agent: WatchdogAgent!
-        agent = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now },
+        agent = WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now },
                                   crashHandler: { _ in crashes.append(agent.outbox.count(.reports) == 1) })
         var offset = 36.0
         agent.layout.watch(WatchedView(name: "composeToolbar", expectedFrame: { Frame(x: 0, y: 584, width: 390, height: 44) },
@@ -64,7 +67,7 @@ import WatchdogWire
 
         // Offline, a new agent on the same storage starts from the cached config, not the defaults.
         settings.endpoint = URL(string: "http://127.0.0.1:1")!
-        let offline = try WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now }, crashHandler: { _ in })
+        let offline = WatchdogAgent(settings: settings, window: Frame(x: 0, y: 0, width: 390, height: 844), clock: { clock.now }, crashHandler: { _ in })
         await offline.syncNow()
         #expect(offline.config.current == agent.config.current)
         #expect(offline.config.current.enabled == false)

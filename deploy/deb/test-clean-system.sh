@@ -75,6 +75,7 @@ new_root() {
 serve() {
   local root=$1 log=$2
   shift 2
+  : > "$log"
   chroot "$root" "$@" > "$log" 2> "$log.err" &
   daemon_pid=$!
   url=$(listening_url "$log")

@@ -7,7 +7,7 @@ const modes = [
   ['observe', 'Observe — unattested uploads are stored and marked'],
   ['require', 'Require — uploads without a valid assertion are refused'],
 ];
-const environments = [['production', 'Production (TestFlight, App Store)'], ['development', 'Development (Xcode builds)']];
+const environments = [['production', 'Production (TestFlight, App Store)'], ['development', 'Development (Xcode builds)'], ['both', 'Both (Xcode and TestFlight builds side by side)']];
 
 /** The App Attest card of the config area (README, "Attested installs"): the app's mode, team
  * id, bundle id and environment; admins change them with a form, and switching to `require`

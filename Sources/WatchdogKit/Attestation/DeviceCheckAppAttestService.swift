@@ -8,10 +8,13 @@ import Foundation
 /// unattested.
 @available(iOS 14.0, *)
 public struct DeviceCheckAppAttestService: AppAttestService {
+    /// The shared `DCAppAttestService`.
     public init() {}
 
+    /// `DCAppAttestService.shared.isSupported`.
     public var isSupported: Bool { DCAppAttestService.shared.isSupported }
 
+    /// A new key pair in the Secure Enclave; returns its key id.
     public func generateKey() async throws -> String {
         return try await withCheckedThrowingContinuation { continuation in
             DCAppAttestService.shared.generateKey { keyID, error in
@@ -20,6 +23,7 @@ public struct DeviceCheckAppAttestService: AppAttestService {
         }
     }
 
+    /// Apple's attestation object for `keyID`, over SHA-256 of the server's `challenge`.
     public func attestKey(_ keyID: String, challenge: Data) async throws -> Data {
         let hash = Data(SHA256.hash(data: challenge))
         return try await withCheckedThrowingContinuation { continuation in
@@ -29,6 +33,7 @@ public struct DeviceCheckAppAttestService: AppAttestService {
         }
     }
 
+    /// An assertion by `keyID` over SHA-256 of the request `body`.
     public func generateAssertion(_ keyID: String, body: Data) async throws -> Data {
         let hash = Data(SHA256.hash(data: body))
         return try await withCheckedThrowingContinuation { continuation in
@@ -38,6 +43,7 @@ public struct DeviceCheckAppAttestService: AppAttestService {
         }
     }
 
+    /// `DCError.invalidKey` and `.serverUnavailable` by name; anything else is `.other`.
     public func classify(_ error: any Error) -> AppAttestFailure {
         guard let error = error as? DCError else { return .other }
         switch error.code {

@@ -11,7 +11,7 @@ import Foundation
 enum FileProtection {
     /// Marks a directory (and, through the directory, what is created in it).
     static func protectDirectory(_ url: URL) {
-        #if canImport(UIKit)
+        #if os(iOS)
         try? FileManager.default.setAttributes([.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: url.path)
         var values = URLResourceValues()
         values.isExcludedFromBackup = true
@@ -22,7 +22,7 @@ enum FileProtection {
 
     /// Marks a file just created (before it is renamed into place).
     static func protectFile(atPath path: String) {
-        #if canImport(UIKit)
+        #if os(iOS)
         try? FileManager.default.setAttributes([.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: path)
         #endif
     }

@@ -5,11 +5,19 @@ import FoundationNetworking
 
 /// One HTTP exchange.
 public struct TransportRequest: Sendable {
+    /// `GET` or `POST`.
     public var method: String
+    /// The full URL, query included.
     public var url: URL
+    /// Request headers by name.
     public var headers: [String: String]
+    /// The body (gzip-compressed JSON for uploads), if any.
     public var body: Data?
+    /// Whether the request may use a network in Low Data Mode (`false` for the flush when the
+    /// app goes to the background: `URLRequest.allowsConstrainedNetworkAccess` on iOS).
+    public var allowsConstrainedNetworkAccess = true
 
+    /// A request as WatchdogKit builds it.
     public init(method: String, url: URL, headers: [String: String] = [:], body: Data? = nil) {
         self.method = method
         self.url = url
@@ -18,12 +26,16 @@ public struct TransportRequest: Sendable {
     }
 }
 
+/// The answer to one `TransportRequest`.
 public struct TransportResponse: Sendable {
+    /// The HTTP status code.
     public var status: Int
     /// Header names lowercased.
     public var headers: [String: String]
+    /// The body as received (empty when there was none).
     public var body: Data
 
+    /// A response; `headers`' names should be lowercased.
     public init(status: Int, headers: [String: String], body: Data) {
         self.status = status
         self.headers = headers
@@ -33,6 +45,7 @@ public struct TransportResponse: Sendable {
 
 /// How WatchdogKit talks HTTP; `URLSessionTransport` in apps.
 public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the server's answer, whatever its status; throws only when there is none (network error, timeout).
     func send(_ request: TransportRequest) async throws -> TransportResponse
 }
 
@@ -40,6 +53,9 @@ public protocol HTTPTransport: Sendable {
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
+    /// An ephemeral `URLSession` without a cache.
+    ///
+    /// - Parameter timeout: seconds a request may wait for data.
     public init(timeout: TimeInterval = 30) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
@@ -48,11 +64,15 @@ public final class URLSessionTransport: HTTPTransport {
         session = URLSession(configuration: configuration)
     }
 
+    /// Sends `request` with a data task (`URLSession.data(for:)` is iOS 15).
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
+        #if os(iOS)
+        urlRequest.allowsConstrainedNetworkAccess = request.allowsConstrainedNetworkAccess
+        #endif
         // `URLSession.data(for:)` needs iOS 15; WatchdogKit supports iOS 13.
         let session = self.session
         let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in

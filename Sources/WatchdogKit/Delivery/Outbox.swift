@@ -17,13 +17,17 @@ import Darwin
 public final class Outbox: ReportSink, @unchecked Sendable {
     /// The two kinds of items, each in its own folder and batch key.
     public enum Kind: String, Sendable, CaseIterable {
+        /// Session starts (`POST /v1/sessions`), sent first: the denominator of the server's rates.
         case sessions
+        /// Glitch and lock reports (`POST /v1/reports`).
         case reports
     }
 
     /// An item waiting for upload.
     public struct Item: Sendable {
+        /// The item's file in the outbox.
         public var file: URL
+        /// The item's JSON, as it is sent.
         public var json: Data
     }
 
@@ -56,7 +60,9 @@ public final class Outbox: ReportSink, @unchecked Sendable {
     private var usage: [Kind: (items: Int, bytes: Int)] = [:]
 
     /// - Parameters:
+    ///   - directory: where the items, the quarantine and the drop ledger live (created if missing).
     ///   - capacity: the bound per kind; the oldest items are evicted past it.
+    ///   - quarantineLimit: quarantined files kept on disk at most.
     ///   - fallbackRelease: the app's release, for dropped items whose JSON does not say theirs.
     public init(directory: URL, capacity: Capacity = Capacity(), quarantineLimit: Int = 50,
                 fallbackRelease: Release = Release(version: "unknown", build: "unknown")) throws {
@@ -72,6 +78,36 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         }
     }
 
+    /// An outbox whose folders are made now if they can be, else at the first write that can:
+    /// the agent's, which must start even before the first unlock after boot.
+    init(lenientDirectory directory: URL, capacity: Capacity, fallbackRelease: Release) {
+        self.directory = directory
+        self.capacity = capacity
+        self.quarantineLimit = 50
+        self.fallbackRelease = fallbackRelease
+        if (try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)) != nil {
+            FileProtection.protectDirectory(directory)
+        }
+        for kind in Kind.allCases {
+            try? FileManager.default.createDirectory(at: folder(kind), withIntermediateDirectories: true)
+            removeTornWrites(in: folder(kind))
+        }
+    }
+
+    /// Deletes everything waiting — reports, session starts, the quarantine and the drop counts
+    /// not yet sent (`WatchdogAgent.deleteUnsentData()`).
+    public func removeAll() {
+        lock.lock()
+        defer { lock.unlock() }
+        for kind in Kind.allCases {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder(kind).path)) ?? []
+            for name in names { try? FileManager.default.removeItem(at: folder(kind).appendingPathComponent(name)) }
+            usage[kind] = nil
+        }
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("quarantine", isDirectory: true))
+        try? FileManager.default.removeItem(at: ledgerFile)
+    }
+
     /// A `.tmp` file is a write the app was killed in the middle of: never acknowledged to its
     /// caller, never complete. Only old ones are removed, so a write in progress is safe.
     private func removeTornWrites(in folder: URL) {
@@ -83,9 +119,10 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         }
     }
 
-    /// Saves a report durably (evicting the oldest past `capacity`).
+    /// Saves a report durably (evicting the oldest past `capacity`), its text fields first fitted
+    /// to the server's limits (`ReportFitting`): what is kept is what the server can take.
     public func persist(_ report: Report) throws {
-        try write(JSONEncoder().encode(report), kind: .reports, id: report.id)
+        try write(JSONEncoder().encode(ReportFitting.fit(report)), kind: .reports, id: report.id)
     }
 
     /// Saves a session start durably (evicting the oldest past `capacity`).
@@ -286,7 +323,11 @@ public final class Outbox: ReportSink, @unchecked Sendable {
         let stamp = String(format: "%015lld-%06d", Int64(Date().timeIntervalSince1970 * 1000), number % 1_000_000)
         let final = folder(kind).appendingPathComponent("\(stamp)-\(id).json")
         let temporary = final.appendingPathExtension("tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        if descriptor < 0, errno == ENOENT, (try? FileManager.default.createDirectory(at: folder(kind), withIntermediateDirectories: true)) != nil {
+            // Folders that could not be made when the outbox was (before the first unlock).
+            descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        }
         guard descriptor >= 0 else { throw OutboxError(message: "cannot create \(temporary.path): errno \(errno)") }
         FileProtection.protectFile(atPath: temporary.path)
         var written = 0
@@ -315,6 +356,7 @@ public final class Outbox: ReportSink, @unchecked Sendable {
 
 /// The outbox could not save an item.
 public struct OutboxError: Error, CustomStringConvertible {
+    /// What failed, and with which system error.
     public var message: String
     public var description: String { message }
 }

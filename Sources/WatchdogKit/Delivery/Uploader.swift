@@ -17,7 +17,8 @@ public enum DeliveryStatus: Sendable, Equatable {
 
 /// Sends the outbox to watchdogd: session starts first (the denominator), then reports, in
 /// gzip-compressed batches of at most 500 items. Items leave the outbox only when a 2xx answer
-/// accounts for them (accepted, duplicate, or rejected one by one in its `rejected` list).
+/// accounts for them (accepted, duplicate, or rejected one by one in its `rejected` list — those
+/// are quarantined and counted as `client_dropped.quarantined`).
 ///
 /// - Network errors, 408/425 and 5xx back off exponentially with jitter (capped at
 ///   `maximumBackoff`); 429 and 503 wait for `Retry-After`, capped at `maximumBackoff` too.
@@ -42,6 +43,7 @@ public final class Uploader: Sendable {
         case disabled
     }
 
+    /// The server's base URL.
     public let endpoint: URL
     private let outbox: Outbox
     private let transport: any HTTPTransport
@@ -59,6 +61,7 @@ public final class Uploader: Sendable {
         var nextAttemptAt: Double = -.infinity
         var failures = 0
         var enabled = true
+        var attesting = true
         var running = false
         var uploadedTestCrash = false
         var maxBytes: Int
@@ -75,6 +78,18 @@ public final class Uploader: Sendable {
         case wholeBatchRefused(String)
     }
 
+    /// - Parameters:
+    ///   - outbox: what is sent, and what a 2xx answer removes.
+    ///   - endpoint: the server's base URL.
+    ///   - ingestKey: the app's ingest key (`setIngestKey` changes it).
+    ///   - transport: how batches are sent.
+    ///   - clock: monotonic seconds.
+    ///   - random: uniform in 0..<1, for the backoff's jitter.
+    ///   - logger: where refusals and failures are logged.
+    ///   - maxItems: items per batch at most (the server's limit).
+    ///   - maxBytes: bytes per batch at most before compression (halved after a 413).
+    ///   - maximumBackoff: the longest wait between attempts (and longest `Retry-After` honoured), seconds.
+    ///   - attester: signs each batch when the app opted in to App Attest.
     public init(outbox: Outbox, endpoint: URL, ingestKey: String, transport: any HTTPTransport = URLSessionTransport(),
                 clock: @escaping @Sendable () -> Double, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
                 logger: TaggedLogger, maxItems: Int = Limits.itemsPerBatch, maxBytes: Int = 900_000, maximumBackoff: Double = 300,
@@ -102,6 +117,12 @@ public final class Uploader: Sendable {
         state.withLock { $0.enabled = enabled }
     }
 
+    /// Whether uploads are signed with App Attest (when the app opted in): `false` for an install
+    /// not yet onboarded (`attest_percent`), whose uploads go unattested and which attests nothing.
+    public func setAttesting(_ attesting: Bool) {
+        state.withLock { $0.attesting = attesting }
+    }
+
     /// Called on the uploader's task (not the main thread) whenever the status changes.
     public func setStatusHandler(_ handler: @escaping @Sendable (DeliveryStatus) -> Void) {
         state.withLock { $0.statusHandler = handler }
@@ -121,9 +142,11 @@ public final class Uploader: Sendable {
     }
 
     /// Uploads until the outbox is empty or a failure says to wait. Returns at once if an
-    /// attempt is not due yet or another pass is running.
+    /// attempt is not due yet or another pass is running. With `allowsConstrainedNetwork` false
+    /// (the flush when the app goes to the background) nothing is sent over a network in Low
+    /// Data Mode: the requests fail there, and the outbox waits for the next pass.
     @discardableResult
-    public func drain() async -> Outcome {
+    public func drain(allowsConstrainedNetwork: Bool = true) async -> Outcome {
         let begin: Outcome? = state.withLock { state in
             if !state.enabled { return .disabled }
             if state.running || clock() < state.nextAttemptAt { return .waitingUntil(state.nextAttemptAt) }
@@ -138,7 +161,7 @@ public final class Uploader: Sendable {
                 let items = outbox.pending(kind, limit: maxItems, maxBytes: maxBytes)
                 // Drop counts still go up when no report is left to carry them.
                 if items.isEmpty, kind != .reports || outbox.nextDropToSend() == nil { break }
-                if let wait = await deliver(items, kind: kind) { return .waitingUntil(wait) }
+                if let wait = await deliver(items, kind: kind, constrained: allowsConstrainedNetwork) { return .waitingUntil(wait) }
             }
         }
         return .drained
@@ -146,8 +169,8 @@ public final class Uploader: Sendable {
 
     /// Sends a batch, bisecting it when the server refuses it as a whole; returns when to try
     /// again if it must wait.
-    private func deliver(_ items: [Outbox.Item], kind: Outbox.Kind) async -> Double? {
-        switch await send(items, kind: kind) {
+    private func deliver(_ items: [Outbox.Item], kind: Outbox.Kind, constrained: Bool) async -> Double? {
+        switch await send(items, kind: kind, constrained: constrained) {
         case .delivered:
             return nil
         case .wait(let due):
@@ -160,8 +183,8 @@ public final class Uploader: Sendable {
             }
             logger.log("the server refused a batch of \(items.count) \(kind.rawValue) as a whole (\(message)); sending it in halves")
             let half = items.count / 2
-            if let due = await deliver(Array(items[..<half]), kind: kind) { return due }
-            return await deliver(Array(items[half...]), kind: kind)
+            if let due = await deliver(Array(items[..<half]), kind: kind, constrained: constrained) { return due }
+            return await deliver(Array(items[half...]), kind: kind, constrained: constrained)
         }
     }
 
@@ -170,7 +193,7 @@ public final class Uploader: Sendable {
     }
 
     /// Sends one batch (with the pending drop counts, for reports).
-    private func send(_ items: [Outbox.Item], kind: Outbox.Kind) async -> Answer {
+    private func send(_ items: [Outbox.Item], kind: Outbox.Kind, constrained: Bool) async -> Answer {
         var body = Data("{\"\(kind.rawValue)\":[".utf8)
         for (index, item) in items.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }
@@ -186,7 +209,9 @@ public final class Uploader: Sendable {
         let key = state.withLock { $0.ingestKey }
         var headers = ["Authorization": "Bearer \(key)", "Content-Type": "application/json"]
         // Over the JSON before gzip: what the server hashes is the body it decodes.
-        if let attester, let assertion = await attester.assertionHeader(for: body) { headers["Watchdog-Assertion"] = assertion }
+        if let attester, state.withLock({ $0.attesting }), let assertion = await attester.assertionHeader(for: body) {
+            headers["Watchdog-Assertion"] = assertion
+        }
         let payload: Data
         do {
             payload = Data(try Gzip.compress(Array(body)))
@@ -196,10 +221,11 @@ public final class Uploader: Sendable {
             logger.log("gzip failed (\(error)); sending the \(kind.rawValue) batch uncompressed")
             payload = Data(body)
         }
-        let request = TransportRequest(
+        var request = TransportRequest(
             method: "POST", url: endpoint.appendingPathComponent("v1").appendingPathComponent(kind.rawValue),
             headers: headers, body: payload
         )
+        request.allowsConstrainedNetworkAccess = constrained
         let response: TransportResponse
         do {
             response = try await transport.send(request)
@@ -217,20 +243,26 @@ public final class Uploader: Sendable {
             }
             state.withLock { $0.failures = 0 }
             setStatus(.delivering)
-            for rejected in result.rejected {
-                logger.log("server rejected \(kind.rawValue) item \(rejected.id ?? "#\(rejected.index)"): \(rejected.error.message)")
+            // An item the server rejects on its own is set aside and counted (`client_dropped`'s
+            // `quarantined`), not just deleted: the release's numbers say it was lost.
+            var rejectedIndices = Set<Int>()
+            for rejected in result.rejected where items.indices.contains(rejected.index) {
+                rejectedIndices.insert(rejected.index)
+                logger.log("server rejected \(kind.rawValue) item \(rejected.id ?? "#\(rejected.index)"): \(rejected.error.message); quarantined")
             }
             if kind == .reports, items.contains(where: { Self.isTestCrash($0.json) }) {
                 state.withLock { $0.uploadedTestCrash = true }
             }
-            outbox.remove(items)
+            let rejectedItems = items.indices.filter(rejectedIndices.contains).map { items[$0] }
+            outbox.remove(items.indices.filter { !rejectedIndices.contains($0) }.map { items[$0] })
+            if !rejectedItems.isEmpty { outbox.quarantine(rejectedItems, kind: kind) }
             if let dropped { outbox.acknowledgeDrop(id: dropped.id) }
             return .delivered
         case 400 where error?.code == "invalid_client_dropped":
             // Our own counts are what the server cannot take: give them up, keep the items.
             logger.log("server refused client_dropped (\(message)); discarding those counts")
             outbox.acknowledgeDrop(id: dropped?.id)
-            return items.isEmpty ? .delivered : await send(items, kind: kind)
+            return items.isEmpty ? .delivered : await send(items, kind: kind, constrained: constrained)
         case 400 where error?.code == "invalid_json" || error?.code == "invalid_shape":
             if items.isEmpty { return .wait(refused(response.status, message)) }
             return .wholeBatchRefused(message)

@@ -5,14 +5,21 @@ import WatchdogWire
 public struct KeyboardEvent: Sendable, Equatable {
     /// `UIResponder.keyboard*Notification`, by its short name.
     public enum Kind: String, Sendable, CaseIterable {
+        /// `keyboardWillShowNotification`.
         case willShow = "keyboardWillShow"
+        /// `keyboardDidShowNotification`.
         case didShow = "keyboardDidShow"
+        /// `keyboardWillHideNotification`.
         case willHide = "keyboardWillHide"
+        /// `keyboardDidHideNotification`.
         case didHide = "keyboardDidHide"
+        /// `keyboardWillChangeFrameNotification`.
         case willChangeFrame = "keyboardWillChangeFrame"
+        /// `keyboardDidChangeFrameNotification` (also sent while an undocked iPad keyboard is dragged).
         case didChangeFrame = "keyboardDidChangeFrame"
 
-        var isHide: Bool { self == .willHide || self == .didHide }
+        /// `keyboardWillHide` or `keyboardDidHide`.
+        public var isHide: Bool { self == .willHide || self == .didHide }
     }
 
     /// Which notification this is.
@@ -33,10 +40,13 @@ public struct KeyboardEvent: Sendable, Equatable {
     /// else the window's screen); `nil` when unknown. Floating and hardware keyboards are judged
     /// against it, not against the window.
     public var screen: Frame?
+    /// Which screen the keyboard is on (the glue's identity of the notification's `UIScreen`,
+    /// iOS 16.1+), to compare with each window's screen; `nil` when unknown.
+    public var screenID: Int?
 
-    /// A notification's values; `isLocal` and `screen` are `nil` when unknown.
+    /// A notification's values; `isLocal`, `screen` and `screenID` are `nil` when unknown.
     public init(kind: Kind, frameBegin: Frame, frameEnd: Frame, animationDuration: Double, animationCurve: Int,
-                isLocal: Bool? = nil, screen: Frame? = nil) {
+                isLocal: Bool? = nil, screen: Frame? = nil, screenID: Int? = nil) {
         self.kind = kind
         self.frameBegin = frameBegin
         self.frameEnd = frameEnd
@@ -44,6 +54,7 @@ public struct KeyboardEvent: Sendable, Equatable {
         self.animationCurve = animationCurve
         self.isLocal = isLocal
         self.screen = screen
+        self.screenID = screenID
     }
 }
 
@@ -57,8 +68,9 @@ public enum KeyboardMode: String, Sendable, Equatable, CaseIterable {
     case split
     /// The small floating iPad keyboard: covers nothing at the bottom.
     case floating
-    /// A hardware keyboard: the frame is mostly below the screen; only the shortcut bar
-    /// and/or the field's input accessory view show, at the bottom (any idiom).
+    /// A hardware keyboard: the frame is mostly below the screen, or a bar shorter than any
+    /// software keyboard; only the shortcut bar and/or the field's input accessory view show,
+    /// at the bottom (any idiom).
     case hardware
     /// No keyboard on screen.
     case hidden
@@ -66,5 +78,14 @@ public enum KeyboardMode: String, Sendable, Equatable, CaseIterable {
 
 /// The device family, as `UIUserInterfaceIdiom`.
 public enum DeviceIdiom: String, Sendable, Equatable {
-    case phone, pad, mac, tv, vision
+    /// An iPhone (or iPod touch).
+    case phone
+    /// An iPad: undocked, split and floating keyboards exist here.
+    case pad
+    /// A Mac running the app (Mac Catalyst, or an iPad app on Apple silicon).
+    case mac
+    /// Apple TV.
+    case tv
+    /// Apple Vision Pro.
+    case vision
 }

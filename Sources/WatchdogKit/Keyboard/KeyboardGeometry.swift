@@ -2,12 +2,14 @@ import WatchdogWire
 
 /// The keyboard's effect on a window: its mode and the height it covers at the bottom.
 public struct KeyboardGeometry: Sendable, Equatable {
+    /// How the keyboard sits: docked, undocked, split, floating, hardware or hidden.
     public var mode: KeyboardMode
     /// Points covered at the bottom of the window (what a keyboard-dependent view moves up by).
     public var height: Double
     /// The keyboard's end frame in window coordinates.
     public var frameInWindow: Frame
 
+    /// Geometry as the tracker derives it (or a test states it).
     public init(mode: KeyboardMode, height: Double, frameInWindow: Frame) {
         self.mode = mode
         self.height = height
@@ -32,7 +34,9 @@ public struct KeyboardGeometry: Sendable, Equatable {
 ///   shows its shortcut bar (313 pt tall, 55 pt visible), plus the field's
 ///   `inputAccessoryView` when there is one (~99 pt visible); an iPhone with a Bluetooth
 ///   keyboard shows only the accessory. Whatever shows above the edge, the frame being mostly
-///   below it decides `hardware`, on every idiom; `height` is what shows (accessory included);
+///   below it decides `hardware`, on every idiom; `height` is what shows (accessory included).
+///   A bar shorter than any software keyboard reported fully on screen at the bottom edge (the
+///   bare shortcut bar, 55 pt) is `hardware` too;
 /// - a hide notification means height 0 whatever its frame;
 /// - another app's keyboard (`isLocal == false`: Split View, Slide Over, app switching) says
 ///   nothing about this app's layout and is ignored;
@@ -42,11 +46,17 @@ public struct KeyboardTracker: Sendable {
     /// A keyboard frame with more than this share of its height below the screen's bottom edge
     /// is a hardware keyboard's (only its shortcut bar and/or the input accessory show).
     public static let hardwareHiddenShare: Double = 0.5
+    /// A keyboard frame at the bottom edge shorter than this is a hardware keyboard's bar (the
+    /// shortcut bar, 55 pt, with an accessory 99 pt), not a software keyboard (the shortest, an
+    /// iPhone's in landscape, is well over 100 pt). Its height counts all the same: only the mode differs.
+    public static let hardwareBarMaximumHeight: Double = 110
+
     /// Points of slack when deciding that a frame touches the window's bottom.
     public static let edgeSlack: Double = 1
     /// A keyboard narrower than this share of the screen is the floating one.
     public static let floatingWidthShare: Double = 0.6
 
+    /// The device family: what counts as a floating keyboard depends on it.
     public let idiom: DeviceIdiom
     /// Height of the last docked keyboard seen (pads: tells split from undocked).
     public private(set) var lastDockedHeight: Double?
@@ -57,6 +67,7 @@ public struct KeyboardTracker: Sendable {
     /// The keyboard's screen, from the last event that said it.
     public private(set) var screen: Frame?
 
+    /// A tracker that has heard no keyboard notification yet (no keyboard).
     public init(idiom: DeviceIdiom) {
         self.idiom = idiom
     }
@@ -71,6 +82,13 @@ public struct KeyboardTracker: Sendable {
         if let screen = event.screen { self.screen = screen }
         lastLocalEvent = event
         return evaluate(event, window: window)
+    }
+
+    /// No keyboard for this window (another window of the app, or another screen, has it): the
+    /// geometry is hidden and a later window change re-evaluates nothing.
+    public mutating func reset(window: Frame) {
+        lastLocalEvent = nil
+        current = KeyboardGeometry(mode: .hidden, height: 0, frameInWindow: Frame(x: 0, y: window.height, width: window.width, height: 0))
     }
 
     /// The geometry after the window moved or resized without a keyboard notification: the
@@ -105,6 +123,13 @@ public struct KeyboardTracker: Sendable {
         frame.height > 0 && frame.maxY - screen.maxY > frame.height * hardwareHiddenShare
     }
 
+    /// Whether a keyboard frame is a bar shorter than any software keyboard: iPadOS's bare
+    /// shortcut bar (55 pt) or an input accessory view alone, reported fully on screen at its
+    /// bottom edge when a hardware keyboard is attached.
+    static func isShortBar(_ frame: Frame) -> Bool {
+        frame.height > 0 && frame.height < hardwareBarMaximumHeight
+    }
+
     /// - Parameters:
     ///   - frame: the keyboard's frame in screen coordinates.
     ///   - inWindow: the same frame in window coordinates.
@@ -118,7 +143,7 @@ public struct KeyboardTracker: Sendable {
         // Judged against the keyboard's screen: a hardware keyboard's frame is mostly below it.
         let screen = self.screen ?? window
         if touchesBottom {
-            return Self.isMostlyBelow(frame, screen: screen) ? .hardware : .docked
+            return Self.isMostlyBelow(frame, screen: screen) || Self.isShortBar(frame) ? .hardware : .docked
         }
         guard idiom == .pad else {
             // A phone keyboard is always docked; one ending above the bottom is mid-animation.

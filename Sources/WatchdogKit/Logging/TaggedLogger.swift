@@ -29,6 +29,7 @@ public struct TaggedLogger: Sendable {
         TaggedLogger(tags: tags + [tag], buffer: buffer)
     }
 
+    /// Appends `message` under this logger's tag; the oldest line goes past the capacity.
     public func log(_ message: String) {
         buffer.append(tags.map { "[\($0)]" }.joined() + " " + message)
     }
@@ -36,6 +37,12 @@ public struct TaggedLogger: Sendable {
     /// The buffered lines, oldest first.
     public func recentLines() -> [String] {
         buffer.lines()
+    }
+
+    /// Forgets the buffered lines (`WatchdogAgent.deleteUnsentData()`): the next report carries
+    /// only what is logged from now on.
+    public func clear() {
+        buffer.clear()
     }
 }
 
@@ -69,6 +76,10 @@ final class LogBuffer: Sendable {
             ring.next = (ring.next + 1) % capacity
         }
         echo?(stored)
+    }
+
+    func clear() {
+        ring.withLock { $0 = Ring() }
     }
 
     func lines() -> [String] {

@@ -1,4 +1,4 @@
-#if canImport(UIKit) && !os(watchOS)
+#if os(iOS)
 import UIKit
 
 /// The UIKit side of automatic lock detection: at each tick it only looks — at the transition
@@ -9,6 +9,11 @@ import UIKit
 enum LockObserver {
     /// Controllers looked at per tick, at most (a bound on a pathological hierarchy).
     static let maximumControllers = 200
+
+    /// The view that is first responder in `view`'s tree (`ViewTreeSearch`, depth first).
+    static func firstResponder(in view: UIView) -> UIView? {
+        ViewTreeSearch.first(in: view, children: { $0.subviews }, where: { $0.isFirstResponder })
+    }
 
     /// - Parameter firstResponder: the focused view, if any; else the top view controller's
     ///   view is the key view.

@@ -20,6 +20,7 @@ public struct LockObservation: Sendable, Equatable {
 
     /// Which view has `isUserInteractionEnabled == false`.
     public enum DisabledView: String, Sendable {
+        /// The key window itself.
         case window
         /// The first responder, or the top view controller's view.
         case keyView = "key_view"
@@ -37,6 +38,7 @@ public struct LockObservation: Sendable, Equatable {
     /// The top view controller's name, for the report's `screen`.
     public var screen: String?
 
+    /// What the driver sees at one tick (by default: nothing blocks).
     public init(transition: Transition? = nil, interactive: Bool = false, disabledView: DisabledView? = nil, identity: Int? = nil, screen: String? = nil) {
         self.transition = transition
         self.interactive = interactive
@@ -48,6 +50,7 @@ public struct LockObservation: Sendable, Equatable {
     /// Nothing blocks interaction.
     public static let clear = LockObservation()
 
+    /// Whether something blocks interaction now.
     public var isLocked: Bool { transition != nil || disabledView != nil }
 
     /// The report's `lock.flags`: `push`, `pop`, `presentation` (also for a dismissal, with
@@ -83,6 +86,7 @@ public final class AutomaticLockDetector {
     public let watchdog: InteractionLockWatchdog
     private var current: LockObservation?
 
+    /// - Parameter watchdog: times and reports the locks found (its own, apart from the host's `locks`).
     public init(watchdog: InteractionLockWatchdog) {
         self.watchdog = watchdog
     }

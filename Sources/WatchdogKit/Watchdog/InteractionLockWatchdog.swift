@@ -7,6 +7,7 @@ import WatchdogWire
 ///
 /// Not thread-safe: drive it from one thread.
 public final class InteractionLockWatchdog {
+    /// The remote config in force (`lock_threshold_s`, `enabled`, …).
     public var config = WatchdogConfig()
     /// Time in the background does not count as blocked interaction.
     public var appState: AppState = .active {
@@ -24,7 +25,9 @@ public final class InteractionLockWatchdog {
     }
     private var heldBeforePause = 0.0
     private var paused = false
+    /// Who reports: app, release, device, install and session.
     public var context: ReportContext
+    /// The screen a report names, if the host tells.
     public var screen: String?
     /// Called when a lock passes the threshold, e.g. to re-enable interaction.
     public var recover: (([String: Bool]) -> Void)?
@@ -37,6 +40,12 @@ public final class InteractionLockWatchdog {
     private let clock: () -> Double
     private let wallClock: () -> Date
 
+    /// - Parameters:
+    ///   - context: who reports.
+    ///   - sink: where reports are written (the outbox).
+    ///   - logger: the lock log lines go under its `lock` child.
+    ///   - clock: monotonic seconds, for durations.
+    ///   - wallClock: the time a report's `occurred_at` says.
     public init(context: ReportContext, sink: ReportSink, logger: TaggedLogger, clock: @escaping () -> Double, wallClock: @escaping () -> Date = Date.init) {
         self.context = context
         self.sink = sink
@@ -67,6 +76,7 @@ public final class InteractionLockWatchdog {
         flags = [:]
     }
 
+    /// Whether a lock is held (also while paused in the background).
     public var isLocked: Bool { lockedSince != nil || paused }
 
     /// Seconds the current lock has held while the app was active.
@@ -90,12 +100,7 @@ public final class InteractionLockWatchdog {
         )
         report.lock = InteractionLock(durationS: duration, flags: flags)
         report.logs = logger.recentLines()
-        do {
-            try sink.persist(report)
-        } catch {
-            logger.log("could not save report \(report.id), kept for a later try: \(error)")
-            sink.keepForRetry(report)
-        }
+        sink.enqueue(report)
         recover?(flags)
     }
 }

@@ -4,7 +4,9 @@ import WatchdogWire
 /// A keyboard-dependent view the watchdog checks: where it should be and where it is, in
 /// window coordinates, and how to put it back.
 public struct WatchedView {
+    /// The view's name in reports (`composeToolbar`).
     public var name: String
+    /// The screen it belongs to, if any (`ComposeViewController`).
     public var screen: String?
     /// Where the view belongs, in window coordinates (`nil`: not checked now).
     public var expectedFrame: () -> Frame?
@@ -16,6 +18,7 @@ public struct WatchedView {
     /// when the view is then where it belongs.
     public var autoFix: (() -> Void)?
 
+    /// A view to watch; the frames are asked for at every tick.
     public init(name: String, screen: String? = nil, expectedFrame: @escaping () -> Frame?, actualFrame: @escaping () -> Frame?, autoFix: (() -> Void)? = nil) {
         self.name = name
         self.screen = screen
@@ -66,6 +69,7 @@ public final class LayoutWatchdog {
     /// height, if shorter) shows above the keyboard: a tall text or web view is not "covered"
     /// just because its bottom is under the keyboard.
     public var minimumVisibleInputHeight: Double = 44
+    /// The remote config in force (tolerance, `auto_fix`, `test_crash`, …).
     public var config = WatchdogConfig()
     /// The app's state: checks run only while `active`.
     public var appState: AppState = .active {
@@ -87,10 +91,18 @@ public final class LayoutWatchdog {
     /// The key window's frame in screen coordinates (change it through `windowChanged`, which
     /// also re-evaluates the keyboard).
     public var window: Frame
+    /// Whose the last keyboard notification of this app was, as far as this window goes
+    /// (`KeyboardRouting`): its own, another window's of the app on the same screen (nothing is
+    /// judged here until the keyboard hides or comes back: where a view of a window without the
+    /// first responder belongs under another window's keyboard is not known), or on another
+    /// screen (it covers nothing here).
+    public private(set) var keyboardOwner: KeyboardOwner = .thisWindow
     /// The window's bottom safe-area inset without the keyboard (the UIKit driver keeps it
     /// current): where `ViewExpectation.keyboardTop` and `.safeAreaBottom` put a view's bottom.
     public var safeAreaBottom: Double = 0
+    /// Who reports: app, release, device, install and session.
     public var context: ReportContext
+    /// The screen a report names when the watched view does not say.
     public var screen: String?
     /// The focused input; `nil` when the app does not tell (the input checks are skipped).
     public var firstResponder: (() -> FirstResponder)?
@@ -99,8 +111,16 @@ public final class LayoutWatchdog {
     /// Today's test crashes of this install: `test_crash` stops at the budget or after expiry
     /// even with a stale cached config.
     public var testCrashLedger = TestCrashLedger(file: nil)
+    /// Whether this build may crash on purpose at all, whatever the remote config says (false
+    /// by default): the agent sets it from `WatchdogSettings.allowsTestCrash` and the build's
+    /// distribution (never in an App Store build).
+    public var allowsTestCrash = false
 
+    /// The keyboard as the notifications heard so far place it.
     public private(set) var keyboard: KeyboardTracker
+    /// Points the keyboard covers at this window's bottom now (0 when hidden, floating, or
+    /// another window's or screen's).
+    public var keyboardCoverage: Double { keyboard.current?.height ?? 0 }
     private var lastKeyboardEvent: KeyboardEvent?
     private var animationEndsAt: Double = -.infinity
     private var views: [Int: WatchedView] = [:]
@@ -125,7 +145,13 @@ public final class LayoutWatchdog {
     }
 
     /// - Parameters:
+    ///   - context: who reports: app, release, device, install and session.
+    ///   - window: the key window's frame in screen coordinates.
+    ///   - idiom: the device family, for the keyboard geometry.
+    ///   - sink: where reports are written (the outbox).
+    ///   - logger: the log whose last lines go with every report.
     ///   - clock: monotonic seconds (inject a fake one in tests).
+    ///   - wallClock: the time a report's `occurred_at` says.
     ///   - random: uniform in 0..<1, for `report_sample_rate`.
     ///   - crashHandler: what `test_crash` does; in an app, `fatalError(crash.message)`, so the
     ///     crash reporter collects the logs and the message names the report.
@@ -152,18 +178,30 @@ public final class LayoutWatchdog {
         return nextViewID
     }
 
+    /// Stops watching the view `watch` returned `token` for (a SwiftUI view that disappeared).
     public func unwatch(_ token: Int) {
         if let view = views.removeValue(forKey: token) { episodes.removeValue(forKey: "view:\(view.name)") }
     }
 
     /// Feeds a keyboard notification, whatever the app state: this app's own keyboard keeps
     /// the geometry current (the checks wait for the app to be active); another app's
-    /// (`isLocal == false`) is logged and ignored.
-    public func keyboardEvent(_ event: KeyboardEvent) {
+    /// (`isLocal == false`) is logged and ignored. `owner` says whose keyboard it is for this
+    /// window (`KeyboardRouting`, when the app has several windows): a hide always counts here;
+    /// another window's or another screen's keyboard leaves this window without one.
+    public func keyboardEvent(_ event: KeyboardEvent, owner: KeyboardOwner = .thisWindow) {
         guard event.isLocal != false else {
             logger.child("tracker").log("\(event.kind.rawValue): another app's keyboard, ignored (\(appState.rawValue))")
             return
         }
+        if owner != .thisWindow, !event.kind.isHide {
+            if keyboardOwner != owner { episodes.removeAll() }
+            keyboardOwner = owner
+            keyboard.reset(window: window)
+            keyboardWhenActive = nil
+            logger.child("tracker").log("\(event.kind.rawValue): \(owner == .anotherScreen ? "on another screen" : "another window's keyboard"), not this window's (\(appState.rawValue))")
+            return
+        }
+        keyboardOwner = .thisWindow
         if appState == .active || event.isLocal == true {
             keyboardWhenActive = nil
         } else {
@@ -191,7 +229,7 @@ public final class LayoutWatchdog {
     public func tick() {
         guard config.enabled, appState == .active else { return }
         let now = clock()
-        guard now >= animationEndsAt + animationMargin else {
+        guard now >= animationEndsAt + animationMargin, keyboardOwner != .anotherWindow else {
             episodes.removeAll()
             return
         }
@@ -208,7 +246,7 @@ public final class LayoutWatchdog {
                 }
             }
         }
-        let keyboardHeight = keyboard.current?.height ?? 0
+        let keyboardHeight = keyboardCoverage
         if let responder = firstResponder?(), keyboardHeight > 0 {
             let keyboardTop = window.height - keyboardHeight
             switch responder {
@@ -293,32 +331,36 @@ public final class LayoutWatchdog {
             logger.log("glitch \(report.kind) not reported (sample rate \(config.reportSampleRate))")
             return
         }
-        let crash = testCrashLedger.allows(config, at: wallClock())
+        let crash = allowsTestCrash && testCrashLedger.allows(config, at: wallClock())
         action.testCrash = crash
         report.action = action
+        if config.testCrash, !allowsTestCrash {
+            logger.log("test_crash is on but this build does not allow it (WatchdogSettings.allowsTestCrash, not in an App Store build): not crashing")
+        }
         // The report records that it crashed, and how the crash names it.
         if crash { logger.log("test_crash is on: crashing once this report is saved: \(TestCrash(reportID: report.id, kind: report.kind).message)") }
         report.logs = logger.recentLines()
+        guard crash else {
+            // Written off this thread: nothing waits for it.
+            sink.enqueue(report)
+            if config.testCrash, allowsTestCrash { logger.log("test_crash is on but expired or over today's budget (\(config.testCrashBudget)): not crashing") }
+            return
+        }
         do {
+            // The crash waits for the report: written now, after everything before it.
             try sink.persist(report)
         } catch {
             logger.log("could not save report \(report.id), kept for a later try: \(error)")
             // Not on disk: no crash; the copy kept says so.
-            if crash {
-                report.action?.testCrash = false
-                report.logs = Array((report.logs ?? []).dropLast())
-            }
+            report.action?.testCrash = false
+            report.logs = Array((report.logs ?? []).dropLast())
             sink.keepForRetry(report)
             return
         }
-        if crash {
-            let testCrash = TestCrash(reportID: report.id, kind: report.kind)
-            testCrashLedger.record(at: wallClock())
-            beforeTestCrash?(testCrash)
-            crashHandler(testCrash)
-        } else if config.testCrash {
-            logger.log("test_crash is on but expired or over today's budget (\(config.testCrashBudget)): not crashing")
-        }
+        let testCrash = TestCrash(reportID: report.id, kind: report.kind)
+        testCrashLedger.record(at: wallClock())
+        beforeTestCrash?(testCrash)
+        crashHandler(testCrash)
     }
 
     func makeReport(kind: String, screen: String?) -> Report {

@@ -6,6 +6,7 @@ public struct TestCrash: Sendable, Equatable {
     /// The report's kind, e.g. `view_frame_mismatch`.
     public var kind: String
 
+    /// The crash for the report `reportID`, of kind `kind`.
     public init(reportID: String, kind: String) {
         self.reportID = reportID
         self.kind = kind

@@ -20,6 +20,7 @@ public final class TestCrashLedger: @unchecked Sendable {
         entry = file.flatMap { try? Data(contentsOf: $0) }.flatMap { try? JSONDecoder().decode(Entry.self, from: $0) } ?? Entry(day: -1, count: 0)
     }
 
+    /// Test crashes of this install on `now`'s UTC day.
     public func crashesToday(at now: Date) -> Int {
         lock.lock()
         defer { lock.unlock() }

@@ -46,7 +46,7 @@ enum AttestationError: Error, Equatable, Sendable {
         case .counterNotZero:
             APIError(status: 403, code: "attestation_counter_not_zero", message: "an attestation's counter must be 0")
         case .environmentMismatch(let expected):
-            APIError(status: 403, code: "attestation_environment_mismatch", message: "the AAGUID is not App Attest's \(expected) environment, which this app is set to")
+            APIError(status: 403, code: "attestation_environment_mismatch", message: "the AAGUID is not App Attest's \(expected) environment, which this app accepts")
         case .alreadyAttested:
             APIError(status: 409, code: "key_already_attested", message: "this key id was attested already")
         case .notConfigured:

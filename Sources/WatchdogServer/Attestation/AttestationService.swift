@@ -92,11 +92,17 @@ final class AttestationService: Sendable {
         return (challenge, expiresAt)
     }
 
-    /// Verifies an attestation and stores its key for `installID`. The challenge is used up
-    /// first, whatever the verification finds.
+    /// Verifies an attestation and stores its key for `installID`, with the environment its
+    /// AAGUID names. The challenge is used up first, whatever the verification finds — except
+    /// when this install already holds this key: an install whose first attempt was stored but
+    /// whose answer was lost sends the same attestation again, and hears `key_already_attested`
+    /// (Apple's guidance: keep the attestation, retry only its upload).
     func attest(app: String, installID: String, keyID: [UInt8], object: [UInt8], challenge: [UInt8]) throws(APIError) -> AttestedKey {
         let settings = settings(app: app)
         guard settings.mode != .off, !settings.teamID.isEmpty else { throw AttestationError.notConfigured.apiError }
+        if let stored = try storeCall({ try store.attestedKey(app: app, keyID: keyID) }), stored.installID == installID {
+            throw AttestationError.alreadyAttested.apiError
+        }
         let now = clock()
         switch try storeCall({ try store.consumeAttestChallenge(app: app, hash: Array(SHA256.hash(data: challenge)), now: now) }) {
         case .consumed: break
@@ -105,13 +111,13 @@ final class AttestationService: Sendable {
         }
         let attested: AttestationVerifier.Attested
         do {
-            attested = try verifier.verify(object: object, keyID: keyID, challenge: challenge, appID: settings.appID, environment: settings.environment,
-                                                 at: Date(timeIntervalSince1970: Double(now) / 1000))
+            attested = try verifier.verify(object: object, keyID: keyID, challenge: challenge, appID: settings.appID,
+                                           environments: settings.environment.keyEnvironments, at: Date(timeIntervalSince1970: Double(now) / 1000))
         } catch {
             throw error.apiError
         }
         let key = AttestedKey(app: app, keyID: keyID, installID: installID, publicKey: attested.publicKey, counter: Int64(attested.counter),
-                              environment: settings.environment.rawValue, attestedAt: now)
+                              environment: attested.environment.rawValue, attestedAt: now)
         switch try storeCall({ try store.saveAttestedKey(key) }) {
         case .saved(let owner):
             attestedInstalls.withLock { $0[app] = nil }

@@ -9,15 +9,31 @@ public struct AttestationSettings: Codable, Sendable, Equatable {
         case off, observe, require
     }
 
-    /// App Attest's two environments: keys made by a development-signed build carry
-    /// `appattestdevelop`, those of TestFlight and App Store builds `appattest`.
-    public enum Environment: String, Codable, Sendable, CaseIterable {
+    /// App Attest's two environments, as a key carries them: keys made by a development-signed
+    /// build carry `appattestdevelop`, those of TestFlight and App Store builds `appattest`. Each
+    /// attested key is stored with its own (`AttestedKey.environment`).
+    public enum KeyEnvironment: String, Codable, Sendable, CaseIterable {
         case development, production
 
         var aaguid: [UInt8] {
             switch self {
             case .development: AuthenticatorData.developmentAAGUID
             case .production: AuthenticatorData.productionAAGUID
+            }
+        }
+    }
+
+    /// The environments whose keys the app accepts: one, or `both` — an app whose testers run
+    /// Xcode-installed and TestFlight builds side by side.
+    public enum Environment: String, Codable, Sendable, CaseIterable {
+        case development, production, both
+
+        /// The key environments accepted.
+        var keyEnvironments: [KeyEnvironment] {
+            switch self {
+            case .development: [.development]
+            case .production: [.production]
+            case .both: [.development, .production]
             }
         }
     }

@@ -15,13 +15,16 @@ struct AttestationVerifier: Sendable {
         /// The uncompressed P-256 point (65 bytes, X9.63).
         var publicKey: [UInt8]
         var counter: UInt32
+        /// The environment the key's AAGUID names.
+        var environment: AttestationSettings.KeyEnvironment
     }
 
     /// The extension of the credential certificate that holds the nonce.
     static let nonceExtension: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 8, 2]
 
     /// Checks `object` for `keyID` against `challenge` (the raw bytes the server issued).
-    func verify(object: [UInt8], keyID: [UInt8], challenge: [UInt8], appID: String, environment: AttestationSettings.Environment,
+    /// `environments`: the key environments the app accepts (one, or both).
+    func verify(object: [UInt8], keyID: [UInt8], challenge: [UInt8], appID: String, environments: [AttestationSettings.KeyEnvironment],
                 at time: Date) throws(AttestationError) -> Attested {
         let decoded: CBOR
         do { decoded = try CBOR.decode(object) } catch { throw .malformed("\(error.reason) at byte \(error.offset)") }
@@ -49,9 +52,11 @@ struct AttestationVerifier: Sendable {
         // 6. RP id hash, 7. counter 0, 8. environment, 9. credential id.
         guard authData.rpIDHash == Array(SHA256.hash(data: Array(appID.utf8))) else { throw .appMismatch }
         guard authData.counter == 0 else { throw .counterNotZero }
-        guard authData.aaguid == environment.aaguid else { throw .environmentMismatch(expected: environment.rawValue) }
+        guard let environment = environments.first(where: { authData.aaguid == $0.aaguid }) else {
+            throw .environmentMismatch(expected: environments.map(\.rawValue).joined(separator: " or "))
+        }
         guard authData.credentialID == keyID else { throw .keyMismatch }
-        return Attested(publicKey: point, counter: authData.counter)
+        return Attested(publicKey: point, counter: authData.counter, environment: environment)
     }
 
     /// Why `chain` (leaf first) is not a chain of valid certificates, each signed by the next

@@ -68,7 +68,27 @@ enum ConfigDocumentReader {
         for key in fields.keys.sorted() where !documentFields.contains(key) {
             throw .badRequest("unknown_config_key", "\(key) is not a field of the config document; fields: defaults, rules")
         }
+        try checkShownFields(fields)
         return (try defaults(fields["defaults"] ?? .object([:]), path: "defaults"), try rules(fields["rules"] ?? .array([]), path: "rules"))
+    }
+
+    /// `version`, `updated_at` and `updated_by` are ignored, but only as `GET` shows them: a
+    /// document that gives them another type is not one the server wrote (OpenAPI says their types).
+    static func checkShownFields(_ fields: [String: JSONValue]) throws(APIError) {
+        switch fields["version"] {
+        case nil: break
+        case .number(let number)? where number >= 0 && number == number.rounded() && number <= 9_007_199_254_740_992: break
+        case let value?: throw .badRequest("invalid_config_value", "version, when sent, must be the whole number GET shows, got \(value.typeName)")
+        }
+        switch fields["updated_at"] {
+        case nil, .null?: break
+        case .string(let text)? where Timestamp.parseMilliseconds(text) != nil: break
+        case let value?: throw .badRequest("invalid_config_value", "updated_at, when sent, must be the RFC 3339 time or null GET shows, got \(value.typeName)")
+        }
+        switch fields["updated_by"] {
+        case nil, .null?, .string?: break
+        case let value?: throw .badRequest("invalid_config_value", "updated_by, when sent, must be the text or null GET shows, got \(value.typeName)")
+        }
     }
 
     static func defaults(_ value: JSONValue, path: String) throws(APIError) -> [String: JSONValue] {

@@ -73,18 +73,10 @@ extension ConfigRule {
         return Double(Self.bucket(ruleID: id, installID: install)) < match.percent * 100
     }
 
-    /// 0..<10,000: where an install falls for a rule. FNV-1a-64 of `ruleID \u{1F} installID`
-    /// with a final avalanche, so neighbouring ids spread evenly.
+    /// 0..<10,000: where an install falls for a rule (`CohortBucket`, shared with WatchdogKit's
+    /// `attest_percent`).
     static func bucket(ruleID: String, installID: String) -> Int {
-        var fnv = FNV1a64()
-        fnv.add(ruleID)
-        fnv.add(byte: 0x1F)
-        fnv.add(installID)
-        var hash = fnv.value
-        hash ^= hash >> 33
-        hash = hash &* 0xff51_afd7_ed55_8ccd
-        hash ^= hash >> 33
-        return Int(hash % 10_000)
+        CohortBucket.of(key: ruleID, installID: installID)
     }
 }
 

@@ -39,6 +39,9 @@ enum ConfigSchema {
         Key(name: "report_sample_rate", rule: .number(0...1), defaultValue: .number(1.0)),
         Key(name: "test_crash_budget", rule: .integer(0...1000), defaultValue: .number(1)),
         Key(name: "test_crash_expires_at", rule: .timestamp, defaultValue: nil),
+        // The share of installs (by install id) that attest with App Attest: Apple asks apps to
+        // onboard gradually. 100 keeps what apps that turned attestation on had.
+        Key(name: "attest_percent", rule: .number(0...100), defaultValue: .number(100)),
     ]
 
     static let keyNames: Set<String> = Set(keys.map(\.name))

@@ -7,8 +7,9 @@
 Each report is one line of `"key": value` pairs (", " and ": " separators), so that
 ../unique-ids.lua, which rewrites every `"id": "<uuid>"`, gives each report a fresh id on every
 request; session_id and install_id are UUIDs too but their keys don't match that pattern, so a
-run posts many reports per session as a real fleet does. Times are fixed: run the daemon with
---retention-days 0 so they never count as expired.
+run posts many reports per session as a real fleet does. Times are written for 2026-11-20; the
+benchmark scripts post copies moved by whole days to three days before today (lib.sh,
+dated_payloads), never these files as they are.
 """
 import json
 import os
