@@ -1,7 +1,9 @@
 import PostgresClient
 
 extension PostgresStore {
-    /// The advisory lock key of retention ("wdrt"): one node prunes at a time.
+    /// The seed of retention's advisory lock ("wdrt"), hashed with the schema's name: one node
+    /// of a deployment prunes at a time, and deployments in other schemas of the same database
+    /// (the tests, one schema each) are not held up by it.
     static let retentionLockKey: Int64 = 0x7764_7274
 
     /// Drops the oldest day partition of reports that ends before `cutoff` (with its rows'
@@ -11,7 +13,7 @@ extension PostgresStore {
     /// or another node holds the retention lock (it is pruning the same rows).
     public func prune(receivedBefore cutoff: Int64, limit: Int) throws -> Int {
         try pool.transaction(attempts: 1) { connection in
-            guard try connection.query("SELECT pg_try_advisory_xact_lock($1)", [Self.retentionLockKey]).first?.bool(0) == true else { return 0 }
+            guard try connection.query("SELECT pg_try_advisory_xact_lock(hashtextextended(current_schema(), $1))", [Self.retentionLockKey]).first?.bool(0) == true else { return 0 }
             let lastWholeDay = Self.day(cutoff) - 1     // days ending at or before the cutoff's day start
             let days = try Self.partitionDays(connection).filter { $0 <= lastWholeDay }
             if let day = days.first {
