@@ -9,11 +9,13 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Set once a call failed in a way that leaves the connection unusable.
     public private(set) var isBroken = false
 
-    /// Connects with a libpq connection string or `postgres://` URI.
-    public init(url: String) throws {
+    /// Connects with a libpq connection string or `postgres://` URI, every wait bounded by
+    /// `deadlines` (`PostgresDeadlines`: connect, unacknowledged data, keepalives, statement and
+    /// idle-in-transaction timeouts).
+    public init(url: String, deadlines: PostgresDeadlines = .standard) throws {
         // libpq is loaded on the first connection (CLibPQ): a missing libpq5 is said here.
         if let unavailable = pq_load() { throw PostgresError(sqlState: "", message: String(cString: unavailable)) }
-        guard let connection = pq_connectdb(url) else { throw PostgresError(sqlState: "", message: "libpq could not allocate a connection") }
+        guard let connection = pq_connectdb(deadlines.applied(to: url)) else { throw PostgresError(sqlState: "", message: "libpq could not allocate a connection") }
         // Checked before `self.connection` is set: once every property is, a throw runs
         // `deinit`, and a second PQfinish of the same connection is a double free.
         guard pq_status(connection) == CONNECTION_OK else {
@@ -23,7 +25,7 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         self.connection = connection
         // Notices (e.g. "relation already exists, skipping") are not errors; libpq would print them.
-        _ = try execute("SET client_min_messages = warning")
+        _ = try execute("SET client_min_messages = warning; " + deadlines.sessionSettings)
     }
 
     deinit { pq_finish(connection) }
