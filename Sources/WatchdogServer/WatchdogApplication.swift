@@ -46,6 +46,7 @@ public final class WatchdogApplication: Sendable {
         let roots: [Certificate]
         do { roots = try attestationRoots.map { try Certificate(pemEncoded: $0) } } catch { throw SettingsError("an attestation root is not a PEM certificate: \(error)") }
         let metrics = ServerMetrics()
+        metrics.outage.watch(store, logger: logger)
         let admission = AdmissionService(store: store)
         let attestation = AttestationService(store: store, clock: clock, roots: roots)
         let lookup = ReleaseLookup(store: store, admission: admission)

@@ -27,7 +27,9 @@ struct Router: Sendable {
         do {
             response = try route(request, template: &template)
         } catch {
-            if error.status >= 500 { logger.warning("\(request.method) \(request.path) → \(error.status) \(error.code): \(error.message)") }
+            if error.code == APIError.storeUnreachableCode {
+                metrics.outage.refusals.increment()  // its cause is logged once, not per request
+            } else if error.status >= 500 { logger.warning("\(request.method) \(request.path) → \(error.status) \(error.code): \(error.message)") }
             response = .now(error.response)
         }
         let metrics = self.metrics
