@@ -56,9 +56,13 @@ public struct PostgresDeadlines: Sendable, Equatable {
         return result
     }
 
-    /// The `SET`s run on every new session.
+    /// The `SET`s run on every new session. The server's own socket gets the same TCP
+    /// deadlines, so a backend that is sending to a node gone silent (not idle in a
+    /// transaction, where the idle timeout applies) gives up as soon as the node would.
     var sessionSettings: String {
-        "SET statement_timeout = \(statementMilliseconds); SET idle_in_transaction_session_timeout = \(idleInTransactionMilliseconds)"
+        "SET statement_timeout = \(statementMilliseconds); SET idle_in_transaction_session_timeout = \(idleInTransactionMilliseconds); "
+            + "SET tcp_user_timeout = \(unacknowledgedMilliseconds); SET tcp_keepalives_idle = \(keepaliveIdleSeconds); "
+            + "SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = \(keepaliveCount)"
     }
 
     private static func sets(_ url: String, _ name: String, isURI: Bool) -> Bool {
