@@ -78,6 +78,31 @@ struct PostgresOutageTests {
         #expect(connection.isBroken, "a pool drops it")
     }
 
+    @Test func aStatementSentWithItsCommitStoresItsParametersExactlyAndCommits() throws {
+        let (url, _, admin) = try Self.tagged()
+        let table = "commit_inline_\(UUID().uuidString.prefix(8).lowercased())"
+        try admin.execute("CREATE TABLE \(table) (k text, n bigint)")
+        defer { _ = try? admin.execute("DROP TABLE \(table)") }
+        let pool = try PostgresPool(url: url, capacity: 1)
+        let texts: [String?] = ["it's", #"a "quoted" \ back\slash"#, "$1 $$ dollars", "ünïcødé ✓", nil, "'; DROP TABLE x; --"]
+        try pool.transaction { connection in
+            try connection.executeAndCommit("INSERT INTO \(table) SELECT * FROM unnest($1::text[], $2::bigint[])",
+                                            [PostgresArray.text(texts), PostgresArray.integer(texts.indices.map { Int64($0) })])
+        }
+        let stored = try admin.query("SELECT k FROM \(table) ORDER BY n").map { $0.optionalText(0) }
+        #expect(stored == texts)
+        // Committed by its own message: the pool's connection is outside any transaction.
+        #expect(try pool.withConnection { try $0.query("SELECT txid_current_if_assigned() IS NULL").first?.bool(0) } == true)
+        // A failing statement leaves its transaction to be rolled back, and nothing is stored.
+        #expect(throws: PostgresError.self) {
+            try pool.transaction { connection in
+                try connection.query("INSERT INTO \(table) VALUES ('before', 100)")
+                try connection.executeAndCommit("INSERT INTO \(table) VALUES ($1, $2)", [.text("x"), .text("not a number")])
+            }
+        }
+        #expect(try admin.query("SELECT count(*) FROM \(table)").first?.int(0) == texts.count)
+    }
+
     @Test func theClientDeadlinesAreAddedToTheURLWithoutOverridingItsOwn() {
         let deadlines = PostgresDeadlines.standard
         let uri = deadlines.applied(to: "postgres://u@db/watchdog?connect_timeout=9")

@@ -26,11 +26,12 @@ extension PostgresStore {
             try insertSessions(sessions, counts: &counts, rollup: &rollup, connection)
             try insertReports(reports, counts: &counts, rollup: &rollup, connection)
             try insertDrops(drops, connection)
-            // The shared roll-up rows are written last, in one statement (`Rollup.write`), so
-            // they are locked for one round trip before COMMIT. Admission reads them after it,
-            // but only for a release not listed yet (its first batches), found out before.
+            // The shared roll-up rows are written last, in one statement sent with its COMMIT
+            // (`Rollup.write`): no round trip to this node while they are locked. Admission
+            // reads them after the write, but only for a release not listed yet (its first
+            // batches), found out before; those batches commit after it.
             let candidates = try Self.unadmitted(rollup.admissionCandidates, connection)
-            try rollup.write(connection)
+            try rollup.write(connection, committing: candidates.isEmpty)
             try Self.admit(candidates, now: batches.map(\.receivedAt).max() ?? 0, connection)
             return counts.indices.map { refused.contains($0) ? .counterNotIncreasing : .stored(counts[$0]) }
         }

@@ -5,18 +5,24 @@ import PostgresClient
 /// concurrent transactions on several nodes do not deadlock), adding to what is stored.
 ///
 /// All of them go in **one statement** (each upsert a data-modifying `WITH` query), the last of
-/// the transaction before `COMMIT`: the roll-up rows every node shares are locked for one
-/// round trip, not across the dozen statements of the batch. A node cut off between that
-/// statement and its `COMMIT` holds them until PostgreSQL ends its session
-/// (`idle_in_transaction_session_timeout`, `PostgresDeadlines`) — the bound on how long one
-/// node's trouble can stop the others (issue 45).
+/// the transaction, sent with its `COMMIT` in one message (`committing`): the roll-up rows
+/// every node shares are locked only while the server runs that statement and commits — it has
+/// the whole message, so a node cut off after sending it holds nothing afterwards, and one cut
+/// off before holds none of these rows. Without `committing` (a batch whose release admission
+/// reads these rows afterwards) a cut between the statement and `COMMIT` holds them until
+/// PostgreSQL ends the session (`idle_in_transaction_session_timeout`, `PostgresDeadlines`).
 extension Rollup {
-    func write(_ connection: PostgresConnection) throws {
+    /// Writes the roll-ups; with `committing`, commits the transaction in the same message.
+    func write(_ connection: PostgresConnection, committing: Bool) throws {
         var statement = UpsertStatement()
         collect(into: &statement)
         guard !statement.queries.isEmpty else { return }
         let body = statement.queries.enumerated().map { "u\($0.offset) AS (\($0.element))" }.joined(separator: ",\n")
-        try connection.query("WITH \(body)\nSELECT 1", statement.parameters)
+        if committing {
+            try connection.executeAndCommit("WITH \(body)\nSELECT 1", statement.parameters)
+        } else {
+            try connection.query("WITH \(body)\nSELECT 1", statement.parameters)
+        }
     }
 
     /// The upserts of one statement and their parameters, numbered across all of them.
