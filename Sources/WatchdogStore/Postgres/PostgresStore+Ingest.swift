@@ -28,11 +28,21 @@ extension PostgresStore {
             try insertDrops(drops, connection)
             // The shared roll-up rows are written last, in one statement sent with its COMMIT
             // (`Rollup.write`): no round trip to this node while they are locked. Admission
-            // reads them after the write, but only for a release not listed yet (its first
-            // batches), found out before; those batches commit after it.
+            // reads them, for a release not listed yet; under `auto` without session starts in
+            // this batch its evidence (sessions, installs and networks with sessions) is the
+            // same before the write as after, so it is decided before. Only an `open` release's
+            // first batch and an unlisted `auto` release's session starts are admitted after
+            // the write, and commit after it.
+            let now = batches.map(\.receivedAt).max() ?? 0
             let candidates = try Self.unadmitted(rollup.admissionCandidates, connection)
-            try rollup.write(connection, committing: candidates.isEmpty)
-            try Self.admit(candidates, now: batches.map(\.receivedAt).max() ?? 0, connection)
+            let withSessions = Set(zip(rollup.releaseKeys, rollup.releases).filter { $0.1.sessions > 0 }.map(\.0))
+            let decidedBefore = { (candidate: (key: Rollup.ReleaseKey, policy: AdmissionPolicy)) in
+                candidate.policy.mode == .auto && !withSessions.contains(candidate.key)
+            }
+            try Self.admit(candidates.filter(decidedBefore), now: now, connection)
+            let after = candidates.filter { !decidedBefore($0) }
+            try rollup.write(connection, committing: after.isEmpty)
+            try Self.admit(after, now: now, connection)
             return counts.indices.map { refused.contains($0) ? .counterNotIncreasing : .stored(counts[$0]) }
         }
     }
