@@ -123,4 +123,12 @@ ip netns exec "$tag-db" runuser -u postgres -- "$bin/psql" -h "$work/pg" -U post
   -c "SELECT id FROM reports WHERE app = 'com.example.partition'" > "$work/stored.txt"
 echo "n1's log during the run:"
 grep -iE "database|lost|error" "$work/n1.log" | cut -c1-300 | head -n 20 || true
-python3 Tests/Partition/load.py check "$work"
+# Said once, counted in /metrics.
+ip netns exec "$tag-n1" curl -s "$url1/metrics" | grep -E '^watchdog_store_' | tee "$work/n1.metrics"
+failed=0
+lost_lines=$(grep -c "lost the database" "$work/n1.log" || true)
+[ "$lost_lines" = 1 ] || { echo "FAIL: n1 logged the loss $lost_lines times, not once"; failed=1; }
+grep -qE '^watchdog_store_outages_total 1$' "$work/n1.metrics" || { echo "FAIL: /metrics does not count the outage"; failed=1; }
+grep -qE '^watchdog_store_unavailable_responses_total [1-9]' "$work/n1.metrics" || { echo "FAIL: /metrics does not count the 503s"; failed=1; }
+python3 Tests/Partition/load.py check "$work" || failed=1
+exit $failed
