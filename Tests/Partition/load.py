@@ -133,9 +133,49 @@ def rate(posts, start, end):
     return stored / max(end - start, 1e-9)
 
 
+def p99(posts):
+    """The 99th percentile of the POSTs' answer times, in seconds."""
+    durations = sorted(p["end"] - p["start"] for p in posts)
+    return durations[min(len(durations) - 1, int(len(durations) * 0.99))] if durations else 0
+
+
+def check_loss(work, times):
+    """Loss on n1's link: n2's p99 rises at most 1.5×; nothing acknowledged is lost."""
+    cut, heal = times["cut"], times["heal"]
+    n1, n2 = entries(os.path.join(work, "n1")), entries(os.path.join(work, "n2"))
+    posts1 = [e for e in n1 if e["kind"] == "post"]
+    posts2 = [e for e in n2 if e["kind"] == "post"]
+    before2 = p99([p for p in posts2 if times["start"] + 2 <= p["start"] and p["end"] < cut])
+    during2 = p99([p for p in posts2 if cut <= p["start"] and p["end"] < heal])
+    figures = {"loss_percent": times["loss"], "seconds": round(heal - cut, 1),
+               "n1_reports_per_s_before": round(rate(posts1, times["start"] + 2, cut)), "n1_reports_per_s_during": round(rate(posts1, cut, heal)),
+               "n1_p99_before_s": round(p99([p for p in posts1 if times["start"] + 2 <= p["start"] and p["end"] < cut]), 3),
+               "n1_p99_during_s": round(p99([p for p in posts1 if cut <= p["start"] and p["end"] < heal]), 3),
+               "n1_non_202_during": sum(p["status"] != 202 for p in posts1 if cut <= p["start"] < heal),
+               "n2_reports_per_s_before": round(rate(posts2, times["start"] + 2, cut)), "n2_reports_per_s_during": round(rate(posts2, cut, heal)),
+               "n2_p99_before_s": round(before2, 3), "n2_p99_during_s": round(during2, 3)}
+    failures = []
+    if during2 > 1.5 * before2:
+        failures.append(f"n2's p99 rose from {before2:.3f} to {during2:.3f} s with loss on n1's link; at most 1.5x")
+    with open(os.path.join(work, "stored.txt")) as lines:
+        stored = set(line.strip() for line in lines if line.strip())
+    ids = acked(os.path.join(work, "n1")) + acked(os.path.join(work, "n2"))
+    lost = [i for i in ids if i not in stored]
+    figures.update(acknowledged=len(ids), lost=len(lost))
+    if lost:
+        failures.append(f"{len(lost)} acknowledged ids are not in PostgreSQL")
+    print(json.dumps(figures, indent=1))
+    for failure in failures:
+        print("FAIL:", failure)
+    print("loss check:", "FAILED" if failures else "passed")
+    return 1 if failures else 0
+
+
 def check(work):
     with open(os.path.join(work, "times.json")) as file:
         times = json.load(file)
+    if times.get("loss"):
+        return check_loss(work, times)
     cut, heal = times["cut"], times["heal"]
     n1, n2 = entries(os.path.join(work, "n1")), entries(os.path.join(work, "n2"))
     posts1 = [e for e in n1 if e["kind"] == "post"]
