@@ -28,7 +28,8 @@ public final class PostgresConnection: @unchecked Sendable {
         self.connection = connection
         // Notices (e.g. "relation already exists, skipping") are not errors; libpq would print them.
         // standard_conforming_strings (the default) is what `executeAndCommit`'s literals assume.
-        _ = try execute("SET client_min_messages = warning; SET standard_conforming_strings = on; " + deadlines.sessionSettings)
+        _ = try execute(["SET client_min_messages = warning; SET standard_conforming_strings = on", deadlines.sessionSettings(keepingThoseOf: url)]
+            .filter { !$0.isEmpty }.joined(separator: "; "))
     }
 
     deinit { pq_finish(connection) }

@@ -6,7 +6,8 @@
 /// an answer on a silent socket). The server side is set on each session once it is open:
 /// `statement_timeout`, and `idle_in_transaction_session_timeout`, which makes PostgreSQL end
 /// the session — and release its row locks — of a node that went silent inside a transaction.
-/// A parameter already in the URL is left as it is.
+/// A parameter already in the URL is left as it is — a server setting too, when the URL names
+/// it (`options=-c statement_timeout=30s` for a database whose dashboard reads take longer).
 public struct PostgresDeadlines: Sendable, Equatable {
     /// libpq's `connect_timeout` in seconds (libpq's minimum is 2).
     public var connectSeconds: Int
@@ -59,10 +60,12 @@ public struct PostgresDeadlines: Sendable, Equatable {
     /// The `SET`s run on every new session. The server's own socket gets the same TCP
     /// deadlines, so a backend that is sending to a node gone silent (not idle in a
     /// transaction, where the idle timeout applies) gives up as soon as the node would.
-    var sessionSettings: String {
-        "SET statement_timeout = \(statementMilliseconds); SET idle_in_transaction_session_timeout = \(idleInTransactionMilliseconds); "
-            + "SET tcp_user_timeout = \(unacknowledgedMilliseconds); SET tcp_keepalives_idle = \(keepaliveIdleSeconds); "
-            + "SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = \(keepaliveCount)"
+    func sessionSettings(keepingThoseOf url: String) -> String {
+        [("statement_timeout", statementMilliseconds), ("idle_in_transaction_session_timeout", idleInTransactionMilliseconds),
+         ("tcp_user_timeout", unacknowledgedMilliseconds), ("tcp_keepalives_idle", keepaliveIdleSeconds), ("tcp_keepalives_interval", 1),
+         ("tcp_keepalives_count", keepaliveCount)]
+            .filter { !url.contains($0.0) }
+            .map { "SET \($0.0) = \($0.1)" }.joined(separator: "; ")
     }
 
     private static func sets(_ url: String, _ name: String, isURI: Bool) -> Bool {

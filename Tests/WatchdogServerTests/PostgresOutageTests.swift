@@ -29,6 +29,9 @@ struct PostgresOutageTests {
         _ = try pool.withConnection { first in try pool.withConnection { _ in try first.query("SELECT 1") } }
         #expect(try Self.sessions(name, admin) == 2)
         try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", [name])
+        // Terminated backends leave pg_stat_activity as they exit, not with the call.
+        for _ in 0..<200 where try Self.sessions(name, admin) > 0 { usleep(10_000) }
+        #expect(try Self.sessions(name, admin) == 0)
         #expect(pool.reachability.isReachable)
 
         // The first call finds its connection gone: the pool is unreachable, the other idle
@@ -76,6 +79,13 @@ struct PostgresOutageTests {
         #expect(remaining == 0, "the idle transaction's session is still open")
         #expect(throws: PostgresError.self) { try connection.query("SELECT 1") }
         #expect(connection.isBroken, "a pool drops it")
+    }
+
+    @Test func aServerSettingTheURLNamesIsLeftAsTheURLSetsIt() throws {
+        let (url, _, _) = try Self.tagged()
+        let connection = try PostgresConnection(url: url + "&options=-c%20statement_timeout%3D30s")
+        #expect(try connection.query("SHOW statement_timeout").first?.text(0) == "30s")
+        #expect(try connection.query("SHOW idle_in_transaction_session_timeout").first?.text(0) == "3s")
     }
 
     @Test func aStatementSentWithItsCommitStoresItsParametersExactlyAndCommits() throws {
