@@ -37,14 +37,17 @@ extension Rollup {
 
         upsert(&connection, table: "releases", keys: ["app", "version", "build"],
                    columns: [("sessions", "bigint"), ("affected_sessions", "bigint"), ("auto_fixed", "bigint"), ("test_crashes", "bigint"),
-                             ("first_seen", "bigint"), ("last_seen", "bigint"), ("implausible_sessions", "bigint"), ("unknown_session_reports", "bigint")],
+                             ("first_seen", "bigint"), ("last_seen", "bigint"), ("implausible_sessions", "bigint"), ("unknown_session_reports", "bigint"),
+                             ("last_received", "bigint")],
                    update: adds(["sessions", "affected_sessions", "auto_fixed", "test_crashes", "implausible_sessions", "unknown_session_reports"])
-                       + ", first_seen = least(t.first_seen, excluded.first_seen), last_seen = greatest(t.last_seen, excluded.last_seen)",
+                       + ", first_seen = least(t.first_seen, excluded.first_seen), last_seen = greatest(t.last_seen, excluded.last_seen)"
+                       + ", last_received = greatest(t.last_received, excluded.last_received)",
                    rows: releaseKeys.indices.map { number in
                        let delta = releases[number]
                        return release(number) + [.integer(Int64(delta.sessions)), .integer(Int64(delta.affectedSessions)), .integer(Int64(delta.autoFixed)),
                                                  .integer(Int64(delta.testCrashes)), .integer(delta.firstSeen), .integer(delta.lastSeen),
-                                                 .integer(Int64(delta.implausibleSessions)), .integer(Int64(delta.unknownSessionReports))]
+                                                 .integer(Int64(delta.implausibleSessions)), .integer(Int64(delta.unknownSessionReports)),
+                                                 .integer(delta.lastReceived)]
                    })
         upsert(&connection, table: "release_networks", keys: ["app", "version", "build", "network"], columns: [("sessions", "bigint")], update: adds(["sessions"]),
                    rows: networkSessions.map { (key, sessions) in release(key.release) + [.text(key.value), .integer(Int64(sessions))] })
@@ -77,16 +80,21 @@ extension Rollup {
                    update: adds(["affected_sessions"]),
                    rows: affected.map { (key, count) in release(key.release) + [.text(key.dimension), .text(key.value), .integer(Int64(count))] })
         upsert(&connection, table: "release_installs", keys: ["app", "version", "build", "install_id"],
-                   columns: [("channel", "text"), ("idiom", "text"), ("sessions", "bigint"), ("reports", "bigint"), ("affected_sessions", "bigint")],
-                   update: "channel = coalesce(excluded.channel, t.channel), idiom = coalesce(excluded.idiom, t.idiom), " + adds(["sessions", "reports", "affected_sessions"]),
+                   columns: [("channel", "text"), ("idiom", "text"), ("sessions", "bigint"), ("reports", "bigint"), ("affected_sessions", "bigint"), ("network", "text"),
+                             ("attested_sessions", "bigint"), ("attested_affected_sessions", "bigint")],
+                   update: "channel = coalesce(excluded.channel, t.channel), idiom = coalesce(excluded.idiom, t.idiom), network = coalesce(t.network, excluded.network), "
+                       + adds(["sessions", "reports", "affected_sessions", "attested_sessions", "attested_affected_sessions"]),
                    rows: installs.map { (key, delta) in
                        release(key.release) + [.text(key.install), text(delta.channel), text(delta.idiom), .integer(Int64(delta.sessions)),
-                                               .integer(Int64(delta.reports)), .integer(Int64(delta.affectedSessions))]
+                                               .integer(Int64(delta.reports)), .integer(Int64(delta.affectedSessions)), text(delta.network),
+                                               .integer(Int64(delta.attestedSessions)), .integer(Int64(delta.attestedAffectedSessions))]
                    })
         upsert(&connection, table: "release_install_kinds", keys: ["app", "version", "build", "install_id", "kind"],
-                   columns: [("reports", "bigint"), ("affected_sessions", "bigint")], update: adds(["reports", "affected_sessions"]),
+                   columns: [("reports", "bigint"), ("affected_sessions", "bigint"), ("attested_affected_sessions", "bigint")],
+                   update: adds(["reports", "affected_sessions", "attested_affected_sessions"]),
                    rows: installKinds.map { (key, count) in
-                       release(key.release) + [.text(key.install), .text(key.kind), .integer(Int64(count.reports)), .integer(Int64(count.affected))]
+                       release(key.release) + [.text(key.install), .text(key.kind), .integer(Int64(count.reports)), .integer(Int64(count.affected)),
+                                               .integer(Int64(count.attestedAffected))]
                    })
         upsert(&connection, table: "release_hourly_sessions", keys: ["app", "version", "build", "hour:bigint"], columns: [("sessions", "bigint")], update: adds(["sessions"]),
                    rows: hourlySessions.map { (key, count) in release(key.release) + [.integer(key.hour), .integer(Int64(count))] })
