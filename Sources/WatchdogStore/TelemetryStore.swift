@@ -206,6 +206,11 @@ public protocol TelemetryStore: Sendable {
 
     /// Throws unless the store can be written to right now.
     func checkWritable() throws
+    /// The database as this node last reached it, for a store across the network (readiness,
+    /// logs, metrics read it instead of calling the database); `nil` for a store in a local file.
+    var reachability: StoreReachability? { get }
+    /// Calls `observer` each time the database is lost or back (never for a local file).
+    func observeReachability(_ observer: @escaping @Sendable (StoreReachability) -> Void)
     /// Flushes and closes; later calls fail.
     func close() throws
 }

@@ -102,7 +102,12 @@ struct IngestRoutes: Sendable {
                     responder.respond(JSONBody.response(status: 202, bytes: body))
                 case .success(.counterNotIncreasing):
                     responder.respond(AttestationError.counterNotIncreasing.apiError.response)
-                case .failure:
+                case .failure(let error):
+                    if let unreachable = APIError.storeUnreachable(from: error) {
+                        metrics.outage.refusals.increment()
+                        responder.respond(unreachable.response)
+                        return
+                    }
                     responder.respond(APIError.unavailable("the store could not commit the batch; nothing of it was acknowledged, retry later").response)
                 }
             }
@@ -110,6 +115,8 @@ struct IngestRoutes: Sendable {
             switch error {
             case .full: throw .overloaded("the ingest queue is full (\(queue.capacity) items waiting); retry after a second")
             case .stopped: throw .overloaded("the server is shutting down; retry shortly")
+            case .unreachable(let state):
+                throw .storeUnreachable("lost \(StoreOutage.seconds(state.unreachableForSeconds)) s ago: \(state.failure ?? "connection lost")")
             }
         }
     }

@@ -26,6 +26,8 @@ enum PostgresMigrations {
 
     static func migrate(_ connection: PostgresConnection) throws {
         try connection.transaction {
+            // A migration of a large database may take longer than a request's statement_timeout.
+            try connection.execute("SET LOCAL statement_timeout = 0")
             try connection.query("SELECT pg_advisory_xact_lock($1)", [lockKey])
             try connection.execute("CREATE TABLE IF NOT EXISTS watchdog_migrations (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
             let applied = Set(try connection.query("SELECT identifier FROM watchdog_migrations").map { $0.text(0) })

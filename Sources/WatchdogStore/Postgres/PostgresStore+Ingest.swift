@@ -26,8 +26,23 @@ extension PostgresStore {
             try insertSessions(sessions, counts: &counts, rollup: &rollup, connection)
             try insertReports(reports, counts: &counts, rollup: &rollup, connection)
             try insertDrops(drops, connection)
-            try rollup.write(connection)
-            try Self.admit(rollup.admissionCandidates, now: batches.map(\.receivedAt).max() ?? 0, connection)
+            // The shared roll-up rows are written last, in one statement sent with its COMMIT
+            // (`Rollup.write`): no round trip to this node while they are locked. Admission
+            // reads them, for a release not listed yet; under `auto` without session starts in
+            // this batch its evidence (sessions, installs and networks with sessions) is the
+            // same before the write as after, so it is decided before. Only an `open` release's
+            // first batch and an unlisted `auto` release's session starts are admitted after
+            // the write, and commit after it.
+            let now = batches.map(\.receivedAt).max() ?? 0
+            let candidates = try Self.unadmitted(rollup.admissionCandidates, connection)
+            let withSessions = Set(zip(rollup.releaseKeys, rollup.releases).filter { $0.1.sessions > 0 }.map(\.0))
+            let decidedBefore = { (candidate: (key: Rollup.ReleaseKey, policy: AdmissionPolicy)) in
+                candidate.policy.mode == .auto && !withSessions.contains(candidate.key)
+            }
+            try Self.admit(candidates.filter(decidedBefore), now: now, connection)
+            let after = candidates.filter { !decidedBefore($0) }
+            try rollup.write(connection, committing: after.isEmpty)
+            try Self.admit(after, now: now, connection)
             return counts.indices.map { refused.contains($0) ? .counterNotIncreasing : .stored(counts[$0]) }
         }
     }
@@ -246,6 +261,18 @@ extension PostgresStore {
         for (batch, crashes) in testCrashes {
             counts[batch].testCrashes = crashes.map { TestCrashCount(app: $0.key[0], installID: $0.key[1], crashes: $0.value) }
         }
+    }
+
+    /// The candidates without a row in `release_admissions` (the only ones `admit` may list).
+    static func unadmitted(_ candidates: [(key: Rollup.ReleaseKey, policy: AdmissionPolicy)],
+                           _ connection: PostgresConnection) throws -> [(key: Rollup.ReleaseKey, policy: AdmissionPolicy)] {
+        guard !candidates.isEmpty else { return [] }
+        let rows = try connection.query("""
+            SELECT a.app, a.version, a.build FROM release_admissions a
+            JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(app, version, build) ON a.app = k.app AND a.version = k.version AND a.build = k.build
+            """, [PostgresArray.text(candidates.map(\.key.app)), PostgresArray.text(candidates.map(\.key.version)), PostgresArray.text(candidates.map(\.key.build))])
+        let listed = Set(rows.map { [$0.text(0), $0.text(1), $0.text(2)] })
+        return candidates.filter { !listed.contains([$0.key.app, $0.key.version, $0.key.build]) }
     }
 
     /// As `SQLiteStore.admit`: lists the releases of a transaction that its apps' policies admit.
