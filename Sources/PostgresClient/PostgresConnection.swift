@@ -8,12 +8,16 @@ public final class PostgresConnection: @unchecked Sendable {
     private var prepared: [String: String] = [:]
     /// Set once a call failed in a way that leaves the connection unusable.
     public private(set) var isBroken = false
+    /// Inside `transaction` and not yet committed (`executeAndCommit` commits early).
+    private var isInTransaction = false
 
-    /// Connects with a libpq connection string or `postgres://` URI.
-    public init(url: String) throws {
+    /// Connects with a libpq connection string or `postgres://` URI, every wait bounded by
+    /// `deadlines` (`PostgresDeadlines`: connect, unacknowledged data, keepalives, statement and
+    /// idle-in-transaction timeouts).
+    public init(url: String, deadlines: PostgresDeadlines = .standard) throws {
         // libpq is loaded on the first connection (CLibPQ): a missing libpq5 is said here.
         if let unavailable = pq_load() { throw PostgresError(sqlState: "", message: String(cString: unavailable)) }
-        guard let connection = pq_connectdb(url) else { throw PostgresError(sqlState: "", message: "libpq could not allocate a connection") }
+        guard let connection = pq_connectdb(deadlines.applied(to: url)) else { throw PostgresError(sqlState: "", message: "libpq could not allocate a connection") }
         // Checked before `self.connection` is set: once every property is, a throw runs
         // `deinit`, and a second PQfinish of the same connection is a double free.
         guard pq_status(connection) == CONNECTION_OK else {
@@ -23,7 +27,9 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         self.connection = connection
         // Notices (e.g. "relation already exists, skipping") are not errors; libpq would print them.
-        _ = try execute("SET client_min_messages = warning")
+        // standard_conforming_strings (the default) is what `executeAndCommit`'s literals assume.
+        _ = try execute(["SET client_min_messages = warning; SET standard_conforming_strings = on", deadlines.sessionSettings(keepingThoseOf: url)]
+            .filter { !$0.isEmpty }.joined(separator: "; "))
     }
 
     deinit { pq_finish(connection) }
@@ -56,15 +62,20 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     public func transaction<Result>(_ body: () throws -> Result) throws -> Result {
         try execute("BEGIN")
+        isInTransaction = true
+        defer { isInTransaction = false }
         do {
             let result = try body()
-            try execute("COMMIT")
+            if isInTransaction { try execute("COMMIT") }
             return result
         } catch {
-            if !isBroken { _ = try? execute("ROLLBACK") }
+            if isInTransaction, !isBroken { _ = try? execute("ROLLBACK") }
             throw error
         }
     }
+
+    /// Notes that the open transaction was committed by the caller's own message.
+    func markCommitted() { isInTransaction = false }
 
     // MARK: LISTEN / NOTIFY
 

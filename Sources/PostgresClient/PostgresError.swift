@@ -16,6 +16,12 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     /// The connection is gone (client side, or class 08 / admin shutdown from the server).
     public var isConnectionLoss: Bool { sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState.hasPrefix("57P") }
 
+    /// A call not tried because the pool knows the database is unreachable (SQLSTATE 08006,
+    /// connection failure: it counts as a connection loss).
+    public static func unreachable(_ message: String) -> PostgresError {
+        PostgresError(sqlState: "08006", message: message)
+    }
+
     public var description: String {
         sqlState.isEmpty ? "postgres: \(message)" : "postgres \(sqlState): \(message)"
     }

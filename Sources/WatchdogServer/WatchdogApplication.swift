@@ -29,6 +29,10 @@ public final class WatchdogApplication: Sendable {
     public let store: any TelemetryStore
     /// Watches a shared store for config changes made on other nodes.
     private let configWatch: (any StoreWatch)?
+    /// The threads requests run on when the store is across the network (`RequestOffload`).
+    private let offload: RequestOffload?
+    /// Requests answered at once on PostgreSQL, each on a thread of `offload`'s.
+    static let offloadWidth = 8
     /// The periodic re-read of every config behind the change notifications.
     static let configReloadSeconds = 10.0
 
@@ -46,6 +50,7 @@ public final class WatchdogApplication: Sendable {
         let roots: [Certificate]
         do { roots = try attestationRoots.map { try Certificate(pemEncoded: $0) } } catch { throw SettingsError("an attestation root is not a PEM certificate: \(error)") }
         let metrics = ServerMetrics()
+        metrics.outage.watch(store, logger: logger)
         let admission = AdmissionService(store: store)
         let attestation = AttestationService(store: store, clock: clock, roots: roots)
         let lookup = ReleaseLookup(store: store, admission: admission)
@@ -74,8 +79,10 @@ public final class WatchdogApplication: Sendable {
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
                                 ingest: ingest, metrics: metrics, alerts: alerts, rollouts: rollouts, lookup: lookup, admission: admission,
                                 attestation: attestation, clock: clock, audit: AuditLog(store: store, clock: clock, logger: logger))
+        // On PostgreSQL no request that may wait for the database runs on an HTTP worker.
+        offload = store.reachability == nil ? nil : RequestOffload(width: Self.offloadWidth)
         router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
-                        trustedProxies: settings.trustedProxies, logger: logger, audit: services.audit)
+                        trustedProxies: settings.trustedProxies, logger: logger, audit: services.audit, offload: offload)
         configFastPath = ConfigFastPath(authenticator: authenticator, config: config, metrics: metrics)
         // Several nodes on one store: a config saved on another node is served here within
         // about a second (its notification), or within `configReloadSeconds` if one was missed.
@@ -173,6 +180,7 @@ public final class WatchdogApplication: Sendable {
     /// Commits every queued batch and stops the ingest writer (later posts get 503), then the
     /// alert worker (a delivery in flight stays pending).
     public func stop() {
+        offload?.stop()
         configWatch?.stop()
         queue.stop()
         rollouts.stop()

@@ -37,10 +37,8 @@ public protocol TelemetryStore: Sendable {
     /// How concentrated a release's reports are among its installs (`releases` and
     /// `releaseDetail` leave `concentration` empty: it takes a sort of the release's installs).
     func concentration(app: String, release: ReleaseID) throws -> InstallConcentration
-    /// The sums over a release's installs that the design effect of clustering needs,
-    /// aggregated in SQL (no row per install leaves the store).
-    func installClusterSums(app: String, release: ReleaseID) throws -> InstallClusterSums
-    /// Every install of a release with its sessions and active reports (config cohorts).
+    /// Every install of a release with its network, sessions and active reports (config
+    /// cohorts; each side's networks for `NetworkWeighting`).
     func installs(app: String, release: ReleaseID) throws -> [InstallRow]
     /// Session starts per hour between two hours (inclusive); all releases when `release` is nil.
     func hourlySessions(app: String, release: ReleaseID?, fromHour: Int64, toHour: Int64) throws -> [HourlySessionsRow]
@@ -80,22 +78,28 @@ public protocol TelemetryStore: Sendable {
     func saveAdmissionSettings(app: String, json: String) throws
     /// How concentrated a release's counted session starts are (installs, networks, hours).
     func sessionConcentration(app: String, release: ReleaseID) throws -> SessionConcentration
+    /// Each listed release's reach: distinct networks with counted session starts (releases
+    /// without any are left out), in one query.
+    func listedReleaseNetworks(app: String) throws -> [ReleaseID: Int]
 
     // Attested installs (README, "Attested installs").
 
-    /// Stores the SHA-256 of a new attestation challenge unless `network` already has
-    /// `maximumPerNetwork` unexpired ones for the app (then `false`); drops the app's expired ones.
-    func issueAttestChallenge(app: String, hash: [UInt8], network: String, expiresAt: Int64, now: Int64, maximumPerNetwork: Int) throws -> Bool
+    /// Stores the SHA-256 of a new attestation challenge unless `address` already has
+    /// `maximumPerAddress`, or its `network` `maximumPerNetwork`, unexpired ones for the app
+    /// (then `false`); drops the app's expired ones.
+    func issueAttestChallenge(app: String, hash: [UInt8], network: String, address: String, expiresAt: Int64, now: Int64,
+                              maximumPerNetwork: Int, maximumPerAddress: Int) throws -> Bool
     /// Uses a challenge once: it is deleted whatever the answer.
     func consumeAttestChallenge(app: String, hash: [UInt8], now: Int64) throws -> ChallengeUse
-    /// `false` when the app already has this key id (nothing changes then).
-    func saveAttestedKey(_ key: AttestedKey) throws -> Bool
+    /// Stores a verified key unless the app has this key id already; it owns its install unless
+    /// another key attested it first (an install id belongs to the first key that attests it).
+    func saveAttestedKey(_ key: AttestedKey) throws -> AttestedKeySave
     func attestedKey(app: String, keyID: [UInt8]) throws -> AttestedKey?
     /// The install ids with an attested key.
     func attestedInstalls(app: String) throws -> Set<String>
-    /// For each of `releases`, the counted session starts of installs with an attested key
-    /// (releases without any are left out). Read per release, through its installs' key, so
-    /// the cost follows the releases asked for, not every release a key holder invented.
+    /// For each of `releases`, its counted session starts that carried their install's owning
+    /// key's assertion (releases without any are left out). Read per release, so the cost
+    /// follows the releases asked for, not every release a key holder invented.
     func attestedSessions(app: String, releases: [ReleaseID]) throws -> [ReleaseID: Int]
     /// The app's `AttestationSettings` JSON, `nil` when never saved.
     func attestationSettings(app: String) throws -> String?
@@ -202,11 +206,21 @@ public protocol TelemetryStore: Sendable {
     /// Deletes up to `limit` of the oldest raw reports and session starts received before a
     /// time (roll-ups stay); returns how many rows went, 0 when none is that old.
     func prune(receivedBefore: Int64, limit: Int) throws -> Int
+    /// Deletes what retention no longer needs once the raw rows before a time are gone: up to
+    /// `limit` unlisted releases whose newest row arrived before it (with every row of them:
+    /// roll-ups, marks, values), install origins of installs not seen since, and the hourly
+    /// counts of the session limits of hours before it. How many rows went; 0 when none.
+    func pruneDerived(receivedBefore: Int64, limit: Int) throws -> Int
     /// Returns free pages to the file system; the database file's size in bytes after.
     func reclaimSpace() throws -> Int64
 
     /// Throws unless the store can be written to right now.
     func checkWritable() throws
+    /// The database as this node last reached it, for a store across the network (readiness,
+    /// logs, metrics read it instead of calling the database); `nil` for a store in a local file.
+    var reachability: StoreReachability? { get }
+    /// Calls `observer` each time the database is lost or back (never for a local file).
+    func observeReachability(_ observer: @escaping @Sendable (StoreReachability) -> Void)
     /// Flushes and closes; later calls fail.
     func close() throws
 }

@@ -38,6 +38,10 @@ extension Apps {
         var maximumNetworkShare: Double?
         @Option(help: "… when one hour holds more than this share (1: never).")
         var maximumHourShare: Double?
+        @Option(help: "A release neither declared nor reaching this share of the compared release's networks is no default base, not watched by alerts and not in a rollout's evidence (0: any).")
+        var minimumReachShare: Double?
+        @Option(help: "true: verdicts weigh each side by network, each network's weight bounded; false: by install, unbounded (testers all on one network).")
+        var weighByNetwork: Bool?
 
         func run() throws {
             let store = try common.openStore()
@@ -46,7 +50,7 @@ extension Apps {
             var settings = try store.admissionSettings(app: app).flatMap(AdmissionSettings.decoded) ?? AdmissionSettings()
             let changing = [mode != nil, minimumInstalls != nil, minimumNetworks != nil, releasesPerDay != nil, sessionsPerInstallPerHour != nil,
                             newInstallsPerNetworkPerHour != nil, maximumSessionAgeHours != nil, maximumTopInstallsShare != nil,
-                            maximumNetworkShare != nil, maximumHourShare != nil].contains(true)
+                            maximumNetworkShare != nil, maximumHourShare != nil, minimumReachShare != nil, weighByNetwork != nil].contains(true)
             if changing {
                 if let mode { settings = mode == "open" ? .open : { var copy = settings; copy.mode = mode; return copy }() }
                 if let minimumInstalls { settings.minimumInstalls = minimumInstalls }
@@ -58,6 +62,8 @@ extension Apps {
                 if let maximumTopInstallsShare { settings.maximumTopInstallsShare = maximumTopInstallsShare }
                 if let maximumNetworkShare { settings.maximumNetworkShare = maximumNetworkShare }
                 if let maximumHourShare { settings.maximumHourShare = maximumHourShare }
+                if let minimumReachShare { settings.minimumReachShare = minimumReachShare }
+                if let weighByNetwork { settings.weighByNetwork = weighByNetwork }
                 do { try settings.validate() } catch { throw ValidationError(error.message) }
                 try audited(store, "admission.save", app: app, after: settings.json) { try store.saveAdmissionSettings(app: app, json: settings.json) }
                 say("saved the admission settings of \(app)")

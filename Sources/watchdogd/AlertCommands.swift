@@ -77,7 +77,7 @@ struct Alerts: ParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Create an alert rule and print its id alone on stdout.")
             @OptionGroup var common: CommonOptions
             @Argument(help: "The app's bundle id.") var app: String
-            @Option(help: "release_regressed, new_issue, test_crashes, glitch_free_rate_below, rollout_rolled_back or rollout_completed.") var condition: String
+            @Option(help: "release_regressed, new_issue, test_crashes, glitch_free_rate_below, rollout_rolled_back, rollout_completed or rollout_paused.") var condition: String
             @Option(help: "The id of the hook to post to (wh…).") var hook: String
             @Option(help: "A name for the alert's text.") var name: String?
             @Option(help: "release_regressed: one report kind instead of all.") var kind: String?

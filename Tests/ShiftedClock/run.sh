@@ -23,7 +23,9 @@ command -v faketime > /dev/null || { echo "faketime is not installed (Debian: ap
 # guard's hours (RolloutMachine, RolloutDurability, RolloutDaemon), the gate (ReleaseGate),
 # test_crash expiry and daily budgets (Config, TestCrash, TestCrashBudgetLoad), issue and config
 # histories (IssueHistory, ConfigHistory), stored bodies and two nodes' shared figures
-# (CompactStorage, SharedStore).
+# (CompactStorage, SharedStore); issue 39's daemon suites — fleets started over the last six
+# days, the gate, alert watches, the guard's hours, retention's window (OneNetworkDaemon,
+# FailSafeDaemon, BaselineDaemon, RetentionAttackDaemon) — and attested history (AttestedHistory).
 suites=(
   JSONWriterTests HealthTests VerdictTests VerdictMigrationTests SessionBulkTests CardinalityTests
   ConfigRulesTests AttestedShareTests
@@ -36,6 +38,7 @@ suites=(
   IssueHistoryTests ConfigHistoryTests
   CompactStorageTests SharedStoreTests
   AttestedFleetDaemonTests
+  OneNetworkDaemonTests FailSafeDaemonTests BaselineDaemonTests RetentionAttackDaemonTests AttestedHistoryTests
 )
 # Left out, by name: these run WatchdogKit agents against the daemon through URLSession, whose
 # libcurl timeouts, like the simulated devices' Task.sleep, are libdispatch timers — and a

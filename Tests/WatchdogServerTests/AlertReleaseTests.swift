@@ -61,13 +61,32 @@ import WatchdogTesting
         let real = [release("14.1.0", sessions: 5000, lastSeen: now - 2 * day), release("14.2.0", sessions: 3000, lastSeen: now)]
         let quiet = release("13.0.0", sessions: 90_000, lastSeen: now - 8 * day)
         let junk = (0..<30).map { release("9999.0.\($0)", sessions: 3, lastSeen: now) }
-        let watched = AlertEvaluator.watched(real + [quiet] + junk, now: now)
-        #expect(watched.count == AlertEvaluator.releasesWatched)
+        let reach = ReleaseReach(networks: [:], declared: [], share: 0.25)
+        let watched = reach.watched(real + [quiet] + junk, now: now)
+        #expect(watched.count == ReleaseReach.releasesWatched)
         #expect(watched.prefix(2).map(\.release.version) == ["14.1.0", "14.2.0"], "in version order, the real ones kept")
         #expect(!watched.contains { $0.release.version == "13.0.0" }, "a week without sessions")
         // An app gone quiet keeps its last week watched: counted from its newest data.
-        let later = AlertEvaluator.watched(real + [quiet], now: now + 60 * day)
+        let later = reach.watched(real + [quiet], now: now + 60 * day)
         #expect(later.map(\.release.version) == ["14.1.0", "14.2.0"])
+    }
+
+    /// Issue 39, point 2: sessions concentrated in one network (here every one: the test posts
+    /// from one address) make the verdict `unreliable`, which must not silence a regression:
+    /// the alert fires, saying why it is unreliable.
+    @Test func anUnreliableRegressionStillAlertsWithItsReasons() throws {
+        let receiver = try WebhookReceiver()
+        var admission = AdmissionSettings.open
+        admission.maximumNetworkShare = 0.5
+        let setup = try AlertTests.setUp(receiver, rules: [["condition": "release_regressed", "minimum_sessions": 100]], admission: admission)
+        try AlertTests.release(setup.app, key: setup.key, version: "14.1.0", sessions: 400, affected: 20)
+        try AlertTests.release(setup.app, key: setup.key, version: "14.2.0", sessions: 400, affected: 80)
+        #expect(try AlertTests.pass(setup.app) == (1, 1))
+        let json = try #require(receiver.received.first?.json)
+        let comparison = (json["alert"] as? [String: Any])?["comparison"] as? [String: Any]
+        #expect(comparison?["verdict"] as? String == "unreliable" && comparison?["interval_verdict"] as? String == "regressed", "\(comparison ?? [:])")
+        let text = json["text"] as? String ?? ""
+        #expect(text.contains("regressed against") && text.contains("Unreliable:") && text.contains("from one network"), "\(text)")
     }
 
     @Test func aRuleNeedsItsMinimumOfDistinctInstalls() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WatchdogServer
 import WatchdogTesting
 
 /// Alert rules and webhooks (issue 18), in memory over a real store, against a real loopback
@@ -18,9 +19,9 @@ import WatchdogTesting
         let hook: String
     }
 
-    static func setUp(_ receiver: WebhookReceiver, rules: [[String: Any]], app: TestApplication? = nil) throws -> Setup {
+    static func setUp(_ receiver: WebhookReceiver, rules: [[String: Any]], app: TestApplication? = nil, admission: AdmissionSettings = .open) throws -> Setup {
         let app = try app ?? TestApplication()
-        let key = try app.addApp(Self.app)
+        let key = try app.addApp(Self.app, admission: admission)
         let admin = try app.addToken(role: "admin")
         let created = try app.client.postJSON("\(alerts)/hooks", token: admin, json: ["name": "release channel", "url": receiver.url])
         #expect(created.status == 201, "\(created.text)")

@@ -37,7 +37,11 @@ import WatchdogTesting
         // Outside the version range or channel, nobody gets it.
         let old = try app.client.request("GET", "/v1/config?app=com.example.mail&version=14.1.9&channel=beta&install_id=\(first.first!)", token: key)
         #expect(old.json["test_crash"] as? Bool == false)
-        let explained = try app.client.request("GET", "/v1/config?app=com.example.mail&version=14.2.0&channel=beta&install_id=\(first.first!)&explain=true", token: key)
+        let explainPath = "/v1/config?app=com.example.mail&version=14.2.0&channel=beta&install_id=\(first.first!)&explain=true"
+        // The ingest key is public: which rule switched an install is not for it (issue 39).
+        let refused = try app.client.request("GET", explainPath, token: key)
+        #expect(refused.status == 403 && !refused.text.contains("crash5"), "\(refused.text)")
+        let explained = try app.client.request("GET", explainPath, token: try app.addToken(role: "viewer"))
         let keys = (explained.json["explain"] as? [String: Any])?["keys"] as? [String: [String: Any]]
         #expect(keys?["test_crash"]?["source"] as? String == "rule crash5 (crash 5 % of beta testers on 14.2)")
         #expect(keys?["watchdog_interval_s"]?["source"] as? String == "built-in default")

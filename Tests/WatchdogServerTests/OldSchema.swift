@@ -87,6 +87,7 @@ enum OldSchema {
     /// Undoes `2026-11-26-numbered-reports`: reports hold their app, release, kind, screen,
     /// channel and fingerprint as text again, rowids kept.
     static func undoNumberedReports(_ db: Database) throws {
+        try undoInstallNetworks(db)
         try db.execute(sql: """
             CREATE TABLE text_reports (
                 id BLOB NOT NULL, app TEXT NOT NULL, version TEXT NOT NULL, build TEXT NOT NULL, channel TEXT, kind TEXT NOT NULL,
@@ -116,6 +117,26 @@ enum OldSchema {
     /// after the older migration being tested; it adds only what that one's rebuilds dropped
     /// (the new columns of reports and sessions) and keeps the rest — listings, settings,
     /// networks — as they were.
+    /// Undoes the migrations of issue 39 (`Migrations.registerOneNetwork`): installs of a
+    /// release without their network and attested counts, sessions without their attested
+    /// mark, keys without their owner, challenges without their address.
+    static func undoInstallNetworks(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE release_installs DROP COLUMN network;
+            ALTER TABLE release_installs DROP COLUMN attested_sessions;
+            ALTER TABLE release_installs DROP COLUMN attested_affected_sessions;
+            ALTER TABLE release_install_kinds DROP COLUMN attested_affected_sessions;
+            ALTER TABLE sessions DROP COLUMN attested;
+            ALTER TABLE attested_keys DROP COLUMN owner;
+            DROP INDEX attest_challenges_by_address;
+            ALTER TABLE attest_challenges DROP COLUMN address;
+            ALTER TABLE releases DROP COLUMN last_received;
+            ALTER TABLE install_origins DROP COLUMN last_received_at;
+            DELETE FROM grdb_migrations WHERE identifier IN ('2026-11-27-install-networks', '2026-11-27-challenge-addresses', '2026-11-27-attested-sessions',
+                                                             '2026-11-27-last-received');
+            """)
+    }
+
     static func undoAdmission(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = '2026-11-26-admission'")
     }

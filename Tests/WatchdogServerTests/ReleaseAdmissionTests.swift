@@ -92,6 +92,40 @@ import WatchdogWire
         #expect(try Self.listed(app, token: admin) == ["14.3.0 (1)", "14.2.0 (1)"])
     }
 
+    /// Issue 39, point 3: five releases a day from three networks each used to keep a real
+    /// release with a wider reach unlisted until the next day. The budget now goes to reach: a
+    /// candidate with more networks is listed at once, in place of the day's weakest
+    /// automatic admission, which goes back to unlisted with its data.
+    @Test func aWidelySeenReleaseDisplacesTheDaysWeakestAutomaticAdmission() throws {
+        let app = try TestApplication()
+        let key = try app.addApp(Self.app, admission: nil)
+        let viewer = try app.addToken(role: "viewer")
+        for fake in 0..<5 {
+            for network in 0..<3 {
+                try Self.postSessions(app, key: key, version: "9.\(fake).0", installs: (0..<2).map { "F\(fake)-\(network)-\($0)" }, from: "10.\(fake).\(network).9")
+            }
+            app.clock.advance(milliseconds: 60_000)
+        }
+        #expect(Set(try Self.listed(app, token: viewer)) == Set((0..<5).map { "9.\($0).0 (1)" }), "five fakes fill the day's budget")
+        // The real release: one install on each of ten networks.
+        for network in 0..<10 {
+            try Self.postSessions(app, key: key, version: "14.2.0", installs: ["R-\(network)"], from: "172.16.\(network).9")
+        }
+        let listed = try Self.listed(app, token: viewer)
+        #expect(listed.contains("14.2.0 (1)") && listed.count == 5, "\(listed)")
+        #expect(!listed.contains("9.4.0 (1)"), "the weakest, the latest of the equals, made room: \(listed)")
+        let admin = try app.addToken(role: "admin")
+        let listing = try app.client.request("GET", "\(Self.base)/releases", token: admin).json
+        let real = (listing["listed"] as? [[String: Any]] ?? []).first { $0["release"] as? String == "14.2.0 (1)" }
+        #expect((real?["reason"] as? String)?.contains("in place of 9.4.0 (1)") == true, "\(real ?? [:])")
+        #expect((listing["unlisted"] as? [String: Any])?["count"] as? Int == 1, "its data stays, unlisted")
+        // A sixth fake from three networks displaces nothing.
+        for network in 0..<3 {
+            try Self.postSessions(app, key: key, version: "9.9.0", installs: (0..<2).map { "F9-\(network)-\($0)" }, from: "10.9.\(network).9")
+        }
+        #expect(!(try Self.listed(app, token: viewer)).contains("9.9.0 (1)"))
+    }
+
     @Test func anAdminAdmitsAnUnlistedReleaseAndCanUnlistItAgain() throws {
         let app = try TestApplication()
         let key = try app.addApp(Self.app, admission: nil)

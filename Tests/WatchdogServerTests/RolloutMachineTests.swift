@@ -44,23 +44,46 @@ import Testing
         #expect(RolloutMachine.decide(rollout, evidence: [], now: 7 * Self.hour).name == "wait")
     }
 
-    @Test func aRegressionRollsBackAtOnceOverallOrForAWatchedKind() {
+    @Test func aRegressionRollsBackOnceTheStepHasItsMinimumHoursAndSessionsOverallOrForAWatchedKind() {
         let rollout = Self.rollout(step: 1)
         for evidence in [Self.evidence(overall: "regressed"), Self.evidence(kind: "regressed")] {
-            // An hour into the step, with few sessions: the sequential interval is valid at every look.
-            let decision = RolloutMachine.decide(rollout, evidence: evidence.map { var e = $0; e.matched.stepSessions = 3; return e }, now: Self.hour)
+            // An hour into the step, with few sessions: a burst of forged sessions right after a
+            // step must not undo it, so the rollback waits for the step's minimum like an advance.
+            let early = RolloutMachine.decide(rollout, evidence: evidence.map { var e = $0; e.matched.stepSessions = 3; return e }, now: Self.hour)
+            #expect(early.name == "wait" && early.reason.contains("regressed") && early.reason.contains("a rollback waits"), "\(early)")
+            let short = RolloutMachine.decide(rollout, evidence: evidence.map { var e = $0; e.matched.stepSessions = 3; return e }, now: 7 * Self.hour)
+            #expect(short.name == "wait", "\(short)")
+            let decision = RolloutMachine.decide(rollout, evidence: evidence, now: 7 * Self.hour)
             guard case .rollBack(let reason) = decision else { Issue.record("\(decision)"); continue }
-            #expect(reason.contains("regressed in 14.2.0 (1)"))
-            let event = RolloutMachine.event(for: decision, rollout, evidence: evidence, now: Self.hour)
+            #expect(reason.contains("regressed in `14.2.0 (1)`"), "\(reason)")
+            let event = RolloutMachine.event(for: decision, rollout, evidence: evidence, now: 7 * Self.hour)
             #expect(event?.action == "rolled_back" && event?.toPercent == 0 && event?.fromPercent == 25)
         }
     }
 
-    @Test func anUnreliableVerdictNeverAdvancesNorRollsBack() {
-        let rollout = Self.rollout()
-        let decision = RolloutMachine.decide(rollout, evidence: Self.evidence(overall: "unreliable", reliable: false), now: 100 * Self.hour)
-        #expect(decision.name == "wait" && decision.reason.contains("unreliable"), "\(decision)")
-        #expect(RolloutMachine.decide(rollout, evidence: Self.evidence(overall: nil), now: 100 * Self.hour).name == "wait")
+    @Test func aRegressionThatReadsUnreliableStillRollsBackWithItsReasons() {
+        var evidence = Self.evidence(overall: "unreliable", reliable: false)
+        evidence[0].verdicts[0].intervalVerdict = "regressed"
+        let decision = RolloutMachine.decide(Self.rollout(), evidence: evidence, now: 7 * Self.hour)
+        guard case .rollBack(let reason) = decision else { Issue.record("\(decision)"); return }
+        #expect(reason.contains("unreliable") && reason.contains("top 1 of 3 installs"), "\(reason)")
+    }
+
+    @Test func anUnreliableVerdictPausesTheRolloutForAPersonInsteadOfWaitingSilently() {
+        var rollout = Self.rollout()
+        let evidence = Self.evidence(overall: "unreliable", reliable: false)
+        let decision = RolloutMachine.decide(rollout, evidence: evidence, now: 100 * Self.hour)
+        guard case .pause(let reason) = decision else { Issue.record("\(decision)"); return }
+        #expect(reason.contains("unreliable") && reason.contains("a person"), "\(reason)")
+        #expect(RolloutMachine.event(for: decision, rollout, evidence: evidence, now: 100 * Self.hour) == nil, "no config version: the rule keeps its percentage")
+        RolloutMachine.pause(&rollout, reason: reason, evidence: evidence, now: 100 * Self.hour)
+        #expect(rollout.status == .paused && rollout.alertPending == "rollout_paused" && rollout.history.last?.actor == "rollout-guard")
+        // Concentrated evidence whose verdict reads no_change (a cohort diluted by one network)
+        // pauses too: it is no more evidence than an unreliable improvement.
+        #expect(RolloutMachine.decide(Self.rollout(), evidence: Self.evidence(overall: "no_change", reliable: false), now: 100 * Self.hour).name == "pause")
+        // Before its minimum a step waits either way; a withheld verdict waits.
+        #expect(RolloutMachine.decide(Self.rollout(), evidence: evidence, now: Self.hour).name == "wait")
+        #expect(RolloutMachine.decide(Self.rollout(), evidence: Self.evidence(overall: nil), now: 100 * Self.hour).name == "wait")
     }
 
     @Test func aPausedRolloutNeverStepsWhateverTheEvidence() throws {

@@ -36,9 +36,11 @@ import WatchdogStore
     @Test func thePredecessorIsTheNewestOlderReleaseWithSessionsInAnyOrder() {
         let releases = [ReleaseStats.sample(version: "14.3.0", build: "3", sessions: 10), ReleaseStats.sample(version: "14.2.0", build: "2", sessions: 0),
                         ReleaseStats.sample(version: "14.1.0", build: "1", sessions: 10), ReleaseStats.sample(version: "14.0.0", build: "0", sessions: 10)]
+        // With no network known and nothing declared, every listed release has comparable reach.
+        let reach = ReleaseReach(networks: [:], declared: [], share: 0.25)
         for order in [releases, releases.reversed(), [releases[2], releases[0], releases[3], releases[1]]] {
-            #expect(ReleaseOrder.predecessor(of: ReleaseID(version: "14.3.0", build: "3"), in: order)?.release.version == "14.1.0")
-            #expect(ReleaseOrder.predecessor(of: ReleaseID(version: "14.0.0", build: "0"), in: order) == nil)
+            #expect(reach.predecessor(of: ReleaseID(version: "14.3.0", build: "3"), in: order)?.release.version == "14.1.0")
+            #expect(reach.predecessor(of: ReleaseID(version: "14.0.0", build: "0"), in: order) == nil)
         }
     }
 

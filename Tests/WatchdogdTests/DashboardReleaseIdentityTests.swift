@@ -207,14 +207,19 @@ import Testing
         let viewer = try Self.signIn(daemon, browser, role: "viewer")
         let app = "app=\(Self.app)"
         // Base 1.0 (b"1): sessions three days ago and today; target 2.0 (t/2): today only, and a
-        // flood of 40 reports from one session of one install.
+        // flood of 40 reports from one session of one install. "Today" is today's UTC day whatever
+        // the time: sessions halfway between midnight and now, reports a quarter of the way back
+        // from now (a fixed hour ago was yesterday between 00:00 and 01:00, and the test failed).
+        var sinceMidnight = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)
+        if sinceMidnight < 10 { Thread.sleep(forTimeInterval: 10 - sinceMidnight); sinceMidnight = 10 }
+        let (started, reported) = (sinceMidnight / 2, sinceMidnight / 4)
         let (baseVersion, baseBuild, targetVersion, targetBuild) = ("1.0", "b\"1", "2.0", "t/2")
-        let early = try Self.sessions(daemon, key: key, version: baseVersion, build: baseBuild, installs: (0..<10).map { "B-\($0)" }, perInstall: 2, age: 3 * 86_400)
-        let late = try Self.sessions(daemon, key: key, version: baseVersion, build: baseBuild, installs: (0..<5).map { "B-\($0)" }, perInstall: 2, age: 3600)
-        try Self.reports(daemon, key: key, version: baseVersion, build: baseBuild, in: Array(early.prefix(8)), age: 3 * 86_400 - 600)
-        try Self.reports(daemon, key: key, version: baseVersion, build: baseBuild, in: Array(late.prefix(3)), age: 1800)
-        let target = try Self.sessions(daemon, key: key, version: targetVersion, build: targetBuild, installs: (0..<10).map { "T-\($0)" }, perInstall: 2, age: 3600)
-        try Self.reports(daemon, key: key, version: targetVersion, build: targetBuild, in: Array(target.prefix(2)) + Array(repeating: target[5], count: 40), age: 1800)
+        let early = try Self.sessions(daemon, key: key, version: baseVersion, build: baseBuild, installs: (0..<10).map { "B-\($0)" }, perInstall: 2, age: 3 * 86_400 + started)
+        let late = try Self.sessions(daemon, key: key, version: baseVersion, build: baseBuild, installs: (0..<5).map { "B-\($0)" }, perInstall: 2, age: started)
+        try Self.reports(daemon, key: key, version: baseVersion, build: baseBuild, in: Array(early.prefix(8)), age: 3 * 86_400 + reported)
+        try Self.reports(daemon, key: key, version: baseVersion, build: baseBuild, in: Array(late.prefix(3)), age: reported)
+        let target = try Self.sessions(daemon, key: key, version: targetVersion, build: targetBuild, installs: (0..<10).map { "T-\($0)" }, perInstall: 2, age: started)
+        try Self.reports(daemon, key: key, version: targetVersion, build: targetBuild, in: Array(target.prefix(2)) + Array(repeating: target[5], count: 40), age: reported)
         let baseID = Self.releaseID(baseVersion, baseBuild), targetID = Self.releaseID(targetVersion, targetBuild)
 
         let response = try daemon.client.request("GET", "/v1/apps/\(Self.app)/overlay?base=\(baseID)&target=\(targetID)&bucket=day", token: viewer)

@@ -27,7 +27,8 @@ import WatchdogTesting
     }
 
     /// A real release: `sessions` installs (one session each, started over the last 48 hours),
-    /// ten per network, the first `affected` with a glitch.
+    /// ten per network, `affected` of them with a glitch, spread evenly over the networks (one
+    /// network counts as one network: glitches all on two networks are two testers' worth).
     static func fleet(_ daemon: Daemon, key: String, version: String, sessions: Int, affected: Int) throws {
         let now = Date()
         for network in 0..<(sessions / 10) {
@@ -37,7 +38,7 @@ import WatchdogTesting
                 session["install_id"] = "I-\(version)-\(index)"
                 session["started_at"] = ISO8601DateFormatter().string(from: now.addingTimeInterval(-Double(index % 48) * 3600 - 60))
                 starts.append(session)
-                if index < affected {
+                if index % (sessions / affected) == 0 {
                     var report = try Fixtures.freshReport(version: version, build: "1", kind: "view_frame_mismatch", sessionID: session["id"] as? String)
                     report["install_id"] = session["install_id"]
                     reports.append(report)
@@ -164,6 +165,33 @@ import WatchdogTesting
         let texts = receiver.received.map { String(decoding: $0.body, as: UTF8.self) }
         #expect(texts.contains { $0.contains("release_regressed") && $0.contains("14.2.0") }, "\(texts)")
         #expect(!texts.contains { $0.contains("666.0.0") || $0.contains("9999.0") || $0.contains("evil.example") }, "\(texts)")
+    }
+
+    /// Issue 39, point 4: behind the trusted proxy, a client's own `X-Forwarded-For` line
+    /// before the proxy's, or a last entry that is no address, used to pick the network (or
+    /// none, skipping the new-installs cap: 60 of 60 counted). Three requests of 20 fresh
+    /// installs each way: 20 count, as from one network.
+    @Test func twoForwardedForLinesAndUnparsableEntriesKeepTheNewInstallsCap() throws {
+        let (daemon, key, viewer) = try Self.daemon()
+        func post(version: String, forwardedFor lines: [String]) throws {
+            let body = Array(try JSONSerialization.data(withJSONObject: ["sessions": Self.forgedSessions(version: version, count: 20, install: nil)]))
+            var head = "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer \(key)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+            for line in lines { head += "X-Forwarded-For: \(line)\r\n" }
+            let answer = try daemon.client.exchange(Array((head + "\r\n").utf8) + body)
+            #expect(answer.status == 202, "\(answer.text)")
+        }
+        // The client's own line names a new /24 each time; the proxy's line, last, the same one.
+        for index in 0..<3 { try post(version: "14.2.0", forwardedFor: ["198.51.\(index).7", "203.0.113.9"]) }
+        // The proxy's entry is no address: port forms, a bracketed IPv6 address, "unknown".
+        for entry in ["203.0.113.9:443", "[2001:db8::1]:443", "unknown"] { try post(version: "14.3.0", forwardedFor: [entry]) }
+        #expect(try daemon.runCommand(["releases", "admit", Self.app, "14.2.0", "1"]).status == 0)
+        #expect(try daemon.runCommand(["releases", "admit", Self.app, "14.3.0", "1"]).status == 0)
+        let releases = try Self.releases(daemon, viewer: viewer)
+        for version in ["14.2.0", "14.3.0"] {
+            let release = try #require(releases.first { $0["version"] as? String == version })
+            #expect(release["sessions"] as? Int == 20 && release["implausible_sessions"] as? Int == 40, "\(version): \(release)")
+        }
     }
 
     @Test func aSessionDated2007IsHeldApartAndDoesNotMoveItsReleasesFirstDay() throws {

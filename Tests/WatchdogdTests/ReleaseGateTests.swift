@@ -64,9 +64,12 @@ import Testing
 
         let overall = try #require(sequential["overall"] as? [String: Any])
         let base = try #require(overall["base"] as? [String: Any]), target = try #require(overall["target"] as? [String: Any])
+        // The side as it weighs (docs/statistics.md, "One network counts as one network"), at
+        // its design effect by network.
         func effective(_ side: [String: Any]) -> (x: Double, n: Double) {
             let deff = side["design_effect"] as? Double ?? .nan
-            return (Double(side["affected_sessions"] as? Int ?? -1) / deff, Double(side["sessions"] as? Int ?? -1) / deff)
+            let weighting = side["weighting"] as? [String: Any] ?? [:]
+            return ((weighting["affected_sessions"] as? Double ?? .nan) / deff, (weighting["sessions"] as? Double ?? .nan) / deff)
         }
         // README, "Always-valid verdicts": tau = ln 1.5, alpha = 0.05, half a session added per side.
         let (t, b) = (effective(target), effective(base))

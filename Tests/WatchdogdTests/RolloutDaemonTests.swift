@@ -149,7 +149,7 @@ import WatchdogTesting
         let history = try setup.daemon.client.request("GET", "/v1/admin/apps/\(Self.app)/config/history", token: setup.admin).json["history"] as? [[String: Any]] ?? []
         let guardVersions = history.filter { $0["changed_by"] as? String == "rollout-guard" }
         #expect(guardVersions.count == 3)
-        #expect(guardVersions.allSatisfy { ($0["note"] as? String ?? "").contains("14.2.0 (1): matched") })
+        #expect(guardVersions.allSatisfy { ($0["note"] as? String ?? "").contains("`14.2.0 (1)`: matched") })
         #expect(Set(steps.compactMap(\.version)) == Set(history.compactMap { $0["version"] as? Int }.filter { $0 > 1 }))
         // The fleet runs on the last version: everyone has auto_fix.
         let last = try await setup.day(99, factor: 0.5)
@@ -186,7 +186,7 @@ import WatchdogTesting
         let change = try setup.daemon.client.request("GET", "/v1/admin/apps/\(Self.app)/config/history/\(version)", token: setup.admin).json
         print("rollback at \(steps.last?.by ?? ""): config version \(version): \(change["note"] ?? "")")
         #expect(change["changed_by"] as? String == "rollout-guard")
-        #expect((change["note"] as? String ?? "").contains("view_frame_mismatch regressed"), "\(change["note"] ?? "")")
+        #expect((change["note"] as? String ?? "").contains("`view_frame_mismatch` regressed in `14.2.0 (1)`"), "\(change["note"] ?? "")")
         let after = try config(switched)
         #expect(after.headers["etag"] != nil && after.headers["etag"] != before.headers["etag"])
         let body = after.text

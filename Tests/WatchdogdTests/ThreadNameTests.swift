@@ -23,7 +23,7 @@ import WatchdogTesting
         _ = try daemon.addApp(app)
         let admin = try daemon.addToken(role: "admin")
         // A thread names itself as it starts running: wait for that, not just for its creation.
-        let serving = ["wd-writer", "wd-alerts", "wd-rollouts", "wd-deliveries", "wd-retention"] + (TestStore.isSQLite ? [] : ["wd-pg-listen"])
+        let serving = ["wd-writer", "wd-alerts", "wd-rollouts", "wd-deliveries", "wd-retention"] + (TestStore.isSQLite ? [] : ["wd-pg-listen", "wd-pg-probe"])
         var started: [String] = []
         #expect(try AlertDaemonTests.eventually(10) { started = try Self.threadNames(daemon); return serving.allSatisfy(started.contains) }, "\(started)")
         #expect(!started.contains { $0.hasPrefix("wd-webhook-") }, "the webhook workers start with the first delivery: \(started)")

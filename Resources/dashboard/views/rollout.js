@@ -5,7 +5,7 @@ import { confirmAction } from '../confirm.js';
 
 const actionWords = { started: 'started', advanced: 'advanced', completed: 'completed', rolled_back: 'rolled back', paused: 'paused', resumed: 'resumed', aborted: 'aborted' };
 const statusWords = { active: 'active', paused: 'paused', completed: 'completed', rolled_back: 'rolled back', aborted: 'aborted' };
-const decisionWords = { wait: 'wait', advance: 'advance', roll_back: 'roll back' };
+const decisionWords = { wait: 'wait', advance: 'advance', roll_back: 'roll back', pause: 'pause (a person decides)' };
 const pct = (value) => `${number(value, value % 1 ? 1 : 0)} %`;
 const ratio = (value) => (value === undefined || value === null ? '—' : `${value.toFixed(2)}×`);
 const interval = (v) => (v.lower === undefined ? '—' : `${v.lower.toFixed(2)}–${v.upper === undefined ? '∞' : `${v.upper.toFixed(2)}×`}`);

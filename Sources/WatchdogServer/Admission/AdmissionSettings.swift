@@ -31,6 +31,15 @@ public struct AdmissionSettings: Codable, Sendable, Equatable {
     public var maximumTopInstallsShare: Double = 0.5
     public var maximumNetworkShare: Double = 0.5
     public var maximumHourShare: Double = 0.5
+    /// A release that is neither declared nor of comparable reach is not a default base, not
+    /// watched by alerts and not part of a rollout's evidence: comparable means counted sessions
+    /// from at least this share of the distinct networks of the release it is measured against
+    /// (the target of a gate or an alert; the widest of the releases watched). 0: any.
+    public var minimumReachShare: Double = 0.25
+    /// Verdicts weigh each side by network, each network's weight bounded (`NetworkWeighting`),
+    /// so a few networks cannot carry a release; off, each install is a cluster of its own and
+    /// nothing is bounded — for an app whose testers all share one network (`open` sets it off).
+    public var weighByNetwork = true
 
     public init() {}
 
@@ -45,6 +54,8 @@ public struct AdmissionSettings: Codable, Sendable, Equatable {
         case maximumTopInstallsShare = "maximum_top_installs_share"
         case maximumNetworkShare = "maximum_network_share"
         case maximumHourShare = "maximum_hour_share"
+        case minimumReachShare = "minimum_reach_share"
+        case weighByNetwork = "weigh_by_network"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -60,6 +71,8 @@ public struct AdmissionSettings: Codable, Sendable, Equatable {
         maximumTopInstallsShare = try container.decodeIfPresent(Double.self, forKey: .maximumTopInstallsShare) ?? defaults.maximumTopInstallsShare
         maximumNetworkShare = try container.decodeIfPresent(Double.self, forKey: .maximumNetworkShare) ?? defaults.maximumNetworkShare
         maximumHourShare = try container.decodeIfPresent(Double.self, forKey: .maximumHourShare) ?? defaults.maximumHourShare
+        minimumReachShare = try container.decodeIfPresent(Double.self, forKey: .minimumReachShare) ?? defaults.minimumReachShare
+        weighByNetwork = try container.decodeIfPresent(Bool.self, forKey: .weighByNetwork) ?? defaults.weighByNetwork
     }
 
     /// Every check off: releases listed on sight, no session limits, no concentration mark —
@@ -76,6 +89,8 @@ public struct AdmissionSettings: Codable, Sendable, Equatable {
         settings.maximumTopInstallsShare = 1
         settings.maximumNetworkShare = 1
         settings.maximumHourShare = 1
+        settings.minimumReachShare = 0
+        settings.weighByNetwork = false
         return settings
     }()
 
@@ -93,6 +108,9 @@ public struct AdmissionSettings: Codable, Sendable, Equatable {
         for (field, value) in [("maximum_top_installs_share", maximumTopInstallsShare), ("maximum_network_share", maximumNetworkShare),
                                ("maximum_hour_share", maximumHourShare)] where !(value.isFinite && value > 0 && value <= 1) {
             throw .badRequest("invalid_field", "\(field) must be a share above 0 and at most 1 (1: never unreliable for this), got \(value)")
+        }
+        guard minimumReachShare.isFinite, minimumReachShare >= 0, minimumReachShare <= 1 else {
+            throw .badRequest("invalid_field", "minimum_reach_share must be a share from 0 to 1 (0: every listed release counts), got \(minimumReachShare)")
         }
     }
 

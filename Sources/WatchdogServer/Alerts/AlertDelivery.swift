@@ -164,7 +164,7 @@ final class AlertDeliverer: Sendable {
     private func dispatch() {
         while !isStopping {
             _ = wakeUp.wait(timeout: .now() + .seconds(1))
-            do { try schedule(pass: nil) } catch { logger.warning("alert delivery failed: \(error)") }
+            do { try schedule(pass: nil) } catch where !PostgresStore.isUnreachable(error) { logger.warning("alert delivery failed: \(error)") } catch {}
         }
         exited.signal()
     }

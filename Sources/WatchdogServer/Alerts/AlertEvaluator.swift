@@ -6,17 +6,6 @@ import WatchdogStore
 struct AlertEvaluator: Sendable {
     let lookup: ReleaseLookup
 
-    /// A release is watched while its newest session or report is at most this old, counted
-    /// back from now or from the app's newest data if that is earlier (so an app that went
-    /// quiet keeps its last week watched, and clock skew cannot hide a release). Seven days:
-    /// a beta build is tested for days, not months; one untouched for a week has nothing new
-    /// to alert about, and its firing stays as it is.
-    static let recentMilliseconds: Int64 = 7 * 86_400_000
-    /// At most this many recent releases are watched, those with the most sessions: a bound
-    /// on a pass's cost that junk releases cannot use to push real ones out by version number
-    /// (a release with few sessions is the one left out, whatever its version).
-    static let releasesWatched = 20
-
     /// One rule's condition holding for one subject of one release.
     struct Finding: Sendable {
         var rule: AlertRuleRecord
@@ -35,21 +24,11 @@ struct AlertEvaluator: Sendable {
         case glitchFree(rate: Double, upperBound: Double, threshold: Double, sessions: Int)
     }
 
-    /// The releases a pass looks at: those with sessions recently (`recentMilliseconds`), by
-    /// session volume when there are more than `releasesWatched`; in version order.
-    static func watched(_ releases: [ReleaseStats], now: Int64) -> [ReleaseStats] {
-        let withSessions = releases.filter { $0.sessions > 0 }
-        let newest = min(now, withSessions.map(\.lastSeen).max() ?? now)
-        let recent = withSessions.filter { $0.lastSeen >= newest - recentMilliseconds }
-        let kept = recent.count <= releasesWatched ? recent
-            : Array(recent.sorted { ($0.sessions, $0.lastSeen) > ($1.sessions, $1.lastSeen) }.prefix(releasesWatched))
-        return kept.sorted { ReleaseOrder.isOlder($0.release, $1.release) }
-    }
-
     /// The findings of `rules` (all of one app) at `now`, and the releases they looked at.
     func evaluate(app: String, rules: [AlertRuleRecord], now: Int64) throws(APIError) -> (findings: [Finding], watched: Set<ReleaseID>) {
         let releases = try lookup.releases(of: app).sorted { ReleaseOrder.isOlder($0.release, $1.release) }
-        let watched = Self.watched(releases, now: now)
+        let reach = try ReleaseReach.of(app: app, lookup: lookup)
+        let watched = reach.watched(releases, now: now)
         var installs: [ReleaseID: Int] = [:]
         var attested = AttestedScope(lookup: lookup, app: app)
         /// Distinct installs that started sessions in a release (attested ones only for a
@@ -57,7 +36,7 @@ struct AlertEvaluator: Sendable {
         func installsOf(_ release: ReleaseStats, _ rule: AlertRuleRecord) throws(APIError) -> Int {
             if rule.attestedOnly { return try attested.cohort(release).installsWithSessions }
             if let known = installs[release.release] { return known }
-            let count = try lookup.installClusterSums(release, of: app).overall.clusters
+            let count = try lookup.networkSide(release, of: app).installs
             installs[release.release] = count
             return count
         }
@@ -69,8 +48,8 @@ struct AlertEvaluator: Sendable {
             // Computed once per release, whatever number of rules read them.
             var comparisons: [Bool: CompareView?] = [:]
             var issues: IssuesView?
-            // The previous listed release with sessions, whether watched or not.
-            let predecessor = ReleaseOrder.predecessor(of: release.release, in: releases)
+            // The release's default base (`ReleaseReach.predecessor`), whether watched or not.
+            let predecessor = reach.predecessor(of: release.release, in: releases)
             for rule in rules {
                 // Rollout alerts are the rollout guard's (`RolloutService`), not a release's.
                 guard let condition = AlertCondition(rawValue: rule.condition), !condition.isRollout else { continue }
@@ -85,7 +64,9 @@ struct AlertEvaluator: Sendable {
                     }
                     guard let view = comparisons[rule.attestedOnly] ?? nil else { continue }
                     let verdict = rule.kind.map { kind in view.byKind.first { $0.value == kind }?.comparison } ?? view.overall
-                    guard let verdict, verdict.verdict == "regressed" else { continue }
+                    // Regressed by the interval, reliable or not: concentrated sessions say who
+                    // sent them, and must not silence a regression (the text gives the reasons).
+                    guard let verdict, verdict.intervalVerdict == "regressed" else { continue }
                     findings.append(Finding(rule: rule, subject: release.release.id, release: release, detail: .regressed(base: base, comparison: verdict)))
                 case .newIssue:
                     if issues == nil {
@@ -97,12 +78,13 @@ struct AlertEvaluator: Sendable {
                 case .testCrashes:
                     guard release.testCrashes > 0 else { continue }
                     findings.append(Finding(rule: rule, subject: release.release.id, release: release, detail: .testCrashes(release.testCrashes)))
-                case .rolloutRolledBack, .rolloutCompleted:
+                case .rolloutRolledBack, .rolloutCompleted, .rolloutPaused:
                     continue
                 case .glitchFreeRateBelow:
                     let sessions = try sessionsOf(release, rule)
                     guard let threshold = rule.threshold, sessions > 0, sessions >= rule.minimumSessions else { continue }
-                    let (rate, upper) = rule.attestedOnly ? Self.glitchFree(try attested.cohort(release).side())
+                    let (rate, upper) = rule.attestedOnly
+                        ? Self.glitchFree({ $0.side($0.networks(byNetwork: lookup.weighsByNetwork(app))) }(try attested.cohort(release)))
                         : (release.glitchFreeSessionRate ?? 1, try Self.glitchFreeUpperBound(lookup, app: app, release: release))
                     guard upper < threshold else { continue }
                     findings.append(Finding(rule: rule, subject: release.release.id, release: release,
@@ -126,13 +108,12 @@ struct AlertEvaluator: Sendable {
     }
 
     /// The upper 95 % bound of the release's glitch-free session rate: one minus the Wilson
-    /// lower bound of its affected-session rate at the effective sample size (sessions divided
-    /// by the design effect of clustering by install, as the verdicts use), so neither one
-    /// flooding session nor one install with hundreds of sessions can push it below a threshold.
+    /// lower bound of its affected-session rate by network (`NetworkWeighting`, as the verdicts
+    /// read it), so neither one flooding session, nor one install with hundreds of sessions,
+    /// nor a few networks posting glitching sessions can push it below a threshold.
     static func glitchFreeUpperBound(_ lookup: ReleaseLookup, app: String, release: ReleaseStats) throws(APIError) -> Double {
-        let designEffect = try lookup.designEffect(release, of: app)
         let side = SessionComparison.Side(sessions: release.sessions, affectedSessions: release.affectedSessions, reports: 0, floodedReports: 0,
-                                          designEffect: designEffect)
+                                          weighted: try lookup.networkSide(release, of: app).overall)
         return glitchFree(side).upperBound
     }
 
@@ -170,7 +151,7 @@ struct AttestedScope {
         let attested = try installs()
         let store = lookup.store, app = self.app
         var cohort = Cohort()
-        for install in try storeCall({ try store.installs(app: app, release: release.release) }) where attested.contains(install.installID) {
+        for install in try storeCall({ try store.installs(app: app, release: release.release) }).compactMap(InstallFilter.attested(attested).counted) {
             cohort.add(install)
         }
         cohorts[release.release] = cohort
@@ -184,6 +165,6 @@ extension AlertRuleRecord {
 }
 
 extension Cohort {
-    /// Members that started at least one session (as `installClusterSums` counts installs).
+    /// Members that started at least one session (as `NetworkSide.installs` counts them).
     var installsWithSessions: Int { members.count { $0.sessions > 0 } }
 }

@@ -96,21 +96,29 @@ enum AlertMessage {
         }
     }
 
-    /// The alert of a rollout that ended (`rollout_rolled_back`, `rollout_completed`) for one
-    /// rule: its firing's subject is the rollout (rule and start), so it is stored once.
+    /// The alert of a rollout that ended (`rollout_rolled_back`, `rollout_completed`), or that
+    /// the guard paused (`rollout_paused`), for one rule: its firing's subject is the rollout
+    /// (rule and start; a pause, its time too), so it is stored once.
     static func rollout(_ rollout: Rollout, view: JSONValue?, rule: AlertRuleRecord, hook: AlertHookRecord, now: Int64) -> NewAlert {
         let id = UUID().uuidString.lowercased()
         let last = rollout.history.last
         let what = "rule \(code(rollout.rule))"
-        let text = rollout.status == .rolledBack
-            ? "Watchdog: the guarded rollout of \(what) in \(rollout.app) was rolled back from \(RolloutMachine.percent(last?.fromPercent ?? 0)) to 0 %: \(last?.reason ?? "")"
-            : "Watchdog: the guarded rollout of \(what) in \(rollout.app) reached \(RolloutMachine.percent(rollout.percent)) and is complete."
+        let text = switch rollout.status {
+        case .rolledBack:
+            "Watchdog: the guarded rollout of \(what) in \(rollout.app) was rolled back from \(RolloutMachine.percent(last?.fromPercent ?? 0)) to 0 %: \(last?.reason ?? "")"
+        case .paused:
+            "Watchdog: the guard paused the rollout of \(what) in \(rollout.app) at \(RolloutMachine.percent(rollout.percent)) — a person decides: \(last?.reason ?? "")"
+        default:
+            "Watchdog: the guarded rollout of \(what) in \(rollout.app) reached \(RolloutMachine.percent(rollout.percent)) and is complete."
+        }
         var body = AlertBody(id: id, app: rollout.app, condition: rule.condition, createdAt: Timestamp.format(milliseconds: now),
                              rule: .init(id: rule.id, name: rule.name), hook: .init(id: hook.id, name: hook.name))
         body.rollout = view
-        let payload = AlertPayload(text: slackEscaped(String(text.prefix(2_000)) + " Rule: \(rule.name)."), event: "alert", alert: body)
+        let payload = AlertPayload(text: slackEscaped(cut(text, to: 2_000) + " Rule: \(rule.name)."), event: "alert", alert: body)
         let encoded = (try? JSONBody.encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        let firing = AlertFiringRecord(ruleID: rule.id, subject: "rollout \(rollout.rule) \(rollout.startedAt)", release: ReleaseID(version: "rollout", build: rollout.rule),
+        var subject = "rollout \(rollout.rule) \(rollout.startedAt)"
+        if rollout.status == .paused { subject += " paused \(last?.at ?? now)" }
+        let firing = AlertFiringRecord(ruleID: rule.id, subject: subject, release: ReleaseID(version: "rollout", build: rollout.rule),
                                        alertID: id, firedAt: now)
         return NewAlert(firings: [firing], delivery: AlertDeliveryRecord(alertID: id, hookID: hook.id, app: rollout.app, ruleID: rule.id, event: "alert",
                                                                          body: encoded, createdAt: now, nextAttemptAt: now))
@@ -152,6 +160,9 @@ enum AlertMessage {
             } else {
                 text = "Watchdog: \(subject) regressed against \(code(base.release.text)): \(what) in \(targetRate) of \(number(comparison.target.sessions)) sessions, "
                     + "none of \(number(comparison.base.sessions)) before."
+            }
+            if comparison.verdict == "unreliable" {
+                text += " Unreliable: \(comparison.reason ?? "its sessions are concentrated") — look at who sent them before acting."
             }
         case .newIssue:
             let issues: [IssueView] = group.compactMap { if case .newIssue(let issue) = $0.detail { issue } else { nil } }
@@ -196,6 +207,15 @@ enum AlertMessage {
         }
         let cut = text.unicodeScalars.count > clientTextInSentence ? "…" : ""
         return "`" + String(scalars) + cut + "`"
+    }
+
+    /// `text` at most `limit` characters (then ending in `…`), a code span it cut through
+    /// closed: client text past the cut must not run on outside a span.
+    static func cut(_ text: String, to limit: Int) -> String {
+        guard text.count > limit else { return text }
+        var kept = String(text.prefix(limit - 2))
+        if kept.filter({ $0 == "`" }).count % 2 == 1 { kept += "`" }
+        return kept + "…"
     }
 
     /// Slack reads `<…>` as links and mentions (`<!channel>`) and `&` as an entity: text a client

@@ -20,9 +20,13 @@ public enum AlertCondition: String, Sendable, CaseIterable {
     case rolloutRolledBack = "rollout_rolled_back"
     /// A guarded rollout reached its last step.
     case rolloutCompleted = "rollout_completed"
+    /// A guarded rollout's guard paused it because it could not tell (its evidence read
+    /// `unreliable`): a person resumes, advances or aborts it. Rules of `rollout_rolled_back`
+    /// hear of it too: the guard could not decide whether a rollback is owed.
+    case rolloutPaused = "rollout_paused"
 
-    /// Sent by the rollout guard when a rollout ends, not found in a release.
-    var isRollout: Bool { self == .rolloutRolledBack || self == .rolloutCompleted }
+    /// Sent by the rollout guard when a rollout ends or it pauses one, not found in a release.
+    var isRollout: Bool { self == .rolloutRolledBack || self == .rolloutCompleted || self == .rolloutPaused }
 
     /// The fields a rule of this condition may carry besides `name`, `condition` and `hook`.
     var parameters: Set<String> {
@@ -31,7 +35,7 @@ public enum AlertCondition: String, Sendable, CaseIterable {
         case .newIssue: ["minimum_affected_sessions", "minimum_installs"]
         case .testCrashes: []
         case .glitchFreeRateBelow: ["threshold", "minimum_sessions", "minimum_installs", "installs"]
-        case .rolloutRolledBack, .rolloutCompleted: []
+        case .rolloutRolledBack, .rolloutCompleted, .rolloutPaused: []
         }
     }
 }

@@ -129,7 +129,7 @@ final class AlertService: Sendable {
             }
             if stopping { break }
             if evaluateNow {
-                do { try evaluate() } catch { logger.warning("alert evaluation failed: \(error)") }
+                do { try evaluate() } catch where !PostgresStore.isUnreachable(error) { logger.warning("alert evaluation failed: \(error)") } catch {}
             }
         }
         finished.signal()

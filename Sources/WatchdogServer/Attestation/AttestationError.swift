@@ -48,7 +48,7 @@ enum AttestationError: Error, Equatable, Sendable {
         case .environmentMismatch(let expected):
             APIError(status: 403, code: "attestation_environment_mismatch", message: "the AAGUID is not App Attest's \(expected) environment, which this app accepts")
         case .alreadyAttested:
-            APIError(status: 409, code: "key_already_attested", message: "this key id was attested already; an install attests a new key only when its old one is lost")
+            APIError(status: 409, code: "key_already_attested", message: "this key id was attested already")
         case .notConfigured:
             APIError(status: 409, code: "attestation_off", message: "attestation is off for this app (or it has no team id and bundle id)")
         case .missingAssertion:

@@ -14,7 +14,7 @@ struct AttestationRoutes: Sendable {
     func challenge(_ request: HTTPRequest, principal: Principal) throws(APIError) -> HTTPResponse {
         let app = try Self.app(of: principal)
         let client = try limit(request, principal)
-        let issued = try attestation.challenge(app: app, network: ClientNetwork.of(client) ?? client)
+        let issued = try attestation.challenge(app: app, network: ClientNetwork.of(client) ?? client, address: client)
         return JSONBody.response(status: 201, ChallengeView(challenge: Data(issued.challenge).base64EncodedString(), expiresAt: issued.expiresAt))
     }
 
@@ -37,7 +37,8 @@ struct AttestationRoutes: Sendable {
         let challenge = try Self.base64(fields["challenge"], "challenge", maximum: 64)
         let object = try Self.base64(fields["attestation"], "attestation", maximum: Self.maximumAttestation)
         let key = try attestation.attest(app: app, installID: installID, keyID: keyID, object: object, challenge: challenge)
-        return JSONBody.response(status: 201, AttestedKeyView(keyID: Data(key.keyID).base64EncodedString(), installID: key.installID, environment: key.environment))
+        return JSONBody.response(status: 201, AttestedKeyView(keyID: Data(key.keyID).base64EncodedString(), installID: key.installID, environment: key.environment,
+                                                              owner: key.owner))
     }
 
     /// `GET /v1/admin/apps/{app}/attestation`.
@@ -108,10 +109,14 @@ struct AttestedKeyView: Encodable {
     var keyID: String
     var installID: String
     var environment: String
+    /// The first key that attested the install: its uploads' session starts count as
+    /// attested. `false`: another key holds the install; this one's uploads are accepted but
+    /// attest nothing (a device restored elsewhere should take a new install id).
+    var owner: Bool
 
     enum CodingKeys: String, CodingKey {
         case keyID = "key_id"
         case installID = "install_id"
-        case environment
+        case environment, owner
     }
 }

@@ -19,9 +19,11 @@ final class AttestationService: Sendable {
     private let keys = Locked<[KeyName: CachedKey]>([:])
     private let attestedInstalls = Locked<[String: (installs: Set<String>, readAt: UInt64)]>([:])
 
-    /// A challenge is good for 5 minutes and once; a network may hold 16 unused ones per app.
+    /// A challenge is good for 5 minutes and once; a network may hold 16 unused ones per app,
+    /// one address of it 4: a flooder takes its own share, not its neighbours'.
     static let challengeLifetimeSeconds: Int64 = 300
     static let challengesPerNetwork = 16
+    static let challengesPerAddress = 4
     static let maximumAgeSeconds: UInt64 = 10
     static let cachedKeys = 100_000
 
@@ -33,6 +35,8 @@ final class AttestationService: Sendable {
     private struct CachedKey {
         var installID: String
         var publicKey: P256.Signing.PublicKey
+        /// The first key that attested its install (`AttestedKey.owner`).
+        var owner: Bool
     }
 
     /// - Parameter roots: Apple's root unless a test gives its own CA (`WatchdogApplication`).
@@ -73,17 +77,18 @@ final class AttestationService: Sendable {
     // MARK: Challenges and attestations
 
     /// A new challenge for `app`, stored (as its SHA-256) until used or expired.
-    func challenge(app: String, network: String) throws(APIError) -> (challenge: [UInt8], expiresAt: Int64) {
+    func challenge(app: String, network: String, address: String) throws(APIError) -> (challenge: [UInt8], expiresAt: Int64) {
         guard settings(app: app).mode != .off else { throw AttestationError.notConfigured.apiError }
         var generator = SystemRandomNumberGenerator()
         let challenge = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let now = clock(), expiresAt = now + Self.challengeLifetimeSeconds * 1000
         let issued = try storeCall {
-            try store.issueAttestChallenge(app: app, hash: Array(SHA256.hash(data: challenge)), network: network, expiresAt: expiresAt, now: now,
-                                           maximumPerNetwork: Self.challengesPerNetwork)
+            try store.issueAttestChallenge(app: app, hash: Array(SHA256.hash(data: challenge)), network: network, address: address, expiresAt: expiresAt, now: now,
+                                           maximumPerNetwork: Self.challengesPerNetwork, maximumPerAddress: Self.challengesPerAddress)
         }
         guard issued else {
-            throw APIError(status: 429, code: "too_many_challenges", message: "this network holds \(Self.challengesPerNetwork) unused challenges for \(app); use one or wait \(Self.challengeLifetimeSeconds) s",
+            throw APIError(status: 429, code: "too_many_challenges",
+                           message: "this address holds \(Self.challengesPerAddress), or its network \(Self.challengesPerNetwork), unused challenges for \(app); use one or wait \(Self.challengeLifetimeSeconds) s",
                            headers: [("Retry-After", "\(Self.challengeLifetimeSeconds)")])
         }
         return (challenge, expiresAt)
@@ -115,9 +120,15 @@ final class AttestationService: Sendable {
         }
         let key = AttestedKey(app: app, keyID: keyID, installID: installID, publicKey: attested.publicKey, counter: Int64(attested.counter),
                               environment: attested.environment.rawValue, attestedAt: now)
-        guard try storeCall({ try store.saveAttestedKey(key) }) else { throw AttestationError.alreadyAttested.apiError }
-        attestedInstalls.withLock { $0[app] = nil }
-        return key
+        switch try storeCall({ try store.saveAttestedKey(key) }) {
+        case .saved(let owner):
+            attestedInstalls.withLock { $0[app] = nil }
+            var saved = key
+            saved.owner = owner
+            return saved
+        case .keyExists:
+            throw AttestationError.alreadyAttested.apiError
+        }
     }
 
     // MARK: Uploads
@@ -133,6 +144,12 @@ final class AttestationService: Sendable {
         /// The assertion's counter: the store moves the key's on in the ingest transaction and
         /// stores the request's items only if it moved (`IngestBatch.assertion`).
         var assertion: AssertionCounter?
+        /// The key is the first that attested its install: the upload's session starts count as
+        /// attested. Another key's are stored, and are not.
+        var owner = false
+
+        /// Whether the upload's session starts count as attested.
+        var attests: Bool { installID != nil && owner }
 
         /// Why an item of `installID` is refused, or `nil` when it may be stored.
         func refusal(installID itemInstall: String?) -> ErrorDetail? {
@@ -168,7 +185,8 @@ final class AttestationService: Sendable {
         } catch {
             throw error.apiError
         }
-        return Upload(mode: settings.mode, installID: key.installID, assertion: AssertionCounter(app: app, keyID: header.keyID, counter: Int64(counter)))
+        return Upload(mode: settings.mode, installID: key.installID, assertion: AssertionCounter(app: app, keyID: header.keyID, counter: Int64(counter)),
+                      owner: key.owner)
     }
 
     private func key(app: String, keyID: [UInt8]) throws(APIError) -> CachedKey? {
@@ -176,7 +194,7 @@ final class AttestationService: Sendable {
         if let cached = keys.withLock({ $0[name] }) { return cached }
         guard let stored = try storeCall({ try store.attestedKey(app: app, keyID: keyID) }),
               let publicKey = try? P256.Signing.PublicKey(x963Representation: stored.publicKey) else { return nil }
-        let key = CachedKey(installID: stored.installID, publicKey: publicKey)
+        let key = CachedKey(installID: stored.installID, publicKey: publicKey, owner: stored.owner)
         keys.withLock { keys in
             if keys.count >= Self.cachedKeys { keys.removeAll() }
             keys[name] = key

@@ -2,8 +2,9 @@ import WatchdogHTTP
 import WatchdogStore
 
 /// `installs=attested` on `compare` and `cohorts` (README, "Attested installs"): the same
-/// comparison over the installs with an attested App Attest key only, from their per-install
-/// roll-ups (`release_installs`), so no install id a client merely claimed counts.
+/// comparison over the sessions whose start carried the assertion of their install's owning
+/// App Attest key only, from the per-install roll-ups (`release_installs`), so neither an
+/// install id a client merely claimed nor the history of one before its key counts.
 enum InstallFilter: Sendable, Equatable {
     case all
     case attested(Set<String>)
@@ -17,10 +18,18 @@ enum InstallFilter: Sendable, Equatable {
         }
     }
 
-    func includes(_ installID: String) -> Bool {
+    /// The part of `install` this filter counts: all of it, or its attested sessions (those
+    /// whose start carried its owning key's assertion), `nil` when it has none.
+    func counted(_ install: InstallRow) -> InstallRow? {
         switch self {
-        case .all: true
-        case .attested(let installs): installs.contains(installID)
+        case .all: return install
+        case .attested(let installs):
+            guard installs.contains(install.installID), install.attestedSessions > 0 else { return nil }
+            var attested = install
+            attested.sessions = install.attestedSessions
+            attested.affectedSessions = install.attestedAffectedSessions
+            attested.kinds = install.kinds.mapValues { ($0.reports, 0) }.merging(install.attestedKinds.mapValues { (0, $0) }) { ($0.0, $1.1) }
+            return attested
         }
     }
 
@@ -40,14 +49,16 @@ extension CompareRoutes {
                                    method: IntervalMethod, filter: InstallFilter) throws(APIError) -> CompareView {
         let store = lookup.store
         var baseSide = Cohort(), targetSide = Cohort()
-        for install in try storeCall({ try store.installs(app: app, release: base.release) }) where filter.includes(install.installID) { baseSide.add(install) }
-        for install in try storeCall({ try store.installs(app: app, release: target.release) }) where filter.includes(install.installID) { targetSide.add(install) }
+        for install in try storeCall({ try store.installs(app: app, release: base.release) }).compactMap(filter.counted) { baseSide.add(install) }
+        for install in try storeCall({ try store.installs(app: app, release: target.release) }).compactMap(filter.counted) { targetSide.add(install) }
+        let byNetwork = lookup.weighsByNetwork(app)
+        let baseNetworks = baseSide.networks(byNetwork: byNetwork), targetNetworks = targetSide.networks(byNetwork: byNetwork)
         var view = CompareView(
             app: app, intervalMethod: method,
             base: ReleaseSummary(cohort: baseSide, release: base.release, label: "attested installs"),
             target: ReleaseSummary(cohort: targetSide, release: target.release, label: "attested installs"),
-            overall: SessionComparison(base: baseSide.side(), target: targetSide.side(), method: method),
-            byKind: Cohort.byKind(base: baseSide, target: targetSide, method: method),
+            overall: SessionComparison(base: baseSide.side(baseNetworks), target: targetSide.side(targetNetworks), method: method),
+            byKind: Cohort.byKind(base: baseSide, baseNetworks, target: targetSide, targetNetworks, method: method),
             byScreen: [], byKeyboardMode: [], byIdiom: [])
         view.installs = filter.name
         if base.partialHistory || target.partialHistory {

@@ -1,3 +1,4 @@
+import Dispatch
 import Locking
 import WatchdogHTTP
 import WatchdogStore
@@ -20,6 +21,9 @@ final class Authenticator: Sendable {
     /// Reverse proxies whose `X-Forwarded-For` names the client the budget is counted for.
     private let trustedProxies: Set<String>
     private static let cacheLimit = 100_000
+    /// Tokens whose re-check runs in the background now (`refreshInBackground`).
+    private let refreshing = Locked<Set<String>>([])
+    private let recheckQueue = DispatchQueue(label: "wd-auth-recheck")
 
     init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, failures: FailedAuthGuard, trustedProxies: Set<String>) {
         self.store = store
@@ -45,9 +49,23 @@ final class Authenticator: Sendable {
             }
         }
         guard let token = Self.bearerToken(in: header) else { throw .unauthorized }
-        if let cached = known.withLock({ $0[token] }) {
+        let cached = known.withLock { $0[token] }
+        if let cached {
             // Known tokens skip the budget: a recheck of a valid token is not an attack.
-            if now - cached.checkedAt < DashboardSessions.recheckMilliseconds { return cached.principal }
+            let age = now - cached.checkedAt
+            // A database across the network: the re-check of a token in use runs on a thread of
+            // its own from half its age, so no request waits for it; a request waits only for
+            // the first re-check of a token idle for a second, and not while the database is
+            // known lost or that token's re-check is already on its way (issue 45).
+            if let reachability = store.reachability {
+                if !reachability.isReachable { return cached.principal }
+                if age < DashboardSessions.recheckMilliseconds {
+                    if age >= DashboardSessions.recheckMilliseconds / 2 { refreshInBackground(token) }
+                    return cached.principal
+                }
+                if refreshing.withLock({ $0.contains(token) }) { return cached.principal }
+            }
+            if age < DashboardSessions.recheckMilliseconds { return cached.principal }
         } else {
             try screen(token, address: address, now: now, refusal: .unauthorized)
         }
@@ -56,6 +74,8 @@ final class Authenticator: Sendable {
         do {
             record = try store.credential(secretHash: hash)
         } catch {
+            // A token verified before stays valid while the database cannot say otherwise.
+            if let cached, PostgresStore.isUnreachable(error) { return cached.principal }
             throw .unavailable("credentials could not be read from the store")
         }
         guard let record, constantTimeEquals(record.secretHash, hash) else {
@@ -101,6 +121,24 @@ final class Authenticator: Sendable {
         guard let token = Self.bearerToken(in: header), let cached = known.withLock({ $0[token] }),
               clock() - cached.checkedAt < DashboardSessions.recheckMilliseconds else { return nil }
         return cached.principal
+    }
+
+    /// Re-checks a known token against the store on `recheckQueue`, once at a time per token:
+    /// refreshed when still valid, forgotten when revoked, kept when the store did not answer.
+    private func refreshInBackground(_ token: String) {
+        guard refreshing.withLock({ $0.insert(token).inserted }) else { return }
+        recheckQueue.async { [self] in
+            defer { _ = refreshing.withLock { $0.remove(token) } }
+            let hash = CredentialHash.sha256(Array(token.utf8))
+            let record: CredentialRecord?
+            do { record = try store.credential(secretHash: hash) } catch { return }
+            guard let record, constantTimeEquals(record.secretHash, hash) else {
+                _ = known.withLock { $0.removeValue(forKey: token) }
+                return
+            }
+            let principal = Principal(record)
+            known.withLock { $0[token] = (principal, clock()) }
+        }
     }
 
     /// Refuses, before any hashing or store read, a credential refused a moment ago (with

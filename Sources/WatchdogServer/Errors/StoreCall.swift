@@ -5,6 +5,7 @@ func storeCall<T>(_ body: () throws -> T) throws(APIError) -> T {
     } catch let error as APIError {
         throw error
     } catch {
+        if let unreachable = APIError.storeUnreachable(from: error) { throw unreachable }
         throw .unavailable("the store could not be read: \(error)")
     }
 }

@@ -1,18 +1,22 @@
 /// What `GET /v1/apps/{app}/gate` answers a CI job: may this release ship?
 ///
 /// - `fail`: the release's share of sessions with a glitch is higher than its base's, by the
-///   always-valid (sequential) interval — it holds however often the job asks, so re-running a
-///   pipeline until it passes does not make a regression pass.
+///   always-valid (sequential) interval — it holds however
+///   often the job asks, so re-running a pipeline until it passes does not make a regression
+///   pass. It fails *also when the verdict reads `unreliable`*: sessions concentrated in one
+///   network or one burst say who sent them, not that the release is fine, and a holder of the
+///   public ingest key must not be able to turn a fail into a wait by posting a burst.
 /// - `not_yet`: too little evidence to say either (fewer sessions or installs on a side than
-///   the minimums — checked first, so a few invented installs decide nothing —, no base,
-///   sessions too concentrated to act on, or an interval that still allows a regression of
-///   `maximum_ratio`× (1.5 by default): "no regression seen" is not yet "no regression").
-/// - `pass`: enough evidence and no regression.
+///   the minimums — checked first, so a few invented installs decide nothing —, no base, an
+///   concentrated evidence (the reliability marks) without a regression — whatever the
+///   verdict, `no_change` included —, or an interval that still allows a
+///   regression of `maximum_ratio`× (1.5 by default): "no regression seen" is not yet "no
+///   regression").
+/// - `pass`: enough evidence, reliable, and no regression.
 ///
 /// The comparison is `compare`'s with `interval=sequential`: sessions held apart as
 /// implausible, unlisted releases and reports of sessions that never started are already out
-/// of it, and a verdict whose sessions come from a few installs, one network or one burst
-/// reads `unreliable`, which never passes or fails.
+/// of it.
 struct GateDecision: Equatable {
     enum Result: String {
         case pass
@@ -53,11 +57,21 @@ struct GateDecision: Equatable {
         // the public ingest key can invent — must not decide a release either way.
         guard short.isEmpty else { return GateDecision(result: .notYet, reasons: short) }
         let overall = view.overall
+        if overall.intervalVerdict == "regressed" {
+            var reasons = ["the interval lies above 1: more sessions have a glitch than in the base, whenever you look"]
+            if overall.verdict == "unreliable" {
+                reasons.append("its sessions are concentrated (\(view.reliability.reasons.map(\.message).joined(separator: "; "))): "
+                    + "that says who sent them, not that the release is fine: a regression is not held back by it; a person should look at who sent them")
+            }
+            return GateDecision(result: .fail, reasons: reasons)
+        }
+        // Concentrated sessions never pass, whatever the interval says: a `no_change` diluted by
+        // one network's sessions is no more evidence than an `improved` one.
+        if !view.reliability.reliable {
+            return GateDecision(result: .notYet, reasons: [overall.reason ?? "its sessions are concentrated: "
+                + view.reliability.reasons.map(\.message).joined(separator: "; ")])
+        }
         switch overall.verdict {
-        case "regressed":
-            return GateDecision(result: .fail, reasons: ["the interval lies above 1: more sessions have a glitch than in the base, whenever you look"])
-        case "unreliable":
-            return GateDecision(result: .notYet, reasons: [overall.reason ?? "the sessions are too concentrated to act on"])
         case nil:
             return GateDecision(result: .notYet, reasons: [overall.reason ?? "no verdict"])
         default:

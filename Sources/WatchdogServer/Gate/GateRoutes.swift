@@ -2,8 +2,8 @@ import WatchdogHTTP
 import WatchdogStore
 
 /// `GET /v1/apps/{app}/gate?release=R[&against=B]`: pass, fail or not yet for a release, from
-/// the sequential comparison against `against` (default: the previous listed release with
-/// sessions). See `GateDecision`; `watchdogd gate` calls it and exits 0, 1 or 2.
+/// the sequential comparison against `against` (default: `ReleaseReach.predecessor`, the
+/// previous declared release, or the previous one of comparable reach). See `GateDecision`; `watchdogd gate` calls it and exits 0, 1 or 2.
 struct GateRoutes: Sendable {
     let lookup: ReleaseLookup
     /// For `installs=attested`: the gate over the installs with an attested App Attest key only.
@@ -32,11 +32,12 @@ struct GateRoutes: Sendable {
             target = try resolver.resolve(releaseText, parameter: "release")
         } catch where error.status == 404 {
             return JSONBody.response(GateView(app: app, release: releaseText, against: base?.release.text, thresholds: thresholds, view: nil, installs: (0, 0),
-                                    missing: "no sessions of \(releaseText.prefix(200)) are counted yet (its name as listed by /releases; an undeclared release counts once admission lets it in)"))
+                                    missing: "no sessions of \(AlertMessage.code(String(releaseText.prefix(200)))) are counted yet (its name as listed by /releases; an undeclared release counts once admission lets it in)"))
         }
-        guard let against = base ?? ReleaseOrder.predecessor(of: target.release, in: releases) else {
+        let reach = try ReleaseReach.of(app: app, lookup: lookup)
+        guard let against = base ?? reach.predecessor(of: target.release, in: releases) else {
             return JSONBody.response(GateView(app: app, release: target.release.text, against: nil, thresholds: thresholds, view: nil, installs: (0, 0),
-                                    missing: "no earlier release with sessions to compare against: name one with against="))
+                                    missing: "no earlier declared release, nor one of comparable reach, with sessions to compare against: name one with against="))
         }
         guard against.release != target.release else {
             throw .badRequest("same_release", "against names the release itself (\(target.release.text.prefix(200))); pick another release")
@@ -87,6 +88,7 @@ struct GateView: Encodable {
     var reasons: [String]
     var intervalMethod = IntervalMethod.sequential
     @NullWhenAbsent var verdict: String? = nil
+    @NullWhenAbsent var intervalVerdict: String? = nil
     @NullWhenAbsent var ratio: Double? = nil
     @NullWhenAbsent var interval: SessionComparison.Interval? = nil
     var base: Side
@@ -103,6 +105,7 @@ struct GateView: Encodable {
         exitCode = decision.result.exitCode
         reasons = decision.reasons
         verdict = view?.overall.verdict
+        intervalVerdict = view?.overall.intervalVerdict
         ratio = view?.overall.ratio
         interval = view?.overall.interval
         base = Side(release: against, sessions: view?.overall.base.sessions ?? 0, installs: installs.base, affectedSessions: view?.overall.base.affectedSessions ?? 0)
@@ -116,6 +119,7 @@ struct GateView: Encodable {
     enum CodingKeys: String, CodingKey {
         case app, result, reasons, verdict, ratio, interval, base, target, markdown
         case exitCode = "exit_code"
+        case intervalVerdict = "interval_verdict"
         case intervalMethod = "interval_method"
         case minimumSessions = "minimum_sessions"
         case minimumInstalls = "minimum_installs"

@@ -20,8 +20,9 @@ protocol IngestRecord: Sendable {
     /// A report of a deliberate test crash (counts against the install's daily budget).
     var isTestCrash: Bool { get }
     /// Adds what the server knows and the client cannot say: the app's admission policy and,
-    /// for a session start, the network it came from and whether its time is believable.
-    mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, now: Int64)
+    /// for a session start, the network it came from, whether its time is believable and
+    /// whether it carried its install's owning key's assertion (`attested`).
+    mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, attested: Bool, now: Int64)
     /// Folds values past the cardinality caps (`CardinalityRegistry`).
     static func fold(_ records: inout [Self], by registry: CardinalityRegistry)
 }
@@ -29,7 +30,7 @@ protocol IngestRecord: Sendable {
 extension ReportRecord: IngestRecord {
     var isTestCrash: Bool { testCrash && installID != nil }
 
-    mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, now: Int64) {
+    mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, attested: Bool, now: Int64) {
         policy = settings.policy
     }
     static func fold(_ records: inout [ReportRecord], by registry: CardinalityRegistry) { registry.fold(&records) }
@@ -38,8 +39,9 @@ extension ReportRecord: IngestRecord {
 extension SessionRecord: IngestRecord {
     var isTestCrash: Bool { false }
 
-    mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, now: Int64) {
+    mutating func prepare(_ admission: AdmissionService, settings: AdmissionSettings, network: String?, attested: Bool, now: Int64) {
         admission.prepare(&self, network: network, settings: settings, now: now)
+        self.attested = attested
     }
     /// Session starts carry no capped value (idiom is a closed vocabulary).
     static func fold(_ records: inout [SessionRecord], by registry: CardinalityRegistry) {}

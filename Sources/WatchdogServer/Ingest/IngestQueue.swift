@@ -31,6 +31,8 @@ final class IngestQueue: Sendable {
     enum Refusal: Error {
         case full
         case stopped
+        /// The database is known to be unreachable: the batch would only wait for it.
+        case unreachable(StoreReachability)
     }
 
     private let store: any TelemetryStore
@@ -60,6 +62,7 @@ final class IngestQueue: Sendable {
 
     /// Queues a batch; `completion` runs on the writer's thread once it is committed or failed.
     func submit(_ batch: IngestBatch, completion: @escaping Completion) throws(Refusal) {
+        if let reachability = store.reachability, !reachability.isReachable { throw .unreachable(reachability) }
         let refusal: Refusal? = state.withLock { state in
             if state.stopping { return .stopped }
             if state.pendingItems + batch.count > capacity { return .full }
@@ -123,7 +126,8 @@ final class IngestQueue: Sendable {
             // Items are validated and inserted with ON CONFLICT DO NOTHING, so a failure comes
             // from the environment (disk full, I/O error, locked file), not from one request's
             // data: every request of the group gets 503 and retries; ingest is idempotent.
-            logger.error("group commit of \(jobs.count) requests failed: \(error)")
+            // A lost database is logged once, when it is found lost (`StoreOutage`).
+            if !PostgresStore.isUnreachable(error) { logger.error("group commit of \(jobs.count) requests failed: \(error)") }
             state.withLock { $0.lastFailure = "\(error)" }
             for job in jobs { job.completion(.failure(error)) }
         }

@@ -60,7 +60,7 @@ struct IngestRoutes: Sendable {
                         rejected.append(RejectedItem(index: index, id: record.id, error: refusal))
                         continue
                     }
-                    record.prepare(admission, settings: settings, network: network, now: now)
+                    record.prepare(admission, settings: settings, network: network, attested: upload.attests, now: now)
                     records.append(record)
                 } catch {
                     rejected.append(RejectedItem(index: index, id: String(value.id.prefix(Limits.idLength)), error: error))
@@ -102,7 +102,12 @@ struct IngestRoutes: Sendable {
                     responder.respond(JSONBody.response(status: 202, bytes: body))
                 case .success(.counterNotIncreasing):
                     responder.respond(AttestationError.counterNotIncreasing.apiError.response)
-                case .failure:
+                case .failure(let error):
+                    if let unreachable = APIError.storeUnreachable(from: error) {
+                        metrics.outage.refusals.increment()
+                        responder.respond(unreachable.response)
+                        return
+                    }
                     responder.respond(APIError.unavailable("the store could not commit the batch; nothing of it was acknowledged, retry later").response)
                 }
             }
@@ -110,18 +115,41 @@ struct IngestRoutes: Sendable {
             switch error {
             case .full: throw .overloaded("the ingest queue is full (\(queue.capacity) items waiting); retry after a second")
             case .stopped: throw .overloaded("the server is shutting down; retry shortly")
+            case .unreachable(let state):
+                throw .storeUnreachable("lost \(StoreOutage.seconds(state.unreachableForSeconds)) s ago: \(state.failure ?? "connection lost")")
             }
         }
     }
 
-    /// The client's address: the connection's, or — from a trusted proxy — the last address in
-    /// `X-Forwarded-For` (the one the proxy itself saw; earlier ones are the client's word).
+    /// Who a request says it is from, as far as this server can tell.
+    enum Origin: Equatable {
+        /// The connection's own address (no trusted proxy, or no `X-Forwarded-For`).
+        case direct(String)
+        /// A trusted proxy named this address.
+        case forwarded(String)
+        /// A trusted proxy sent an `X-Forwarded-For` whose last entry is no address (`ip:port`,
+        /// `[v6]:port`, `unknown`, empty): the proxy's own address stands for it.
+        case unparsable(proxy: String)
+    }
+
+    /// The client's address: the connection's, or — from a trusted proxy — the last entry of
+    /// `X-Forwarded-For`: the one the proxy itself saw; earlier ones are the client's word. Every
+    /// line of the header is read, in order, as one list (RFC 9110 §5.3): a client's own line
+    /// before the proxy's cannot pick its network. An entry that is not an address counts as
+    /// the proxy's own address — one network, whose limits apply — never as none.
     static func client(of request: HTTPRequest, trusting proxies: Set<String>) -> String {
-        guard proxies.contains(request.clientAddress), let forwarded = request.headers["x-forwarded-for"],
-              let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: " \t"), !last.isEmpty, last.utf8.count <= 64 else {
-            return request.clientAddress
+        switch origin(of: request, trusting: proxies) {
+        case .direct(let address), .forwarded(let address), .unparsable(proxy: let address): address
         }
-        return last
+    }
+
+    static func origin(of request: HTTPRequest, trusting proxies: Set<String>) -> Origin {
+        guard proxies.contains(request.clientAddress) else { return .direct(request.clientAddress) }
+        let lines = request.headers.fields.filter { $0.name == "x-forwarded-for" }.map(\.value)
+        guard !lines.isEmpty else { return .direct(request.clientAddress) }
+        let last = lines.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false).last?.trimmingCharacters(in: " \t") ?? ""
+        guard last.utf8.count <= 64, ClientNetwork.of(last) != nil else { return .unparsable(proxy: request.clientAddress) }
+        return .forwarded(last)
     }
 
     private func requireJSON(_ request: HTTPRequest) throws(APIError) {

@@ -5,10 +5,12 @@ import Locking
 import WatchdogStore
 
 /// Prunes audit rows older than their own period (`--audit-retention-days`, default 400), and
-/// raw reports and session starts older than the retention period, in small batches in
-/// the background (each a short transaction, so ingest keeps its turn at the writer), then
-/// hands the freed pages back to the file system. Release roll-ups stay: stats of old releases
-/// remain, only their drill-down rows go.
+/// raw reports and session starts older than the retention period, in small batches in the
+/// background (each a short transaction, so ingest keeps its turn at the writer), then what no
+/// longer needs keeping (`TelemetryStore.pruneDerived`: unlisted releases with no raw row left,
+/// install origins of installs gone quiet, old hourly counts), then hands the freed pages back
+/// to the file system. Listed releases' roll-ups stay: stats of old releases remain, only their
+/// drill-down rows go.
 ///
 /// A thread of its own, `wd-retention`, waits on a semaphore between passes (as the alert and
 /// rollout threads do): named in `top -H`, and woken by `stop()` at once.
@@ -73,6 +75,12 @@ final class RetentionJob: Sendable {
         do {
             while !stopping.withLock({ $0 }) {
                 let deleted = try store.prune(receivedBefore: cutoff, limit: Self.batch)
+                total += deleted
+                if deleted == 0 { break }
+                usleep(5_000)
+            }
+            while !stopping.withLock({ $0 }) {
+                let deleted = try store.pruneDerived(receivedBefore: cutoff, limit: Self.batch)
                 total += deleted
                 if deleted == 0 { break }
                 usleep(5_000)

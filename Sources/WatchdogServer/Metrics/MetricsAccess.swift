@@ -17,8 +17,13 @@ struct MetricsAccess: Sendable {
                 throw .unauthorized
             }
         } else {
-            let client = IngestRoutes.client(of: request, trusting: trustedProxies)
-            guard ["127.0.0.1", "::1", "::ffff:127.0.0.1"].contains(client) else {
+            // A proxied request whose client the proxy did not name is nobody's: not local.
+            let origin = IngestRoutes.origin(of: request, trusting: trustedProxies)
+            let client: String? = switch origin {
+            case .direct(let address), .forwarded(let address): address
+            case .unparsable: nil
+            }
+            guard let client, ["127.0.0.1", "::1", "::ffff:127.0.0.1"].contains(client) else {
                 throw .forbidden("metrics are served to loopback clients only; set --metrics-token to scrape from elsewhere")
             }
         }

@@ -20,6 +20,8 @@ final class ServerMetrics: Sendable {
     let bodyDeadlineMissed: Counter
     /// Connections the header deadline closed, by why (`ConnectionShedReason`).
     let connectionsShed: [ConnectionShedReason: Counter]
+    /// The database's reachability, outages and the 503s they caused.
+    let outage: StoreOutage
     static let latencyBuckets: [Duration] = [.microseconds(250), .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10),
                                              .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5)]
 
@@ -40,6 +42,7 @@ final class ServerMetrics: Sendable {
             shedCounters[reason] = registry.makeCounter(descriptor: shed, labels: [("reason", reason.rawValue)])
         }
         connectionsShed = shedCounters
+        outage = StoreOutage(registry: registry)
     }
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {

@@ -13,6 +13,8 @@ struct RolloutEvidence: Codable, Equatable, Sendable {
         var scope: String
         /// `improved`, `regressed`, `no_change`, `unreliable`, or `nil` when withheld.
         var verdict: String?
+        /// What the interval alone says, reliable or not (`nil` in rollouts stored before it was kept).
+        var intervalVerdict: String?
         var ratio: Double?
         var lower: Double?
         var upper: Double?
@@ -28,12 +30,17 @@ struct RolloutEvidence: Codable, Equatable, Sendable {
     var reasons: [String]
 }
 
+extension RolloutEvidence.Verdict {
+    /// Regressed by the interval, whether or not the verdict reads `unreliable`.
+    var regressed: Bool { (intervalVerdict ?? verdict) == "regressed" }
+}
+
 extension RolloutEvidence {
     /// The evidence of one release from its cohort comparison, reading the verdicts `guard` watches.
     init(_ view: CompareView, guard watch: RolloutGuard, baseline: CohortSessions?) {
         func verdict(_ scope: String, _ comparison: SessionComparison) -> Verdict {
-            Verdict(scope: scope, verdict: comparison.verdict, ratio: comparison.ratio, lower: comparison.interval?.lower,
-                    upper: comparison.interval?.upper, reason: comparison.reason)
+            Verdict(scope: scope, verdict: comparison.verdict, intervalVerdict: comparison.intervalVerdict, ratio: comparison.ratio,
+                    lower: comparison.interval?.lower, upper: comparison.interval?.upper, reason: comparison.reason)
         }
         var verdicts: [Verdict] = []
         if watch.overall { verdicts.append(verdict("overall", view.overall)) }
@@ -41,7 +48,8 @@ extension RolloutEvidence {
             if let breakdown = view.byKind.first(where: { $0.value == kind }) {
                 verdicts.append(verdict(kind, breakdown.comparison))
             } else {
-                verdicts.append(Verdict(scope: kind, verdict: view.overall.verdict == nil ? nil : "no_change", ratio: nil, lower: nil, upper: nil,
+                let none: String? = view.overall.verdict == nil ? nil : "no_change"
+                verdicts.append(Verdict(scope: kind, verdict: none, intervalVerdict: none, ratio: nil, lower: nil, upper: nil,
                                         reason: "no reports of this kind on either side"))
             }
         }

@@ -5,18 +5,21 @@ enum RolloutDecision: Equatable, Sendable {
     case wait(String)
     case advance(String)
     case rollBack(String)
+    /// The evidence cannot be acted on (`unreliable`): stop, and have a person decide.
+    case pause(String)
 
     var name: String {
         switch self {
         case .wait: "wait"
         case .advance: "advance"
         case .rollBack: "roll_back"
+        case .pause: "pause"
         }
     }
 
     var reason: String {
         switch self {
-        case .wait(let reason), .advance(let reason), .rollBack(let reason): reason
+        case .wait(let reason), .advance(let reason), .rollBack(let reason), .pause(let reason): reason
         }
     }
 }
@@ -43,46 +46,63 @@ enum RolloutMachine {
         return rollout
     }
 
-    /// The guard's decision on `evidence` (one entry per release the rule applies to) at `now`.
+    /// The guard's decision on `evidence` (one entry per release of the rollout) at `now`.
     ///
-    /// A reliable `regressed` verdict the guard watches rolls back, at any step and however
-    /// little time passed (the sequential interval stays valid at every look). Otherwise the
-    /// step must have lasted `minimum_hours` and each cohort gathered `minimum_sessions` since
-    /// it began; an `unreliable` verdict, or none, never advances.
+    /// Nothing is decided before the step has lasted `minimum_hours` and each cohort gathered
+    /// `minimum_sessions` since it began — a rollback no more than an advance, so that a burst
+    /// of forged sessions in the first minutes of a step cannot undo a good switch. Then a
+    /// `regressed` interval the guard watches rolls back, reliable or not (concentrated
+    /// sessions say who sent them, not that the switch is harmless); an `unreliable` verdict
+    /// otherwise pauses the rollout for a person (with an alert) instead of waiting silently;
+    /// a withheld one waits; else the step advances.
     static func decide(_ rollout: Rollout, evidence: [RolloutEvidence], now: Int64) -> RolloutDecision {
         guard rollout.status == .active else { return .wait("the rollout is \(rollout.status.rawValue)") }
         guard rollout.pending == nil else { return .wait("a step is being applied") }
-        let regressions = evidence.flatMap { release in release.verdicts.filter { $0.verdict == "regressed" }.map { (release.release, $0) } }
-        if !regressions.isEmpty {
-            return .rollBack(regressions.map { "\($1.scope == "overall" ? "all kinds" : $1.scope) regressed in \($0): \(describe($1))" }.joined(separator: "; "))
-        }
         let plan = rollout.plan
         let hours = Double(now - rollout.stepStartedAt) / 3_600_000
-        if hours < plan.minimumHours {
-            return .wait("the step at \(percent(rollout.percent)) has lasted \(String(format: "%.1f", max(0, hours))) of its \(String(format: "%g", plan.minimumHours)) hours")
-        }
         let matched = evidence.reduce(0) { $0 + $1.matched.stepSessions }, unmatched = evidence.reduce(0) { $0 + $1.unmatched.stepSessions }
-        guard matched >= plan.minimumSessions, unmatched >= plan.minimumSessions else {
-            return .wait("\(matched) sessions matched and \(unmatched) not matched since the step began; each needs \(plan.minimumSessions)")
+        var short: String?
+        if hours < plan.minimumHours {
+            short = "the step at \(percent(rollout.percent)) has lasted \(String(format: "%.1f", max(0, hours))) of its \(String(format: "%g", plan.minimumHours)) hours"
+        } else if matched < plan.minimumSessions || unmatched < plan.minimumSessions {
+            short = "\(matched) sessions matched and \(unmatched) not matched since the step began; each needs \(plan.minimumSessions)"
         }
+        let regressions = evidence.flatMap { release in release.verdicts.filter(\.regressed).map { (release, $0) } }
+        if !regressions.isEmpty {
+            let what = regressions.map { release, verdict in
+                "\(scope(verdict.scope)) regressed in \(AlertMessage.code(release.release)): \(describe(verdict))"
+                    + (verdict.verdict == "unreliable" ? " (unreliable: \(release.reasons.joined(separator: "; ")))" : "")
+            }.joined(separator: "; ")
+            guard let short else { return .rollBack(what) }
+            return .wait("\(what); a rollback waits for the step's minimum like an advance: \(short)")
+        }
+        if let short { return .wait(short) }
         // Only releases with sessions on both sides at this step can hold an advance back.
         let compared = evidence.filter { $0.matched.stepSessions > 0 && $0.unmatched.stepSessions > 0 }
+        // Concentrated evidence never advances, whatever the verdict reads: a `no_change`
+        // diluted by one network's sessions is no more evidence than an `improved` one.
+        for release in compared where !release.reliable || release.verdicts.contains(where: { $0.verdict == "unreliable" }) {
+            return .pause("the guard cannot tell: the evidence in \(AlertMessage.code(release.release)) is unreliable "
+                + "(\(release.reasons.joined(separator: "; "))); paused for a person to resume, advance or abort")
+        }
         for release in compared {
-            if let verdict = release.verdicts.first(where: { $0.verdict == "unreliable" }) {
-                return .wait("the verdict on \(verdict.scope == "overall" ? "all kinds" : verdict.scope) in \(release.release) is unreliable: \(release.reasons.joined(separator: "; "))")
-            }
             if let verdict = release.verdicts.first(where: { $0.verdict == nil }) {
-                return .wait("no verdict on \(verdict.scope == "overall" ? "all kinds" : verdict.scope) in \(release.release): \(verdict.reason ?? "withheld")")
+                return .wait("no verdict on \(scope(verdict.scope)) in \(AlertMessage.code(release.release)): \(verdict.reason ?? "withheld")")
             }
         }
         return .advance("no regression in \(compared.count) release\(compared.count == 1 ? "" : "s") with \(matched) sessions matched and \(unmatched) not matched at this step")
+    }
+
+    /// `all kinds`, or a kind as a code span (kinds are client words).
+    private static func scope(_ scope: String) -> String {
+        scope == "overall" ? "all kinds" : AlertMessage.code(scope)
     }
 
     /// The pending event a guard decision makes: the next step (the last one completes), or
     /// back to 0 %; `nil` for `wait`.
     static func event(for decision: RolloutDecision, _ rollout: Rollout, evidence: [RolloutEvidence], now: Int64) -> RolloutEvent? {
         switch decision {
-        case .wait: return nil
+        case .wait, .pause: return nil
         case .advance(let reason): return nextStep(rollout, actor: guardActor, reason: reason, evidence: evidence, now: now)
         case .rollBack(let reason):
             return RolloutEvent(at: now, action: "rolled_back", actor: guardActor, fromPercent: rollout.percent, toPercent: 0, step: rollout.step,
@@ -128,6 +148,15 @@ enum RolloutMachine {
         }
     }
 
+    /// The guard's pause on evidence it cannot act on: no config version (the rule keeps its
+    /// percentage), a `paused` event, and the `rollout_paused` alert to store.
+    static func pause(_ rollout: inout Rollout, reason: String, evidence: [RolloutEvidence], now: Int64) {
+        rollout.status = .paused
+        rollout.record(RolloutEvent(at: now, action: "paused", actor: guardActor, fromPercent: rollout.percent, toPercent: rollout.percent,
+                                    step: rollout.step, reason: reason, configVersion: nil, evidence: evidence))
+        rollout.alertPending = AlertCondition.rolloutPaused.rawValue
+    }
+
     /// Records the pending event once its config version (`nil`: the rule already had the
     /// percentage) is saved; `baseline` is each release's cohort sessions under the new
     /// percentage, from which the next step counts.
@@ -160,11 +189,11 @@ enum RolloutMachine {
         var text = "rollout of rule \(rollout.rule): \(event.action.replacingOccurrences(of: "_", with: " ")) \(percent(event.fromPercent)) → \(percent(event.toPercent)) "
             + "by \(event.actor): \(event.reason)"
         for release in event.evidence {
-            text += "\n\(release.release): matched \(release.matched.sessions) sessions (\(release.matched.affectedSessions) affected), "
+            text += "\n\(AlertMessage.code(release.release)): matched \(release.matched.sessions) sessions (\(release.matched.affectedSessions) affected), "
                 + "not matched \(release.unmatched.sessions) (\(release.unmatched.affectedSessions) affected); "
-                + release.verdicts.map { "\($0.scope) \(describe($0))" }.joined(separator: ", ")
+                + release.verdicts.map { "\(scope($0.scope)) \(describe($0))" }.joined(separator: ", ")
         }
-        return text.count > maximumNote ? String(text.prefix(maximumNote - 1)) + "…" : text
+        return AlertMessage.cut(text, to: maximumNote)
     }
 
     static let maximumNote = 4_000
@@ -175,7 +204,8 @@ enum RolloutMachine {
         let interval = verdict.lower.map { lower in
             " (always-valid 95 % interval \(String(format: "%.2f", lower))–\(verdict.upper.map { String(format: "%.2f×", $0) } ?? "∞"))"
         } ?? ""
-        return "\(verdict.verdict ?? "no verdict") \(ratio)\(interval)"
+        let word = verdict.verdict == "unreliable" ? "unreliable (the interval alone: \(verdict.intervalVerdict ?? "no verdict"))" : verdict.verdict ?? "no verdict"
+        return "\(word) \(ratio)\(interval)"
     }
 
     static func percent(_ value: Double) -> String { String(format: "%g %%", value) }

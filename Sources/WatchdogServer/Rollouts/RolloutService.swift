@@ -197,9 +197,10 @@ final class RolloutService: Sendable {
         let decision = RolloutMachine.decide(rollout, evidence: evidence, now: now)
         rollout.lastLook = RolloutLook(at: now, decision: decision.name, reason: decision.reason, evidence: evidence)
         rollout.pending = RolloutMachine.event(for: decision, rollout, evidence: evidence, now: now)
+        if case .pause(let reason) = decision { RolloutMachine.pause(&rollout, reason: reason, evidence: evidence, now: now) }
         guard let saved = try save(rollout, over: revision) else { return false }
         revision = saved
-        guard rollout.pending != nil else { return false }
+        guard rollout.pending != nil || rollout.alertPending != nil else { return false }
         try complete(&rollout, revision: &revision)
         return true
     }
@@ -243,9 +244,11 @@ final class RolloutService: Sendable {
         return try audit.around(audit.entry("rollout.guard.\(event.action)", app: rollout.app, actor: event.actor, address: "local", after: after), body)
     }
 
-    /// The cohort comparison (sequential interval) of every recent release the rule applies to.
+    /// The cohort comparison (sequential interval) of every release of the rollout: those the
+    /// rule applies to that alerts watch (`ReleaseReach.watched`: recent, declared or of
+    /// comparable reach), so that a release invented from a few networks cannot hold it up.
     private func evidence(_ rollout: Rollout, rule: ConfigRule, now: Int64) throws(APIError) -> [RolloutEvidence] {
-        let releases = AlertEvaluator.watched(try lookup.releases(of: rollout.app), now: now).filter { rule.applies(to: $0.release) }
+        let releases = try releases(rollout, now: now).filter { rule.applies(to: $0.release) }
         var evidence: [RolloutEvidence] = []
         for release in releases {
             let view = try CompareRoutes.cohorts(lookup, app: rollout.app, release: release, rule: rule, method: .sequential)
@@ -254,13 +257,17 @@ final class RolloutService: Sendable {
         return evidence
     }
 
+    private func releases(_ rollout: Rollout, now: Int64) throws(APIError) -> [ReleaseStats] {
+        try ReleaseReach.of(app: rollout.app, lookup: lookup).watched(try lookup.releases(of: rollout.app), now: now)
+    }
+
     /// Each release's cohort sessions once the rule has `percent`.
     private func baseline(_ rollout: Rollout, percent: Double) throws(APIError) -> [String: CohortSessions] {
         guard let document = try storeCall({ try config.document(app: rollout.app) }),
               var rule = document.rules.first(where: { $0.id == rollout.rule }) else { return [:] }
         rule.match.percent = percent
         var baseline: [String: CohortSessions] = [:]
-        for release in AlertEvaluator.watched(try lookup.releases(of: rollout.app), now: clock()) where rule.applies(to: release.release) {
+        for release in try releases(rollout, now: clock()) where rule.applies(to: release.release) {
             let view = try CompareRoutes.cohorts(lookup, app: rollout.app, release: release, rule: rule, method: .sequential)
             baseline[release.release.text] = CohortSessions(matched: view.target.sessions, unmatched: view.base.sessions)
         }
@@ -269,7 +276,9 @@ final class RolloutService: Sendable {
 
     /// Stores one alert per rule of `condition` of the app, once per rollout (its firing).
     private func fireAlerts(_ rollout: Rollout, condition: String) throws {
-        let rules = try store.alertRules(app: rollout.app).filter { $0.condition == condition }
+        // A pause is also told to those who wait for rollbacks: the guard could not decide one.
+        let conditions: Set<String> = condition == AlertCondition.rolloutPaused.rawValue ? [condition, AlertCondition.rolloutRolledBack.rawValue] : [condition]
+        let rules = try store.alertRules(app: rollout.app).filter { conditions.contains($0.condition) }
         guard !rules.isEmpty else { return }
         let hooks = Dictionary(try store.alertHooks(app: rollout.app).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let now = clock()

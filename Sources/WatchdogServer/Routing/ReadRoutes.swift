@@ -53,6 +53,11 @@ struct ReadRoutes: Sendable {
         let query = try ConfigQuery(arguments: ConfigQuery.argumentNames.map { request.query[$0.description] }, principal: principal)
         let (app, client) = (query.app, query.client)
         let explain = request.query["explain"] == "true"
+        // The ingest key ships in every app: with it, the rules' names and which one switched
+        // an install would tell a forger which install ids land in which cohort.
+        if explain, principal.role == .ingest {
+            throw .forbidden("explain=true needs a viewer, operator or admin token: the ingest key is public, and the rules that decide a value are not")
+        }
         guard let (effective, explanation) = try storeCall({ try config.effective(app: app, client: client, explain: explain) }) else {
             throw .notFound("no app \(app)")
         }

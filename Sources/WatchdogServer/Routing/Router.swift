@@ -16,9 +16,22 @@ struct Router: Sendable {
     let logger: Logger
     /// Every change a route makes is one row of it (`audited(_:_:context:)`).
     let audit: AuditLog
+    /// On a database across the network, the threads every request but the probes runs on
+    /// (`RequestOffload`); `nil`: on the calling thread.
+    let offload: RequestOffload?
+
+    /// The paths answered on the calling thread whatever `offload` is: they call no store.
+    static let answeredInPlace: Set<String> = ["/healthz", "/readyz"]
 
     func respond(to request: HTTPRequest) -> Response {
         let started = DispatchTime.now().uptimeNanoseconds
+        guard let offload, !Self.answeredInPlace.contains(request.path) else { return respond(to: request, started: started) }
+        let pending = PendingResponse()
+        offload.run { respond(to: request, started: started).whenReady { pending.respond($0) } }
+        return .later(pending)
+    }
+
+    private func respond(to request: HTTPRequest, started: UInt64) -> Response {
         var template = "unmatched"
         let method: String
         switch request.method {
@@ -29,7 +42,9 @@ struct Router: Sendable {
         do {
             response = try route(request, template: &template)
         } catch {
-            if error.status >= 500 { logger.warning("\(request.method) \(request.path) → \(error.status) \(error.code): \(error.message)") }
+            if error.code == APIError.storeUnreachableCode {
+                metrics.outage.refusals.increment()  // its cause is logged once, not per request
+            } else if error.status >= 500 { logger.warning("\(request.method) \(request.path) → \(error.status) \(error.code): \(error.message)") }
             response = .now(error.response)
         }
         let metrics = self.metrics

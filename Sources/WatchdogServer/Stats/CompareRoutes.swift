@@ -12,11 +12,21 @@ struct CompareRoutes: Sendable {
     private var store: any TelemetryStore { lookup.store }
 
     func compare(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        guard let baseText = request.query["base"], let targetText = request.query["target"] else {
-            throw .badRequest("missing_parameter", "base and target are required: /compare?base=14.1.0 (31102)&target=14.2.0 (31245); a config rule's cohorts are /cohorts?release=&rule=")
+        guard let targetText = request.query["target"] else {
+            throw .badRequest("missing_parameter", "target is required: /compare?base=14.1.0 (31102)&target=14.2.0 (31245); a config rule's cohorts are /cohorts?release=&rule=")
         }
-        let resolver = ReleaseResolver(releases: try lookup.releases(of: app))
-        let baseStats = try resolver.resolve(baseText, parameter: "base"), targetStats = try resolver.resolve(targetText, parameter: "target")
+        let releases = try lookup.releases(of: app)
+        let resolver = ReleaseResolver(releases: releases)
+        let targetStats = try resolver.resolve(targetText, parameter: "target")
+        // Without base=, the target's default base: the gate's and the alerts' (`ReleaseReach`).
+        let baseStats: ReleaseStats
+        if let baseText = request.query["base"] {
+            baseStats = try resolver.resolve(baseText, parameter: "base")
+        } else if let base = try ReleaseReach.of(app: app, lookup: lookup).predecessor(of: targetStats.release, in: releases) {
+            baseStats = base
+        } else {
+            throw .notFound("\(targetStats.release.text.prefix(200)) has no default base (no earlier declared release, nor one of comparable reach, with sessions): name one with base=")
+        }
         guard baseStats.release != targetStats.release else {
             throw .badRequest("same_release", "base and target are the same release (\(baseStats.release.text.prefix(200))); pick two different releases")
         }
@@ -44,17 +54,17 @@ struct CompareRoutes: Sendable {
         }
         base.stats.concentration = try lookup.withConcentration(base.stats, of: app).concentration
         target.stats.concentration = try lookup.withConcentration(target.stats, of: app).concentration
-        let baseInstalls = try lookup.installClusterSums(baseStats, of: app)
-        let targetInstalls = try lookup.installClusterSums(targetStats, of: app)
+        let baseNetworks = try lookup.networkSide(baseStats, of: app), targetNetworks = try lookup.networkSide(targetStats, of: app)
         let kinds = Set(base.stats.reportsByKind.keys).union(target.stats.reportsByKind.keys)
             .union(base.affectedSessions["kind", default: [:]].keys).union(target.affectedSessions["kind", default: [:]].keys).sorted()
         let byKind = kinds.map { kind in
-            Breakdown(value: kind, comparison: SessionComparison(base: Self.side(base, kind: kind, installs: baseInstalls),
-                                                                 target: Self.side(target, kind: kind, installs: targetInstalls), method: method))
+            Breakdown(value: kind, comparison: SessionComparison(base: Self.side(base, kind: kind, networks: baseNetworks),
+                                                                 target: Self.side(target, kind: kind, networks: targetNetworks), method: method))
         }
-        let overall = SessionComparison(base: Self.side(base, installs: baseInstalls), target: Self.side(target, installs: targetInstalls), method: method)
-        // Per-install counts are kept per kind only: the other breakdowns take their side's
-        // overall design effect, so one install cannot make them look certain either.
+        let overall = SessionComparison(base: Self.side(base, networks: baseNetworks), target: Self.side(target, networks: targetNetworks), method: method)
+        // Per-install counts are kept per kind only: the other breakdowns read their plain
+        // counts at their side's overall design effect (by network), so one network cannot
+        // make them look certain either; they are not weighted.
         let baseCounts = Self.counts(base), targetCounts = Self.counts(target)
         func breakdown(_ dimension: String, sessions: (ReleaseDetail, String) -> Int) -> [Breakdown] {
             let values = Set(Self.values(base, dimension)).union(Self.values(target, dimension))
@@ -83,23 +93,17 @@ struct CompareRoutes: Sendable {
         return view
     }
 
-    /// All kinds of a release, its installs as clusters.
-    private static func side(_ detail: ReleaseDetail, installs: InstallClusterSums) -> SessionComparison.Side {
-        let affected = detail.stats.affectedSessions
-        return SessionComparison.Side(
-            sessions: detail.stats.sessions, affectedSessions: affected, reports: detail.stats.reportsByKind.values.reduce(0, +),
-            floodedReports: detail.stats.floodedReportsByKind.values.reduce(0, +),
-            designEffect: InstallClusters.designEffect(sessions: detail.stats.sessions, affected: affected, sums: installs.overall))
+    /// All kinds of a release, weighted by network.
+    private static func side(_ detail: ReleaseDetail, networks: NetworkSide) -> SessionComparison.Side {
+        SessionComparison.Side(sessions: detail.stats.sessions, affectedSessions: detail.stats.affectedSessions,
+                               reports: detail.stats.reportsByKind.values.reduce(0, +), floodedReports: detail.stats.floodedReportsByKind.values.reduce(0, +),
+                               weighted: networks.overall)
     }
 
-    private static func side(_ detail: ReleaseDetail, kind: String, installs: InstallClusterSums) -> SessionComparison.Side {
+    private static func side(_ detail: ReleaseDetail, kind: String, networks: NetworkSide) -> SessionComparison.Side {
         let affected = detail.affectedSessions["kind"]?[kind] ?? 0
-        return SessionComparison.Side(
-            sessions: detail.stats.sessions, affectedSessions: affected,
-            reports: detail.stats.reportsByKind[kind] ?? 0, floodedReports: detail.stats.floodedReportsByKind[kind] ?? 0,
-            designEffect: InstallClusters.designEffect(sessions: detail.stats.sessions, affected: affected,
-                                                       sums: installs.byKind[kind] ?? ClusterSums(clusters: installs.overall.clusters, sessions: installs.overall.sessions,
-                                                                                                  sessionsSquared: installs.overall.sessionsSquared)))
+        return SessionComparison.Side(sessions: detail.stats.sessions, affectedSessions: affected, reports: detail.stats.reportsByKind[kind] ?? 0,
+                                      floodedReports: detail.stats.floodedReportsByKind[kind] ?? 0, weighted: networks.kind(kind, affected: affected))
     }
 
     private static func side(_ detail: ReleaseDetail, _ counts: [DimensionValue: (reports: Int, flooded: Int)], _ dimension: String, _ value: String,
@@ -170,17 +174,19 @@ struct CompareRoutes: Sendable {
                         installs filter: InstallFilter = .all) throws(APIError) -> CompareView {
         let installs = try storeCall { try lookup.store.installs(app: app, release: release.release) }
         var matched = Cohort(), unmatched = Cohort()
-        for install in installs where filter.includes(install.installID) {
+        for install in installs.compactMap(filter.counted) {
             let client = ConfigClient(version: release.release.version, build: release.release.build, channel: install.channel,
                                       idiom: install.idiom, installID: install.installID)
             if rule.matchesIgnoringVersion(client) { matched.add(install) } else { unmatched.add(install) }
         }
+        let byNetwork = lookup.weighsByNetwork(app)
+        let unmatchedNetworks = unmatched.networks(byNetwork: byNetwork), matchedNetworks = matched.networks(byNetwork: byNetwork)
         var view = CompareView(
             app: app, intervalMethod: method,
             base: ReleaseSummary(cohort: unmatched, release: release.release, label: "rule \(rule.id) not matched"),
             target: ReleaseSummary(cohort: matched, release: release.release, label: "rule \(rule.id) matched"),
-            overall: SessionComparison(base: unmatched.side(), target: matched.side(), method: method),
-            byKind: Cohort.byKind(base: unmatched, target: matched, method: method),
+            overall: SessionComparison(base: unmatched.side(unmatchedNetworks), target: matched.side(matchedNetworks), method: method),
+            byKind: Cohort.byKind(base: unmatched, unmatchedNetworks, target: matched, matchedNetworks, method: method),
             byScreen: [], byKeyboardMode: [], byIdiom: [],
             cohort: CohortView(rule: rule, release: release.release, matched: matched.installs, unmatched: unmatched.installs,
                                sessionsWithoutInstall: max(0, release.sessions - matched.sessions - unmatched.sessions))
@@ -190,13 +196,10 @@ struct CompareRoutes: Sendable {
             view.overall = view.overall.withheld(SessionComparison.partialHistoryReason)
             view.withholdBreakdowns()
         }
-        // Both cohorts are installs of one release: its sessions' concentration is theirs — over
-        // all installs the release's, over attested ones those installs' own (an unattested
-        // sender's sessions must not move it).
-        let concentration = filter == .all
-            ? SessionConcentrationView(try storeCall { try lookup.store.sessionConcentration(app: app, release: release.release) })
-            : SessionConcentrationView(installs: matched.members + unmatched.members)
-        view.assessReliability(base: concentration, target: concentration, settings: lookup.admission.settings(app: app))
+        // Each cohort is judged on its own sessions: an attacker's installs that dilute one
+        // cohort are a share of that cohort, not of the release (issue 39).
+        view.assessReliability(base: SessionConcentrationView(installs: unmatched.members), target: SessionConcentrationView(installs: matched.members),
+                               settings: lookup.admission.settings(app: app))
         return view
     }
 }
@@ -232,23 +235,23 @@ struct Cohort {
     }
 
     /// Per kind of either side, `base` against `target`.
-    static func byKind(base: Cohort, target: Cohort, method: IntervalMethod) -> [Breakdown] {
+    static func byKind(base: Cohort, _ baseNetworks: NetworkSide, target: Cohort, _ targetNetworks: NetworkSide, method: IntervalMethod) -> [Breakdown] {
         Set(base.kinds.keys).union(target.kinds.keys).sorted().map {
-            Breakdown(value: $0, comparison: SessionComparison(base: base.side(kind: $0), target: target.side(kind: $0), method: method))
+            Breakdown(value: $0, comparison: SessionComparison(base: base.side(kind: $0, baseNetworks), target: target.side(kind: $0, targetNetworks), method: method))
         }
     }
 
-    func side() -> SessionComparison.Side {
+    /// The cohort's installs as networks (`NetworkWeighting`), or by install.
+    func networks(byNetwork: Bool) -> NetworkSide { NetworkSide(members, byNetwork: byNetwork) }
+
+    func side(_ networks: NetworkSide) -> SessionComparison.Side {
         SessionComparison.Side(sessions: sessions, affectedSessions: affectedSessions, reports: reports, floodedReports: floodedReports,
-                               designEffect: InstallClusters.designEffect(sessions: sessions, affected: affectedSessions,
-                                                                          sums: InstallClusters.sums(members.map { ($0.sessions, $0.affectedSessions) })))
+                               weighted: networks.overall)
     }
 
-    func side(kind: String) -> SessionComparison.Side {
-        let affected = kinds[kind]?.affectedSessions ?? 0
-        return SessionComparison.Side(sessions: sessions, affectedSessions: affected, reports: kinds[kind]?.reports ?? 0, floodedReports: 0,
-                                      designEffect: InstallClusters.designEffect(sessions: sessions, affected: affected,
-                                                                                 sums: InstallClusters.sums(members.map { ($0.sessions, $0.kinds[kind]?.affectedSessions ?? 0) })))
+    func side(kind: String, _ networks: NetworkSide) -> SessionComparison.Side {
+        SessionComparison.Side(sessions: sessions, affectedSessions: kinds[kind]?.affectedSessions ?? 0, reports: kinds[kind]?.reports ?? 0, floodedReports: 0,
+                               weighted: networks.kind(kind))
     }
 
     var concentration: InstallConcentration {

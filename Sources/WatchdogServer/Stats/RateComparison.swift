@@ -1,20 +1,25 @@
+import WatchdogStore
+
 /// The verdict of `compare` and `cohorts` on plain counts, for programs outside the server
 /// (`Tests/Benchmarks/sequential`, which simulates looking at A/A releases every day): the
-/// same design effect, intervals and verdict as the routes, from the same code.
+/// same network weighting, intervals and verdict as the routes, from the same code.
 public enum RateComparison {
-    /// One side: its installs as (sessions, affected sessions) clusters.
+    /// One side: its installs, each with the network it came from.
     public struct Side: Sendable {
-        public var clusters: [(sessions: Int, affected: Int)]
+        public var installs: [(network: Int, sessions: Int, affected: Int)]
 
-        public init(clusters: [(sessions: Int, affected: Int)]) {
-            self.clusters = clusters
+        public init(installs: [(network: Int, sessions: Int, affected: Int)]) {
+            self.installs = installs
         }
 
-        var comparisonSide: SessionComparison.Side {
-            let sessions = clusters.reduce(0) { $0 + $1.sessions }
-            let affected = clusters.reduce(0) { $0 + min($1.affected, $1.sessions) }
+        func comparisonSide(_ bounds: NetworkWeighting.Bounds) -> SessionComparison.Side {
+            let rows = installs.enumerated().map { index, install in
+                InstallRow(installID: String(index), network: String(install.network), sessions: install.sessions, affectedSessions: install.affected)
+            }
+            let sessions = installs.reduce(0) { $0 + $1.sessions }
+            let affected = installs.reduce(0) { $0 + min($1.affected, $1.sessions) }
             return SessionComparison.Side(sessions: sessions, affectedSessions: affected, reports: 0, floodedReports: 0,
-                                          designEffect: InstallClusters.designEffect(sessions: sessions, affected: affected, sums: InstallClusters.sums(clusters)))
+                                          weighted: NetworkSide(rows, bounds: bounds).overall)
         }
     }
 
@@ -24,10 +29,12 @@ public enum RateComparison {
         public var verdict: String?
         public var lower: Double?
         public var upper: Double?
+        public var ratio: Double?
     }
 
-    public static func compare(base: Side, target: Side, method: IntervalMethod) -> Outcome {
-        let comparison = SessionComparison(base: base.comparisonSide, target: target.comparisonSide, method: method)
-        return Outcome(verdict: comparison.verdict, lower: comparison.interval?.lower, upper: comparison.interval?.upper)
+    /// `bounds`: the verdicts' own unless a program tries others.
+    public static func compare(base: Side, target: Side, method: IntervalMethod, bounds: NetworkWeighting.Bounds = .verdicts) -> Outcome {
+        let comparison = SessionComparison(base: base.comparisonSide(bounds), target: target.comparisonSide(bounds), method: method)
+        return Outcome(verdict: comparison.verdict, lower: comparison.interval?.lower, upper: comparison.interval?.upper, ratio: comparison.ratio)
     }
 }

@@ -8,12 +8,6 @@ enum ReleaseOrder {
         Key(lhs) < Key(rhs)
     }
 
-    /// The previous release with sessions: the base a release is compared against when none
-    /// is named (alerts, the release gate). `releases` in any order (the store lists newest first).
-    static func predecessor(of release: ReleaseID, in releases: [ReleaseStats]) -> ReleaseStats? {
-        releases.filter { $0.sessions > 0 && isOlder($0.release, release) }.max { isOlder($0.release, $1.release) }
-    }
-
     /// `items` oldest release first (`newestFirst`: newest first), each version parsed once
     /// rather than once per comparison.
     static func sorted<Item>(_ items: [Item], newestFirst: Bool = false, by release: (Item) -> ReleaseID) -> [Item] {

@@ -57,7 +57,8 @@ struct ReleaseLookup: Sendable {
     /// Each app's admission settings (the shares behind `unreliable`).
     let admission: AdmissionService
     private let concentrations = ReleaseStateCache<InstallConcentration>()
-    private let clusterSums = ReleaseStateCache<InstallClusterSums>()
+    private let networkSides = ReleaseStateCache<NetworkSide>()
+    private let installSides = ReleaseStateCache<NetworkSide>()
 
     /// A release's stats with its concentration filled in.
     func withConcentration(_ release: ReleaseStats, of app: String) throws(APIError) -> ReleaseStats {
@@ -66,21 +67,31 @@ struct ReleaseLookup: Sendable {
         return release
     }
 
-    /// A release's overall design effect of clustering by install (all kinds together).
+    /// A release's overall design effect of clustering by network (all kinds together).
     func designEffect(_ release: ReleaseStats, of app: String) throws(APIError) -> Double {
-        InstallClusters.designEffect(sessions: release.sessions, affected: release.affectedSessions,
-                                     sums: try installClusterSums(release, of: app).overall)
+        try networkSide(release, of: app).overall.designEffect
     }
 
-    /// The sums over a release's installs for the design effect.
-    func installClusterSums(_ release: ReleaseStats, of app: String) throws(APIError) -> InstallClusterSums {
-        try storeCall { try clusterSums.value(app: app, release: release) { try store.installClusterSums(app: app, release: release.release) } }
+    /// A release as networks of installs (`NetworkWeighting`), its sessions without an install
+    /// id one network — or by install, unbounded, when the app does not weigh by network:
+    /// computed once per state of the release.
+    func networkSide(_ release: ReleaseStats, of app: String) throws(APIError) -> NetworkSide {
+        let byNetwork = weighsByNetwork(app)
+        return try storeCall {
+            try (byNetwork ? networkSides : installSides).value(app: app, release: release) {
+                NetworkSide(try store.installs(app: app, release: release.release), total: (release.sessions, release.affectedSessions), byNetwork: byNetwork)
+            }
+        }
     }
+
+    /// The app's `weigh_by_network`.
+    func weighsByNetwork(_ app: String) -> Bool { admission.settings(app: app).weighByNetwork }
 
     /// Forgets what the caches hold of a release (it was deleted).
     func forget(_ release: ReleaseID, of app: String) {
         concentrations.forget(app: app, release: release)
-        clusterSums.forget(app: app, release: release)
+        networkSides.forget(app: app, release: release)
+        installSides.forget(app: app, release: release)
     }
 
     /// Every release of the app; 404 when there is no such app.

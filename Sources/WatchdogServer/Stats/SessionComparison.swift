@@ -37,8 +37,13 @@ struct SessionComparison: Encodable, Equatable {
         var reports: Int
         var floodedReports: Int
         @NullWhenAbsent var reportsPer1kSessions: Double? = nil
-        /// ≥ 1: how much clustering by install widens this side's interval (1: none measured).
+        /// ≥ 1: how much clustering widens this side's interval (1: none measured) — by network
+        /// when the side is weighted, else the side's overall one.
         var designEffect: Double = 1
+        /// The side by network, each network's weight bounded (`NetworkWeighting`): what the
+        /// ratio and the interval read; `nil` for breakdowns not kept per install (screen,
+        /// keyboard mode, idiom), which read the plain counts at `designEffect`.
+        var weighted: NetworkWeighting.Estimate?
 
         init(sessions: Int, affectedSessions: Int, reports: Int, floodedReports: Int, designEffect: Double = 1) {
             self.designEffect = max(1, designEffect.isFinite ? designEffect : 1)
@@ -53,8 +58,15 @@ struct SessionComparison: Encodable, Equatable {
             }
         }
 
+        /// The same counts, weighted by network.
+        init(sessions: Int, affectedSessions: Int, reports: Int, floodedReports: Int, weighted: NetworkWeighting.Estimate) {
+            self.init(sessions: sessions, affectedSessions: affectedSessions, reports: reports, floodedReports: floodedReports,
+                      designEffect: weighted.designEffect)
+            self.weighted = weighted
+        }
+
         enum CodingKeys: String, CodingKey {
-            case sessions, reports
+            case sessions, reports, weighting
             case affectedSessions = "affected_sessions"
             case affectedSessionRate = "affected_session_rate"
             case floodedReports = "flooded_reports"
@@ -62,8 +74,49 @@ struct SessionComparison: Encodable, Equatable {
             case designEffect = "design_effect"
         }
 
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(sessions, forKey: .sessions)
+            try container.encode(affectedSessions, forKey: .affectedSessions)
+            try container.encode(affectedSessionRate, forKey: .affectedSessionRate)
+            try container.encode(reports, forKey: .reports)
+            try container.encode(floodedReports, forKey: .floodedReports)
+            try container.encode(reportsPer1kSessions, forKey: .reportsPer1kSessions)
+            try container.encode(designEffect, forKey: .designEffect)
+            try container.encode(weighted.map(WeightingView.init), forKey: .weighting)
+        }
+
         /// Affected and sessions at the effective sample size.
-        var effective: (x: Double, n: Double) { (Double(affectedSessions) / designEffect, Double(sessions) / designEffect) }
+        var effective: (x: Double, n: Double) {
+            weighted?.effective ?? (Double(affectedSessions) / designEffect, Double(sessions) / designEffect)
+        }
+
+        /// The rate the ratio reads: the weighted one when the side is weighted.
+        var rate: Double { weighted?.rate ?? Double(affectedSessions) / Double(max(1, sessions)) }
+    }
+
+    /// How a weighted side weighs (`weighting` in the JSON).
+    struct WeightingView: Encodable, Equatable {
+        var networks: Int
+        var boundedNetworks: Int
+        var sessions: Double
+        var affectedSessions: Double
+        @NullWhenAbsent var affectedSessionRate: Double? = nil
+
+        init(_ estimate: NetworkWeighting.Estimate) {
+            networks = estimate.networks
+            boundedNetworks = estimate.boundedNetworks
+            sessions = estimate.sessions
+            affectedSessions = estimate.affected
+            affectedSessionRate = estimate.rate
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case networks, sessions
+            case boundedNetworks = "bounded_networks"
+            case affectedSessions = "affected_sessions"
+            case affectedSessionRate = "affected_session_rate"
+        }
     }
 
     struct Interval: Encodable, Equatable {
@@ -79,8 +132,13 @@ struct SessionComparison: Encodable, Equatable {
     /// Affected-session rate, target / base; `null` when the base rate is 0 or a side has no sessions.
     @NullWhenAbsent var ratio: Double? = nil
     @NullWhenAbsent var interval: Interval? = nil
-    /// `improved`, `regressed`, `no_change`, or `null` when a side has no sessions.
+    /// `improved`, `regressed`, `no_change`, `unreliable` (the sessions are too concentrated to
+    /// act on: `VerdictReliability`), or `null` when a side has no sessions.
     @NullWhenAbsent var verdict: String? = nil
+    /// What the interval alone says (`improved`, `regressed`, `no_change`), reliable or not:
+    /// an `unreliable` verdict keeps it here, so that a regression the robust estimate sees is
+    /// never silenced by who sent the sessions (alerts, the gate and the guard read it).
+    @NullWhenAbsent var intervalVerdict: String? = nil
     /// Reports per 1,000 sessions, target / base: the secondary figure; `null` when the base has none.
     @NullWhenAbsent var reportRateRatio: Double? = nil
     /// Why `ratio`/`verdict` are `null`, when they are.
@@ -96,8 +154,7 @@ struct SessionComparison: Encodable, Equatable {
             reason = "no session starts recorded for the \(base.sessions == 0 ? "base" : "target"): rates need them as denominator"
             return
         }
-        let p1 = Double(target.affectedSessions) / Double(target.sessions)
-        let p2 = Double(base.affectedSessions) / Double(base.sessions)
+        let p1 = target.rate, p2 = base.rate
         if p2 > 0 { ratio = p1 / p2 }
         if base.reports > 0 {
             reportRateRatio = (Double(target.reports) / Double(target.sessions)) / (Double(base.reports) / Double(base.sessions))
@@ -114,6 +171,7 @@ struct SessionComparison: Encodable, Equatable {
         } else {
             verdict = "no_change"
         }
+        intervalVerdict = verdict
         if base.affectedSessions == 0, target.affectedSessions == 0 { reason = "no affected sessions on either side" }
     }
 
@@ -123,6 +181,7 @@ struct SessionComparison: Encodable, Equatable {
         copy.ratio = nil
         copy.interval = nil
         copy.verdict = nil
+        copy.intervalVerdict = nil
         copy.reportRateRatio = nil
         copy.reason = why
         return copy
@@ -157,6 +216,7 @@ struct SessionComparison: Encodable, Equatable {
         case base, target, ratio, interval, verdict, reason
         case method = "interval_method"
         case reportRateRatio = "report_rate_ratio"
+        case intervalVerdict = "interval_verdict"
     }
 }
 
@@ -166,6 +226,7 @@ extension SessionComparison: JSONWritable {
             json.member("base", base)
             json.member("interval", interval)
             json.member("interval_method", method.rawValue)
+            json.member("interval_verdict", intervalVerdict)
             json.member("ratio", ratio)
             json.member("reason", reason)
             json.member("report_rate_ratio", reportRateRatio)
@@ -184,6 +245,19 @@ extension SessionComparison.Side: JSONWritable {
             json.member("flooded_reports", floodedReports)
             json.member("reports", reports)
             json.member("reports_per_1k_sessions", reportsPer1kSessions)
+            json.member("sessions", sessions)
+            json.member("weighting", weighted.map { SessionComparison.WeightingView($0) })
+        }
+    }
+}
+
+extension SessionComparison.WeightingView: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("affected_session_rate", affectedSessionRate)
+            json.member("affected_sessions", affectedSessions)
+            json.member("bounded_networks", boundedNetworks)
+            json.member("networks", networks)
             json.member("sessions", sessions)
         }
     }

@@ -27,18 +27,24 @@ struct SessionConcentrationView: Encodable, Equatable {
         busiestHourShare = Double(concentration.busiestHourSessions) / total
     }
 
-    /// A side made of installs picked by id (`installs=attested`): how many of its sessions its
-    /// top 1 % of installs hold, from those installs' own roll-ups, so sessions of installs
-    /// outside the side (an unattested attacker's) cannot move it. The network and hour of a
-    /// start are kept per release, not per install: those shares are null and not judged.
+    /// A side made of installs — a config cohort, or the attested installs
+    /// (`installs=attested`) — judged on its own sessions: how many of them its top 1 % of
+    /// installs hold and its largest network (each install's, `InstallRow.network`), from those
+    /// installs' own roll-ups, so sessions of installs outside the side (the other cohort's, an
+    /// unattested attacker's) cannot move it. The hour of a start is kept per release, not per
+    /// install: that share is null and not judged.
     init(installs members: [InstallRow]) {
-        let sizes = members.map(\.sessions).filter { $0 > 0 }.sorted(by: >)
+        let counted = members.filter { $0.sessions > 0 }
+        let sizes = counted.map(\.sessions).sorted(by: >)
         sessions = sizes.reduce(0, +)
         installs = sizes.count
         topInstalls = InstallConcentration.topInstalls(among: sizes.count)
-        networks = 0
+        var byNetwork: [String: Int] = [:]
+        for install in counted { if let network = install.network { byNetwork[network, default: 0] += install.sessions } }
+        networks = byNetwork.count
         guard sessions > 0 else { return }
         topInstallsShare = Double(sizes.prefix(topInstalls).reduce(0, +)) / Double(sessions)
+        if let top = byNetwork.values.max() { topNetworkShare = Double(top) / Double(sessions) }
     }
 
     enum CodingKeys: String, CodingKey {

@@ -266,8 +266,8 @@ public final class SQLiteToPostgres {
                    unknown_session FROM reports
             """),
         Table(name: "sessions", columns: columns("""
-            id:id, app, version, build, channel, install_id, idiom, started_at:i, received_at:i, body:body, network, implausible:i
-            """), select: "SELECT rowid, id, app, version, build, channel, install_id, idiom, started_at, received_at, body, network, implausible FROM sessions"),
+            id:id, app, version, build, channel, install_id, idiom, started_at:i, received_at:i, body:body, network, implausible:i, attested:b
+            """), select: "SELECT rowid, id, app, version, build, channel, install_id, idiom, started_at, received_at, body, network, implausible, attested FROM sessions"),
     ]
 
     /// Copied in the final transaction, in this order (deleted in the reverse one: foreign keys).
@@ -294,23 +294,25 @@ public final class SQLiteToPostgres {
         Table(name: "client_drops", columns: columns("id, app, version, build, evicted:i, quarantined:i, received_at:i")),
         Table(name: "releases", columns: columns("""
             app, version, build, sessions:i, affected_sessions:i, auto_fixed:i, test_crashes:i, first_seen:i, last_seen:i, partial_history:b,
-            implausible_sessions:i, unknown_session_reports:i
+            implausible_sessions:i, unknown_session_reports:i, last_received:i
             """)),
-        Table(name: "install_origins", columns: columns("app, install_id, network, first_received_at:i, implausible:b")),
+        Table(name: "install_origins", columns: columns("app, install_id, network, first_received_at:i, implausible:b, last_received_at:i")),
         Table(name: "ingest_hourly_counts", columns: columns("app, scope:i, key, hour:i, count:i")),
         Table(name: "release_networks", columns: columns("app, version, build, network, sessions:i")),
         Table(name: "release_admissions", columns: columns("app, version, build, state, admitted_by, admitted_at:i, reason")),
         Table(name: "app_admission", columns: columns("app, settings")),
-        Table(name: "attest_challenges", columns: columns("app, hash:x, network, expires_at:i")),
-        Table(name: "attested_keys", columns: columns("app, key_id:x, install_id, public_key:x, counter:i, environment, attested_at:i")),
+        Table(name: "attest_challenges", columns: columns("app, hash:x, network, address, expires_at:i")),
+        Table(name: "attested_keys", columns: columns("app, key_id:x, install_id, public_key:x, counter:i, environment, attested_at:i, owner:b")),
         Table(name: "app_attestation", columns: columns("app, settings")),
         Table(name: "release_kinds", columns: columns("app, version, build, kind, reports:i, suspect_reports:i, flooded_reports:i")),
         Table(name: "release_breakdown", columns: columns("app, version, build, dimension, value, kind, reports:i, suspect_reports:i, flooded_reports:i")),
         Table(name: "release_hourly", columns: columns("app, version, build, kind, hour:i, reports:i, suspect_reports:i, flooded_reports:i")),
         Table(name: "release_idiom_sessions", columns: columns("app, version, build, idiom, sessions:i")),
         Table(name: "release_affected", columns: columns("app, version, build, dimension, value, affected_sessions:i")),
-        Table(name: "release_installs", columns: columns("app, version, build, install_id, channel, idiom, sessions:i, reports:i, affected_sessions:i")),
-        Table(name: "release_install_kinds", columns: columns("app, version, build, install_id, kind, reports:i, affected_sessions:i")),
+        Table(name: "release_installs", columns: columns("""
+            app, version, build, install_id, channel, idiom, sessions:i, reports:i, affected_sessions:i, network, attested_sessions:i, attested_affected_sessions:i
+            """)),
+        Table(name: "release_install_kinds", columns: columns("app, version, build, install_id, kind, reports:i, affected_sessions:i, attested_affected_sessions:i")),
         Table(name: "release_hourly_sessions", columns: columns("app, version, build, hour:i, sessions:i")),
         Table(name: "issue_releases", columns: columns("""
             app, version, build, fingerprint, kind, screen, view_name, keyboard_mode, reports:i, suspect_reports:i, flooded_reports:i,

@@ -18,12 +18,18 @@ enum PostgresMigrations {
         ("2026-11-26-rollouts", rollouts),
         ("2026-11-26-attestation", attestation),
         ("2026-11-26-alert-installs", alertInstalls),
+        ("2026-11-27-install-networks", installNetworks),
+        ("2026-11-27-challenge-addresses", challengeAddresses),
+        ("2026-11-27-attested-sessions", attestedSessions),
+        ("2026-11-27-last-received", lastReceived),
         ("2026-11-27-app-roles", appRoles),
         ("2026-11-27-audit-log", auditLog),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {
         try connection.transaction {
+            // A migration of a large database may take longer than a request's statement_timeout.
+            try connection.execute("SET LOCAL statement_timeout = 0")
             try connection.query("SELECT pg_advisory_xact_lock($1)", [lockKey])
             try connection.execute("CREATE TABLE IF NOT EXISTS watchdog_migrations (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
             let applied = Set(try connection.query("SELECT identifier FROM watchdog_migrations").map { $0.text(0) })
@@ -41,6 +47,64 @@ enum PostgresMigrations {
         let applied = Set(try connection.query("SELECT identifier FROM watchdog_migrations").map { $0.text(0) })
         return all.map(\.identifier).filter { !applied.contains($0) }
     }
+
+    /// Each install of a release gets the network its first counted session start of the
+    /// release came from (verdicts weigh a release by network, issue 39); rows of before take
+    /// the network the install was first seen from.
+    private static let installNetworks = """
+        ALTER TABLE release_installs ADD COLUMN network text;
+        UPDATE release_installs i SET network = o.network FROM install_origins o WHERE o.app = i.app AND o.install_id = i.install_id;
+        """
+
+    /// Each attestation challenge's client address: an address holds at most a few of its
+    /// network's, so one flooder does not lock its neighbours out (issue 39).
+    private static let challengeAddresses = """
+        ALTER TABLE attest_challenges ADD COLUMN address text NOT NULL DEFAULT '';
+        CREATE INDEX attest_challenges_by_address ON attest_challenges (app, address);
+        """
+
+    /// A session counts as attested only when its start carried the assertion of the key that
+    /// first attested its install (`attested_keys.owner`), as in the SQLite store's migration of
+    /// the same name (the history before a key is not laundered by it).
+    private static let attestedSessions = """
+        ALTER TABLE sessions ADD COLUMN attested boolean NOT NULL DEFAULT false;
+        ALTER TABLE attested_keys ADD COLUMN owner boolean NOT NULL DEFAULT true;
+        ALTER TABLE release_installs ADD COLUMN attested_sessions bigint NOT NULL DEFAULT 0;
+        ALTER TABLE release_installs ADD COLUMN attested_affected_sessions bigint NOT NULL DEFAULT 0;
+        ALTER TABLE release_install_kinds ADD COLUMN attested_affected_sessions bigint NOT NULL DEFAULT 0;
+        UPDATE attested_keys k SET owner = false WHERE EXISTS (
+            SELECT 1 FROM attested_keys o WHERE o.app = k.app AND o.install_id = k.install_id
+            AND (o.attested_at < k.attested_at OR (o.attested_at = k.attested_at AND o.key_id < k.key_id)));
+        UPDATE sessions s SET attested = true FROM attested_keys k
+            WHERE s.implausible = 0 AND k.app = s.app AND k.install_id = s.install_id AND k.owner AND k.attested_at <= s.received_at;
+        UPDATE release_installs i SET attested_sessions = c.n FROM (
+            SELECT app, version, build, install_id, count(*) AS n FROM sessions WHERE attested GROUP BY app, version, build, install_id) c
+            WHERE c.app = i.app AND c.version = i.version AND c.build = i.build AND c.install_id = i.install_id;
+        UPDATE release_installs i SET attested_affected_sessions = c.n FROM (
+            SELECT m.app, m.version, m.build, s.install_id, count(*) AS n FROM session_affected_marks m JOIN sessions s ON s.id = m.session
+            WHERE s.attested GROUP BY m.app, m.version, m.build, s.install_id) c
+            WHERE c.app = i.app AND c.version = i.version AND c.build = i.build AND c.install_id = i.install_id;
+        UPDATE release_install_kinds i SET attested_affected_sessions = c.n FROM (
+            SELECT m.app, m.version, m.build, s.install_id, m.value AS kind, count(*) AS n FROM session_value_marks m JOIN sessions s ON s.id = m.session
+            WHERE m.dimension = 'kind' AND s.attested GROUP BY m.app, m.version, m.build, s.install_id, m.value) c
+            WHERE c.app = i.app AND c.version = i.version AND c.build = i.build AND c.install_id = i.install_id AND c.kind = i.kind;
+        """
+
+    /// When the newest row of each release, and the newest session start of each install,
+    /// arrived: retention deletes unlisted releases and install origins past its window.
+    private static let lastReceived = """
+        ALTER TABLE releases ADD COLUMN last_received bigint NOT NULL DEFAULT 0;
+        ALTER TABLE install_origins ADD COLUMN last_received_at bigint NOT NULL DEFAULT 0;
+        UPDATE releases r SET last_received = l.at FROM (
+            SELECT app, version, build, max(received_at) AS at FROM (
+                SELECT app, version, build, received_at FROM sessions UNION ALL SELECT app, version, build, received_at FROM reports) AS rows
+            GROUP BY app, version, build) l
+            WHERE l.app = r.app AND l.version = r.version AND l.build = r.build;
+        UPDATE install_origins SET last_received_at = first_received_at;
+        UPDATE install_origins o SET last_received_at = greatest(o.first_received_at, l.at) FROM (
+            SELECT app, install_id, max(received_at) AS at FROM sessions WHERE install_id IS NOT NULL GROUP BY app, install_id) l
+            WHERE l.app = o.app AND l.install_id = o.install_id;
+        """
 
     // Times are milliseconds since the epoch (bigint), as in the SQLite store, so both stores
     // hand the server the same numbers.

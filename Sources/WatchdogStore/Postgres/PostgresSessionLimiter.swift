@@ -26,13 +26,31 @@ struct PostgresSessionLimiter {
         guard !starts.isEmpty else { return marks }
         // 1. Which installs the app has seen, and which of them came past a network's limit.
         var origins: [OriginKey: Bool] = [:]
+        var lastReceived: [OriginKey: Int64] = [:]
         let asked = Set(starts.compactMap { start in start.session.installID.map { OriginKey(app: start.session.app, install: $0) } }).sorted()
         if !asked.isEmpty {
             for row in try connection.query("""
-                SELECT o.app, o.install_id, o.implausible FROM install_origins o JOIN unnest($1::text[], $2::text[]) AS k(app, install_id) USING (app, install_id)
+                SELECT o.app, o.install_id, o.implausible, o.last_received_at FROM install_origins o
+                JOIN unnest($1::text[], $2::text[]) AS k(app, install_id) USING (app, install_id)
                 """, [PostgresArray.text(asked.map(\.app)), PostgresArray.text(asked.map(\.install))]) {
                 origins[OriginKey(app: row.text(0), install: row.text(1))] = row.bool(2)
+                lastReceived[OriginKey(app: row.text(0), install: row.text(1))] = row.integer(3)
             }
+        }
+        // An install seen again keeps its origin past retention's window (at most one write an
+        // hour): retention deletes only the origins of installs gone quiet for the window.
+        var seen: [OriginKey: Int64] = [:]
+        for start in starts {
+            guard let install = start.session.installID else { continue }
+            let key = OriginKey(app: start.session.app, install: install)
+            if let last = lastReceived[key], last < start.receivedAt - 3_600_000 { seen[key] = max(seen[key] ?? 0, start.receivedAt) }
+        }
+        if !seen.isEmpty {
+            let keys = seen.keys.sorted()
+            try connection.query("""
+                UPDATE install_origins o SET last_received_at = u.at FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(app, install_id, at)
+                WHERE o.app = u.app AND o.install_id = u.install_id
+                """, [PostgresArray.text(keys.map(\.app)), PostgresArray.text(keys.map(\.install)), PostgresArray.integer(keys.map { seen[$0]! })])
         }
         // 2. New installs per network and hour, in request order.
         var newInstalls: [(index: Int, key: OriginKey, count: CountKey?)] = []
@@ -57,8 +75,8 @@ struct PostgresSessionLimiter {
         if !newInstalls.isEmpty {
             let rows = newInstalls.sorted { $0.key < $1.key }
             try connection.query("""
-                INSERT INTO install_origins (app, install_id, network, first_received_at, implausible)
-                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[]) ON CONFLICT DO NOTHING
+                INSERT INTO install_origins (app, install_id, network, first_received_at, implausible, last_received_at)
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[], $4::bigint[]) ON CONFLICT DO NOTHING
                 """, [PostgresArray.text(rows.map(\.key.app)), PostgresArray.text(rows.map(\.key.install)),
                       PostgresArray.text(rows.map { starts[$0.index].session.network }), PostgresArray.integer(rows.map { starts[$0.index].receivedAt }),
                       PostgresArray.bool(rows.map { origins[$0.key] ?? false })])

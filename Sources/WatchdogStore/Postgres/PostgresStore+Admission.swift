@@ -134,6 +134,20 @@ extension PostgresStore {
         }
     }
 
+    public func listedReleaseNetworks(app: String) throws -> [ReleaseID: Int] {
+        try pool.withConnection { connection in
+            var networks: [ReleaseID: Int] = [:]
+            for row in try connection.query("""
+                SELECT n.version, n.build, count(*) FROM release_networks n
+                JOIN release_admissions a ON a.app = n.app AND a.version = n.version AND a.build = n.build
+                WHERE n.app = $1 AND n.sessions > 0 GROUP BY n.version, n.build
+                """, [app]) {
+                networks[ReleaseID(version: row.text(0), build: row.text(1))] = row.int(2)
+            }
+            return networks
+        }
+    }
+
     public func sessionConcentration(app: String, release: ReleaseID) throws -> SessionConcentration {
         try auditedConnection { connection in
             let key: [any PostgresEncodable] = [app, release.version, release.build]

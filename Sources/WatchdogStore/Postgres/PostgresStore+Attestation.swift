@@ -1,14 +1,18 @@
 import PostgresClient
 
 extension PostgresStore {
-    public func issueAttestChallenge(app: String, hash: [UInt8], network: String, expiresAt: Int64, now: Int64, maximumPerNetwork: Int) throws -> Bool {
+    public func issueAttestChallenge(app: String, hash: [UInt8], network: String, address: String, expiresAt: Int64, now: Int64,
+                                     maximumPerNetwork: Int, maximumPerAddress: Int) throws -> Bool {
         try auditedTransaction { connection in
             try connection.query("DELETE FROM attest_challenges WHERE app = $1 AND expires_at <= $2", [app, now])
-            // One network's requests for an app are counted one at a time, on every node.
+            // One network's requests for an app (its addresses' with them) are counted one at a
+            // time, on every node.
             try connection.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 7))", [app + "\u{1f}" + network])
-            let outstanding = try connection.query("SELECT count(*) FROM attest_challenges WHERE app = $1 AND network = $2", [app, network]).first?.int(0) ?? 0
-            guard outstanding < maximumPerNetwork else { return false }
-            try connection.query("INSERT INTO attest_challenges (app, hash, network, expires_at) VALUES ($1, $2, $3, $4)", [app, hash, network, expiresAt])
+            let byNetwork = try connection.query("SELECT count(*) FROM attest_challenges WHERE app = $1 AND network = $2", [app, network]).first?.int(0) ?? 0
+            let byAddress = try connection.query("SELECT count(*) FROM attest_challenges WHERE app = $1 AND address = $2", [app, address]).first?.int(0) ?? 0
+            guard byNetwork < maximumPerNetwork, byAddress < maximumPerAddress else { return false }
+            try connection.query("INSERT INTO attest_challenges (app, hash, network, address, expires_at) VALUES ($1, $2, $3, $4, $5)",
+                                 [app, hash, network, address, expiresAt])
             return true
         }
     }
@@ -22,21 +26,28 @@ extension PostgresStore {
         }
     }
 
-    public func saveAttestedKey(_ key: AttestedKey) throws -> Bool {
-        try auditedConnection { connection in
-            try connection.query("""
-                INSERT INTO attested_keys (app, key_id, install_id, public_key, counter, environment, attested_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+    public func saveAttestedKey(_ key: AttestedKey) throws -> AttestedKeySave {
+        try auditedTransaction { connection in
+            // One install's attestations are decided one at a time, on every node: the first key owns it.
+            try connection.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 11))", [key.app + "\u{1f}" + key.installID])
+            if !(try connection.query("SELECT 1 FROM attested_keys WHERE app = $1 AND key_id = $2", [key.app, key.keyID]).isEmpty) { return .keyExists }
+            let owner = try connection.query("SELECT 1 FROM attested_keys WHERE app = $1 AND install_id = $2 AND owner", [key.app, key.installID]).isEmpty
+            let inserted = try connection.query("""
+                INSERT INTO attested_keys (app, key_id, install_id, public_key, counter, environment, attested_at, owner) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                 ON CONFLICT DO NOTHING
-                """, [key.app, key.keyID, key.installID, key.publicKey, key.counter, key.environment, key.attestedAt]).affected > 0
+                """, [key.app, key.keyID, key.installID, key.publicKey, key.counter, key.environment, key.attestedAt, owner]).affected
+            return inserted > 0 ? .saved(owner: owner) : .keyExists
         }
     }
 
     public func attestedKey(app: String, keyID: [UInt8]) throws -> AttestedKey? {
         try auditedConnection { connection in
-            try connection.query("SELECT install_id, public_key, counter, environment, attested_at FROM attested_keys WHERE app = $1 AND key_id = $2",
+            try connection.query("SELECT install_id, public_key, counter, environment, attested_at, owner FROM attested_keys WHERE app = $1 AND key_id = $2",
                                  [app, keyID]).first.map { row in
-                AttestedKey(app: app, keyID: keyID, installID: row.text(0), publicKey: row.bytes(1), counter: row.integer(2), environment: row.text(3),
-                            attestedAt: row.integer(4))
+                var key = AttestedKey(app: app, keyID: keyID, installID: row.text(0), publicKey: row.bytes(1), counter: row.integer(2), environment: row.text(3),
+                                      attestedAt: row.integer(4))
+                key.owner = row.bool(5)
+                return key
             }
         }
     }
@@ -89,9 +100,7 @@ extension PostgresStore {
             var sessions: [ReleaseID: Int] = [:]
             for release in releases {
                 let rows = try connection.query("""
-                    SELECT sum(sessions)::bigint FROM release_installs
-                    WHERE app = $1 AND version = $2 AND build = $3 AND sessions > 0
-                      AND install_id IN (SELECT install_id FROM attested_keys WHERE app = $1)
+                    SELECT sum(attested_sessions)::bigint FROM release_installs WHERE app = $1 AND version = $2 AND build = $3 AND attested_sessions > 0
                     """, [app, release.version, release.build])
                 if let count = rows.first?.optionalInteger(0) { sessions[release] = Int(count) }
             }

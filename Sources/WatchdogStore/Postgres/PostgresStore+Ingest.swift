@@ -26,8 +26,23 @@ extension PostgresStore {
             try insertSessions(sessions, counts: &counts, rollup: &rollup, connection)
             try insertReports(reports, counts: &counts, rollup: &rollup, connection)
             try insertDrops(drops, connection)
-            try rollup.write(connection)
-            try Self.admit(rollup.admissionCandidates, now: batches.map(\.receivedAt).max() ?? 0, connection)
+            // The shared roll-up rows are written last, in one statement sent with its COMMIT
+            // (`Rollup.write`): no round trip to this node while they are locked. Admission
+            // reads them, for a release not listed yet; under `auto` without session starts in
+            // this batch its evidence (sessions, installs and networks with sessions) is the
+            // same before the write as after, so it is decided before. Only an `open` release's
+            // first batch and an unlisted `auto` release's session starts are admitted after
+            // the write, and commit after it.
+            let now = batches.map(\.receivedAt).max() ?? 0
+            let candidates = try Self.unadmitted(rollup.admissionCandidates, connection)
+            let withSessions = Set(zip(rollup.releaseKeys, rollup.releases).filter { $0.1.sessions > 0 }.map(\.0))
+            let decidedBefore = { (candidate: (key: Rollup.ReleaseKey, policy: AdmissionPolicy)) in
+                candidate.policy.mode == .auto && !withSessions.contains(candidate.key)
+            }
+            try Self.admit(candidates.filter(decidedBefore), now: now, connection)
+            let after = candidates.filter { !decidedBefore($0) }
+            try rollup.write(connection, committing: after.isEmpty)
+            try Self.admit(after, now: now, connection)
             return counts.indices.map { refused.contains($0) ? .counterNotIncreasing : .stored(counts[$0]) }
         }
     }
@@ -41,9 +56,9 @@ extension PostgresStore {
         let order = firstIndex.sorted { $0.key < $1.key }.map(\.value)
         let rows = order.map { sessions[$0] }
         let inserted = try connection.query("""
-            INSERT INTO sessions (id, app, version, build, channel, install_id, idiom, started_at, received_at, body, network)
+            INSERT INTO sessions (id, app, version, build, channel, install_id, idiom, started_at, received_at, body, network, attested)
             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::bytea[],
-                                 $11::text[])
+                                 $11::text[], $12::boolean[])
             ON CONFLICT (id) DO NOTHING RETURNING id
             """, [
                 PostgresArray.text(rows.map(\.record.id)), PostgresArray.text(rows.map(\.record.app)),
@@ -51,7 +66,7 @@ extension PostgresStore {
                 PostgresArray.text(rows.map(\.record.channel)), PostgresArray.text(rows.map(\.record.installID)),
                 PostgresArray.text(rows.map(\.record.idiom)), PostgresArray.integer(rows.map(\.record.startedAt)),
                 PostgresArray.integer(rows.map(\.receivedAt)), PostgresArray.bytes(rows.map(\.record.storedBody)),
-                PostgresArray.text(rows.map(\.record.network)),
+                PostgresArray.text(rows.map(\.record.network)), PostgresArray.bool(rows.map(\.record.attested)),
             ])
         let new = Set(inserted.map { $0.text(0) })
         var accepted: [Int] = []
@@ -122,13 +137,20 @@ extension PostgresStore {
         for index in new { records[index] = reports[index].record }
         let asked = Set(new.compactMap { records[$0]!.isSuspect ? nil : records[$0]!.sessionID }).sorted()
         if !asked.isEmpty {
-            var counted: Set<[String]> = []
-            for row in try connection.query("SELECT id, app FROM sessions WHERE id = ANY($1::text[]) AND implausible = 0", [PostgresArray.text(asked)]) {
-                counted.insert([row.text(1), row.text(0)])
+            var counted: [[String]: (install: String?, attested: Bool)] = [:]
+            for row in try connection.query("SELECT id, app, install_id, attested FROM sessions WHERE id = ANY($1::text[]) AND implausible = 0",
+                                            [PostgresArray.text(asked)]) {
+                counted[[row.text(1), row.text(0)]] = (row.optionalText(2), row.bool(3))
             }
             for index in new {
                 guard let record = records[index], !record.isSuspect, let session = record.sessionID else { continue }
-                records[index]!.hasUnknownSession = !counted.contains([record.app, session])
+                let start = counted[[record.app, session]]
+                let install = start.map(\.install)
+                records[index]!.hasUnknownSession = start == nil
+                records[index]!.hasAttestedSession = start?.attested ?? false
+                // Its roll-ups go to the install that started the session, whatever install
+                // the report names (as on SQLite).
+                if let install { records[index]!.installID = install }
             }
         }
 
@@ -228,7 +250,7 @@ extension PostgresStore {
         var testCrashes: [Int: [[String]: Int]] = [:]
         for index in new {
             let record = records[index]!
-            rollup.add(record, newlyAffectedSession: newlyAffected.contains(index), newIssueSession: newIssueSession.contains(index),
+            rollup.add(record, receivedAt: reports[index].receivedAt, newlyAffectedSession: newlyAffected.contains(index), newIssueSession: newIssueSession.contains(index),
                        newlyAffectedValues: newlyAffectedValues[index] ?? [])
             if record.testCrash, let install = record.installID {
                 let receivedAt = reports[index].receivedAt
@@ -241,6 +263,18 @@ extension PostgresStore {
         }
     }
 
+    /// The candidates without a row in `release_admissions` (the only ones `admit` may list).
+    static func unadmitted(_ candidates: [(key: Rollup.ReleaseKey, policy: AdmissionPolicy)],
+                           _ connection: PostgresConnection) throws -> [(key: Rollup.ReleaseKey, policy: AdmissionPolicy)] {
+        guard !candidates.isEmpty else { return [] }
+        let rows = try connection.query("""
+            SELECT a.app, a.version, a.build FROM release_admissions a
+            JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(app, version, build) ON a.app = k.app AND a.version = k.version AND a.build = k.build
+            """, [PostgresArray.text(candidates.map(\.key.app)), PostgresArray.text(candidates.map(\.key.version)), PostgresArray.text(candidates.map(\.key.build))])
+        let listed = Set(rows.map { [$0.text(0), $0.text(1), $0.text(2)] })
+        return candidates.filter { !listed.contains([$0.key.app, $0.key.version, $0.key.build]) }
+    }
+
     /// As `SQLiteStore.admit`: lists the releases of a transaction that its apps' policies admit.
     static func admit(_ candidates: [(key: Rollup.ReleaseKey, policy: AdmissionPolicy)], now: Int64, _ connection: PostgresConnection) throws {
         for (key, policy) in candidates {
@@ -251,8 +285,17 @@ extension PostgresStore {
                 guard policy.isMet(by: evidence) else { continue }
                 let today = try connection.query("SELECT count(*) FROM release_admissions WHERE app = $1 AND admitted_by = 'auto' AND admitted_at > $2",
                                                  [key.app, now - 86_400_000]).first?.int(0) ?? 0
-                guard today < policy.releasesPerDay else { continue }
                 reason = AdmissionPolicy.reason(evidence)
+                if today >= policy.releasesPerDay {
+                    guard let weakest = try connection.query("""
+                        SELECT a.version, a.build, (SELECT count(*) FROM release_networks n
+                                                    WHERE n.app = a.app AND n.version = a.version AND n.build = a.build AND n.sessions > 0) AS networks
+                        FROM release_admissions a WHERE a.app = $1 AND a.admitted_by = 'auto' AND a.admitted_at > $2
+                        ORDER BY networks, a.admitted_at DESC LIMIT 1
+                        """, [key.app, now - 86_400_000]).first, weakest.int(2) < evidence.networks else { continue }
+                    try connection.query("DELETE FROM release_admissions WHERE app = $1 AND version = $2 AND build = $3", [key.app, weakest.text(0), weakest.text(1)])
+                    reason += AdmissionPolicy.displacing(ReleaseID(version: weakest.text(0), build: weakest.text(1)), networks: weakest.int(2))
+                }
             }
             try connection.query("""
                 INSERT INTO release_admissions (app, version, build, state, admitted_by, admitted_at, reason) VALUES ($1, $2, $3, 'admitted', $4, $5, $6)

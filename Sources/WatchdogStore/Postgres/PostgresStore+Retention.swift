@@ -1,7 +1,9 @@
 import PostgresClient
 
 extension PostgresStore {
-    /// The advisory lock key of retention ("wdrt"): one node prunes at a time.
+    /// The seed of retention's advisory lock ("wdrt"), hashed with the schema's name: one node
+    /// of a deployment prunes at a time, and deployments in other schemas of the same database
+    /// (the tests, one schema each) are not held up by it.
     static let retentionLockKey: Int64 = 0x7764_7274
 
     /// Drops the oldest day partition of reports that ends before `cutoff` (with its rows'
@@ -11,7 +13,7 @@ extension PostgresStore {
     /// or another node holds the retention lock (it is pruning the same rows).
     public func prune(receivedBefore cutoff: Int64, limit: Int) throws -> Int {
         try pool.transaction(attempts: 1) { connection in
-            guard try connection.query("SELECT pg_try_advisory_xact_lock($1)", [Self.retentionLockKey]).first?.bool(0) == true else { return 0 }
+            guard try connection.query("SELECT pg_try_advisory_xact_lock(hashtextextended(current_schema(), $1))", [Self.retentionLockKey]).first?.bool(0) == true else { return 0 }
             let lastWholeDay = Self.day(cutoff) - 1     // days ending at or before the cutoff's day start
             let days = try Self.partitionDays(connection).filter { $0 <= lastWholeDay }
             if let day = days.first {
@@ -41,6 +43,28 @@ extension PostgresStore {
             try connection.query("DELETE FROM ingest_hourly_counts WHERE hour < (SELECT max(hour) FROM ingest_hourly_counts) - 48")
             return deleted
         }
+    }
+
+    public func pruneDerived(receivedBefore cutoff: Int64, limit: Int) throws -> Int {
+        let stale = try pool.withConnection { connection in
+            try connection.query("""
+                SELECT r.app, r.version, r.build FROM releases r WHERE r.last_received < $1
+                AND NOT EXISTS (SELECT 1 FROM release_admissions a WHERE a.app = r.app AND a.version = r.version AND a.build = r.build)
+                LIMIT $2
+                """, [cutoff, limit]).map { (app: $0.text(0), release: ReleaseID(version: $0.text(1), build: $0.text(2))) }
+        }
+        var deleted = 0
+        for release in stale { deleted += max(1, try deleteRelease(app: release.app, release: release.release)) }
+        deleted += try pool.withConnection { connection in
+            let origins = try connection.query("""
+                DELETE FROM install_origins WHERE (app, install_id) IN (SELECT app, install_id FROM install_origins WHERE last_received_at < $1 LIMIT $2)
+                """, [cutoff, limit]).affected
+            let counts = try connection.query("""
+                DELETE FROM ingest_hourly_counts WHERE (app, scope, key, hour) IN (SELECT app, scope, key, hour FROM ingest_hourly_counts WHERE hour < $1 LIMIT $2)
+                """, [Rollup.hour(cutoff), limit]).affected
+            return origins + counts
+        }
+        return deleted
     }
 
     /// PostgreSQL hands space back by itself (autovacuum; a dropped partition's files go at

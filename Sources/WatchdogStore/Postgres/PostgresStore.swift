@@ -12,6 +12,8 @@ import PostgresClient
 /// Reports are partitioned by UTC day of arrival so retention drops whole days.
 public final class PostgresStore: Sendable {
     let pool: PostgresPool
+    /// Keeps `pool`'s reachability fresh (`wd-pg-probe`).
+    private let probe: PostgresProbe
     /// The URL without its password, for logs.
     public let displayURL: String
     /// Active reports of one fingerprint in one session past this many are counted apart as
@@ -27,6 +29,7 @@ public final class PostgresStore: Sendable {
         self.floodCap = floodCap
         displayURL = Self.redacted(url)
         pool = try PostgresPool(url: url, capacity: connections)
+        probe = PostgresProbe(pool: pool)
         try pool.withConnection { connection in try PostgresMigrations.migrate(connection) }
         let today = Self.day(Int64(Date().timeIntervalSince1970 * 1000))
         try ensurePartitions(days: today - 1...today + 2)
@@ -92,6 +95,7 @@ public final class PostgresStore: Sendable {
     }
 
     public func close() throws {
+        probe.stop()
         pool.close()
     }
 

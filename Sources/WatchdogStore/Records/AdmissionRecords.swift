@@ -154,6 +154,11 @@ public struct AdmissionPolicy: Sendable, Equatable {
     static func reason(_ evidence: AdmissionEvidence) -> String {
         "\(evidence.sessions) counted sessions from \(evidence.installs) installs on \(evidence.networks) networks"
     }
+
+    /// What an automatic admission over a full day's budget adds: whom it displaced.
+    static func displacing(_ release: ReleaseID, networks: Int) -> String {
+        "; the day's budget full, in place of \(release.version) (\(release.build)), auto-admitted from \(networks) networks, now unlisted"
+    }
 }
 
 /// What the server tells the store about an app with each record it stores.

@@ -13,6 +13,9 @@ public struct AttestedKey: Sendable, Equatable {
     public var environment: String
     /// Milliseconds since the epoch.
     public var attestedAt: Int64
+    /// It is the first key that attested its install: an install id belongs to that key, and
+    /// only its assertions make a session attested (read from the store; set there).
+    public var owner = true
 
     public init(app: String, keyID: [UInt8], installID: String, publicKey: [UInt8], counter: Int64, environment: String, attestedAt: Int64) {
         self.app = app
@@ -37,6 +40,15 @@ public struct AssertionCounter: Sendable, Equatable {
         self.keyID = keyID
         self.counter = counter
     }
+}
+
+/// What storing an attested key did.
+public enum AttestedKeySave: Sendable, Equatable {
+    /// Stored; `owner`: no key had attested its install before (else its uploads are
+    /// accepted, but make no session attested: the install is the first key's).
+    case saved(owner: Bool)
+    /// The app has this key id already: nothing changed.
+    case keyExists
 }
 
 /// What using an attestation challenge found.

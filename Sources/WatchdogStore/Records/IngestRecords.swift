@@ -31,6 +31,8 @@ public struct ReportRecord: Sendable {
     /// Its session has no counted start (never started, or its start was marked implausible):
     /// stored and counted as a report, but it makes no session affected. Set by the store.
     public var hasUnknownSession = false
+    /// Set by the store: its session's start carried the assertion of its install's key.
+    public var hasAttestedSession = false
     /// The app's admission, applied by the store in the transaction (`.open` when not set).
     public var policy = IngestPolicy.open
 
@@ -76,6 +78,9 @@ public struct SessionRecord: Sendable {
     public var network: String?
     /// Marks the server set before the store saw it (`farFromArrival`); the store adds the others.
     public var marks: SessionMarks
+    /// It carried the assertion of the key that first attested its install (README, "Attested
+    /// installs"): only such starts count as attested.
+    public var attested = false
     /// The app's limits on session starts and its admission, applied by the store in the transaction.
     public var policy: IngestPolicy
     /// The session's JSON as the store keeps it (`StoredBody`), compressed on the caller's thread.

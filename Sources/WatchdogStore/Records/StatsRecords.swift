@@ -76,6 +76,9 @@ public struct InstallRow: Sendable, Equatable {
     public var installID: String
     public var channel: String?
     public var idiom: String?
+    /// The network (IPv4 /24, IPv6 /48) its first counted session start of the release came
+    /// from; `nil` when none was known (made in-process, or stored before it was kept).
+    public var network: String? = nil
     public var sessions: Int
     /// Active reports, flooded ones included.
     public var reports: Int
@@ -83,42 +86,28 @@ public struct InstallRow: Sendable, Equatable {
     public var affectedSessions: Int
     /// Per kind: active reports under the flood cap, and sessions with at least one.
     public var kinds: [String: (reports: Int, affectedSessions: Int)]
+    /// Of `sessions` and `affectedSessions` (overall and per kind), those whose start carried
+    /// the assertion of the install's owning App Attest key: what attested views count.
+    public var attestedSessions = 0
+    public var attestedAffectedSessions = 0
+    public var attestedKinds: [String: Int] = [:]
+
+    public init(installID: String, channel: String? = nil, idiom: String? = nil, network: String? = nil, sessions: Int, reports: Int = 0,
+                affectedSessions: Int, kinds: [String: (reports: Int, affectedSessions: Int)] = [:]) {
+        self.installID = installID
+        self.channel = channel
+        self.idiom = idiom
+        self.network = network
+        self.sessions = sessions
+        self.reports = reports
+        self.affectedSessions = affectedSessions
+        self.kinds = kinds
+    }
 
     public static func == (lhs: InstallRow, rhs: InstallRow) -> Bool {
-        lhs.installID == rhs.installID && lhs.channel == rhs.channel && lhs.idiom == rhs.idiom && lhs.sessions == rhs.sessions && lhs.reports == rhs.reports
+        lhs.installID == rhs.installID && lhs.channel == rhs.channel && lhs.idiom == rhs.idiom && lhs.network == rhs.network && lhs.sessions == rhs.sessions
+            && lhs.reports == rhs.reports
             && lhs.affectedSessions == rhs.affectedSessions && lhs.kinds.mapValues { [$0.reports, $0.affectedSessions] } == rhs.kinds.mapValues { [$0.reports, $0.affectedSessions] }
-    }
-}
-
-/// Sums over a release's installs (those with a session start) that the design effect of
-/// clustering by install needs: with nᵢ sessions and xᵢ affected sessions of install i,
-/// Σ nᵢ, Σ xᵢ, Σ nᵢ², Σ xᵢnᵢ, Σ xᵢ² and their count — overall and per kind.
-public struct ClusterSums: Sendable, Equatable {
-    public var clusters = 0
-    public var sessions = 0
-    public var affected = 0
-    public var sessionsSquared = 0.0
-    public var affectedTimesSessions = 0.0
-    public var affectedSquared = 0.0
-
-    public init(clusters: Int = 0, sessions: Int = 0, affected: Int = 0, sessionsSquared: Double = 0, affectedTimesSessions: Double = 0, affectedSquared: Double = 0) {
-        self.clusters = clusters
-        self.sessions = sessions
-        self.affected = affected
-        self.sessionsSquared = sessionsSquared
-        self.affectedTimesSessions = affectedTimesSessions
-        self.affectedSquared = affectedSquared
-    }
-}
-
-/// A release's installs as clusters: all kinds together, and per kind.
-public struct InstallClusterSums: Sendable, Equatable {
-    public var overall = ClusterSums()
-    public var byKind: [String: ClusterSums] = [:]
-
-    public init(overall: ClusterSums = ClusterSums(), byKind: [String: ClusterSums] = [:]) {
-        self.overall = overall
-        self.byKind = byKind
     }
 }
 

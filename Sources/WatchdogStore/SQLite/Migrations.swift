@@ -380,6 +380,8 @@ enum Migrations {
         registerAlertInstalls(&migrator)
         registerMarkValues(&migrator)
         registerNumberedReports(&migrator)
+        registerOneNetwork(&migrator)
+        registerLastReceived(&migrator)
         registerAppRoles(&migrator)
         registerAuditLog(&migrator)
         return migrator

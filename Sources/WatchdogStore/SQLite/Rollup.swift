@@ -20,6 +20,9 @@ struct Rollup {
         var unknownSessionReports = 0
         var firstSeen = Int64.max
         var lastSeen = Int64.min
+        /// When the newest of its rows arrived (the server's clock): retention deletes an
+        /// unlisted release once every raw row of it is past the window.
+        var lastReceived = Int64.min
 
         mutating func seen(_ time: Int64) {
             firstSeen = min(firstSeen, time)
@@ -42,9 +45,21 @@ struct Rollup {
     struct InstallDelta {
         var channel: String?
         var idiom: String?
+        /// The network of its first counted session start in this transaction.
+        var network: String?
         var sessions = 0
         var reports = 0
         var affectedSessions = 0
+        /// Of those, the sessions whose start carried the install's owning key's assertion.
+        var attestedSessions = 0
+        var attestedAffectedSessions = 0
+    }
+
+    /// One install's reports of one kind, and its sessions newly affected by the kind.
+    struct InstallKindDelta {
+        var reports = 0
+        var affected = 0
+        var attestedAffected = 0
     }
 
     struct IssueDelta {
@@ -86,7 +101,7 @@ struct Rollup {
     var testCrashes: [TestCrashKey: Int] = [:]
     var affected: [ValueKey: Int] = [:]              // newly affected sessions per dimension value
     var installs: [InstallKey: InstallDelta] = [:]
-    var installKinds: [InstallKindKey: (reports: Int, affected: Int)] = [:]
+    var installKinds: [InstallKindKey: InstallKindDelta] = [:]
     var hourlySessions: [ReleaseHourKey: Int] = [:]
     var networkSessions: [ValueKey: Int] = [:]       // dimension "network"
     /// Each release's app policy, as its records carried it (for the admission after the write).
@@ -112,9 +127,11 @@ struct Rollup {
     /// Adds one new report. `newlyAffectedSession`: its session had no active report in this
     /// release before; `newIssueSession`: none of this fingerprint; `newlyAffectedValues`: the
     /// dimensions (`kind`, `screen`, …) whose value this session had no active report of before.
-    mutating func add(_ report: ReportRecord, newlyAffectedSession: Bool, newIssueSession: Bool, newlyAffectedValues: [(dimension: String, value: String)]) {
+    mutating func add(_ report: ReportRecord, receivedAt: Int64, newlyAffectedSession: Bool, newIssueSession: Bool,
+                      newlyAffectedValues: [(dimension: String, value: String)]) {
         let release = self.release(app: report.app, version: report.version, build: report.build)
         releases[release].seen(report.occurredAt)
+        releases[release].lastReceived = max(releases[release].lastReceived, receivedAt)
         if report.hasUnknownSession { releases[release].unknownSessionReports += 1 }
         policies[release] = report.policy
         if newlyAffectedSession { releases[release].affectedSessions += 1 }
@@ -135,11 +152,17 @@ struct Rollup {
         if !report.isSuspect, let install = report.installID {
             let installKey = InstallKey(release: release, install: install)
             installs[installKey, default: InstallDelta()].reports += 1
-            if newlyAffectedSession { installs[installKey, default: InstallDelta()].affectedSessions += 1 }
+            if newlyAffectedSession {
+                installs[installKey, default: InstallDelta()].affectedSessions += 1
+                if report.hasAttestedSession { installs[installKey, default: InstallDelta()].attestedAffectedSessions += 1 }
+            }
             let kindKey = InstallKindKey(release: release, install: install, kind: report.kind)
-            var kind = installKinds[kindKey] ?? (0, 0)
+            var kind = installKinds[kindKey] ?? InstallKindDelta()
             if !report.isFlooded { kind.reports += 1 }
-            if newlyAffectedValues.contains(where: { $0.dimension == "kind" }) { kind.affected += 1 }
+            if newlyAffectedValues.contains(where: { $0.dimension == "kind" }) {
+                kind.affected += 1
+                if report.hasAttestedSession { kind.attestedAffected += 1 }
+            }
             installKinds[kindKey] = kind
         }
 
@@ -167,6 +190,7 @@ struct Rollup {
     /// denominator, no install's sessions and no hour, and does not move the release's first day.
     mutating func add(_ session: SessionRecord, marks: SessionMarks, receivedAt: Int64) {
         let release = self.release(app: session.app, version: session.version, build: session.build)
+        releases[release].lastReceived = max(releases[release].lastReceived, receivedAt)
         guard marks.isEmpty else {
             policies[release] = session.policy
             releases[release].implausibleSessions += 1
@@ -186,8 +210,10 @@ struct Rollup {
             let installKey = InstallKey(release: release, install: install)
             var installDelta = installs[installKey] ?? InstallDelta()
             installDelta.sessions += 1
+            if session.attested { installDelta.attestedSessions += 1 }
             installDelta.channel = session.channel ?? installDelta.channel
             installDelta.idiom = session.idiom ?? installDelta.idiom
+            installDelta.network = installDelta.network ?? session.network
             installs[installKey] = installDelta
         }
     }
@@ -200,8 +226,8 @@ struct Rollup {
     func write(_ db: Database) throws {
         let release = try db.cachedStatement(sql: """
             INSERT INTO releases (app, version, build, sessions, affected_sessions, auto_fixed, test_crashes, first_seen, last_seen,
-                                  implausible_sessions, unknown_session_reports)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  implausible_sessions, unknown_session_reports, last_received)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app, version, build) DO UPDATE SET
                 sessions = sessions + excluded.sessions,
                 implausible_sessions = implausible_sessions + excluded.implausible_sessions,
@@ -210,7 +236,8 @@ struct Rollup {
                 auto_fixed = auto_fixed + excluded.auto_fixed,
                 test_crashes = test_crashes + excluded.test_crashes,
                 first_seen = min(first_seen, excluded.first_seen),
-                last_seen = max(last_seen, excluded.last_seen)
+                last_seen = max(last_seen, excluded.last_seen),
+                last_received = max(last_received, excluded.last_received)
             """)
         for (number, delta) in releases.enumerated() {
             try release.step(db) { bind in
@@ -223,6 +250,7 @@ struct Rollup {
                 bind.integer(delta.lastSeen)
                 bind.integer(delta.implausibleSessions)
                 bind.integer(delta.unknownSessionReports)
+                bind.integer(delta.lastReceived)
             }
         }
         let counts = "reports = reports + excluded.reports, suspect_reports = suspect_reports + excluded.suspect_reports, flooded_reports = flooded_reports + excluded.flooded_reports"
@@ -366,11 +394,15 @@ struct Rollup {
         }
         if !installs.isEmpty {
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO release_installs (app, version, build, install_id, channel, idiom, sessions, reports, affected_sessions)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO release_installs (app, version, build, install_id, channel, idiom, sessions, reports, affected_sessions, network,
+                                              attested_sessions, attested_affected_sessions)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO UPDATE SET
                     channel = coalesce(excluded.channel, channel),
                     idiom = coalesce(excluded.idiom, idiom),
+                    network = coalesce(network, excluded.network),
+                    attested_sessions = attested_sessions + excluded.attested_sessions,
+                    attested_affected_sessions = attested_affected_sessions + excluded.attested_affected_sessions,
                     sessions = sessions + excluded.sessions,
                     reports = reports + excluded.reports,
                     affected_sessions = affected_sessions + excluded.affected_sessions
@@ -384,13 +416,18 @@ struct Rollup {
                     bind.integer(delta.sessions)
                     bind.integer(delta.reports)
                     bind.integer(delta.affectedSessions)
+                    bind.text(delta.network)
+                    bind.integer(delta.attestedSessions)
+                    bind.integer(delta.attestedAffectedSessions)
                 }
             }
         }
         if !installKinds.isEmpty {
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO release_install_kinds (app, version, build, install_id, kind, reports, affected_sessions) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, affected_sessions = affected_sessions + excluded.affected_sessions
+                INSERT INTO release_install_kinds (app, version, build, install_id, kind, reports, affected_sessions, attested_affected_sessions)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET reports = reports + excluded.reports, affected_sessions = affected_sessions + excluded.affected_sessions,
+                    attested_affected_sessions = attested_affected_sessions + excluded.attested_affected_sessions
                 """)
             for (key, count) in installKinds {
                 try statement.step(db) { bind in
@@ -399,6 +436,7 @@ struct Rollup {
                     bind.text(key.kind)
                     bind.integer(count.reports)
                     bind.integer(count.affected)
+                    bind.integer(count.attestedAffected)
                 }
             }
         }

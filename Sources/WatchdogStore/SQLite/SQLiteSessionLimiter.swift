@@ -15,12 +15,23 @@ struct SQLiteSessionLimiter {
         let hour = Rollup.hour(receivedAt)
         let limits = session.policy.limits
         if let install = session.installID {
-            let origin = try db.cachedStatement(sql: "SELECT implausible FROM install_origins WHERE app = ? AND install_id = ?")
-            if let known = try origin.step(db, bind: { bind in
+            let origin = try db.cachedStatement(sql: "SELECT implausible, last_received_at FROM install_origins WHERE app = ? AND install_id = ?")
+            var known: (implausible: Bool, lastReceived: Int64)?
+            try origin.forEachRow(db, bind: { bind in
                 bind.text(session.app)
                 bind.text(install)
-            }) {
-                if known != 0 { marks.insert(.networkNewInstalls) }
+            }) { row in known = (row.integer(0) != 0, row.integer(1)) }
+            if let known {
+                if known.implausible { marks.insert(.networkNewInstalls) }
+                // An install seen again keeps its origin past retention's window (at most one
+                // write an hour): retention deletes only the origins of installs gone quiet.
+                if known.lastReceived < receivedAt - 3_600_000 {
+                    try db.cachedStatement(sql: "UPDATE install_origins SET last_received_at = ? WHERE app = ? AND install_id = ?").step(db) { bind in
+                        bind.integer(receivedAt)
+                        bind.text(session.app)
+                        bind.text(install)
+                    }
+                }
             } else {
                 var pastLimit = false
                 if let network = session.network, limits.newInstallsPerNetworkPerHour > 0 {
@@ -28,13 +39,14 @@ struct SQLiteSessionLimiter {
                 }
                 if pastLimit { marks.insert(.networkNewInstalls) }
                 try db.cachedStatement(sql: """
-                    INSERT INTO install_origins (app, install_id, network, first_received_at, implausible) VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO install_origins (app, install_id, network, first_received_at, implausible, last_received_at) VALUES (?, ?, ?, ?, ?, ?)
                     """).step(db) { bind in
                     bind.text(session.app)
                     bind.text(install)
                     bind.text(session.network)
                     bind.integer(receivedAt)
                     bind.bool(pastLimit)
+                    bind.integer(receivedAt)
                 }
             }
         }

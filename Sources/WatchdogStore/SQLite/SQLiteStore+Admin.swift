@@ -202,6 +202,30 @@ extension SQLiteStore {
         }
     }
 
+    public func pruneDerived(receivedBefore cutoff: Int64, limit: Int) throws -> Int {
+        let stale = try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT r.app, r.version, r.build FROM releases r WHERE r.last_received < ?
+                AND NOT EXISTS (SELECT 1 FROM release_admissions a WHERE a.app = r.app AND a.version = r.version AND a.build = r.build)
+                LIMIT ?
+                """, arguments: [cutoff, limit]).map { (app: $0[0] as String, release: ReleaseID(version: $0[1], build: $0[2])) }
+        }
+        var deleted = 0
+        for release in stale { deleted += max(1, try deleteRelease(app: release.app, release: release.release)) }
+        deleted += try pool.write { db in
+            try db.execute(sql: """
+                DELETE FROM install_origins WHERE (app, install_id) IN (SELECT app, install_id FROM install_origins WHERE last_received_at < ? LIMIT ?)
+                """, arguments: [cutoff, limit])
+            var rows = db.changesCount
+            try db.execute(sql: """
+                DELETE FROM ingest_hourly_counts WHERE (app, scope, key, hour) IN (SELECT app, scope, key, hour FROM ingest_hourly_counts WHERE hour < ? LIMIT ?)
+                """, arguments: [Rollup.hour(cutoff), limit])
+            rows += db.changesCount
+            return rows
+        }
+        return deleted
+    }
+
     public func reclaimSpace() throws -> Int64 {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA incremental_vacuum")

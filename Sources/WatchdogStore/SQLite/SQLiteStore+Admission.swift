@@ -141,6 +141,20 @@ extension SQLiteStore {
         }
     }
 
+    public func listedReleaseNetworks(app: String) throws -> [ReleaseID: Int] {
+        try pool.read { db in
+            var networks: [ReleaseID: Int] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT n.version, n.build, count(*) FROM release_networks n
+                JOIN release_admissions a ON a.app = n.app AND a.version = n.version AND a.build = n.build
+                WHERE n.app = ? AND n.sessions > 0 GROUP BY n.version, n.build
+                """, arguments: [app]) {
+                networks[ReleaseID(version: row[0], build: row[1])] = row[2]
+            }
+            return networks
+        }
+    }
+
     public func sessionConcentration(app: String, release: ReleaseID) throws -> SessionConcentration {
         try pool.read { db in
             let arguments: StatementArguments = [app, release.version, release.build]

@@ -2,13 +2,15 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    public func issueAttestChallenge(app: String, hash: [UInt8], network: String, expiresAt: Int64, now: Int64, maximumPerNetwork: Int) throws -> Bool {
+    public func issueAttestChallenge(app: String, hash: [UInt8], network: String, address: String, expiresAt: Int64, now: Int64,
+                                     maximumPerNetwork: Int, maximumPerAddress: Int) throws -> Bool {
         try auditedWrite { db in
             try db.execute(sql: "DELETE FROM attest_challenges WHERE app = ? AND expires_at <= ?", arguments: [app, now])
-            let outstanding = try Int.fetchOne(db, sql: "SELECT count(*) FROM attest_challenges WHERE app = ? AND network = ?", arguments: [app, network]) ?? 0
-            guard outstanding < maximumPerNetwork else { return false }
-            try db.execute(sql: "INSERT INTO attest_challenges (app, hash, network, expires_at) VALUES (?, ?, ?, ?)",
-                           arguments: [app, Data(hash), network, expiresAt])
+            let byNetwork = try Int.fetchOne(db, sql: "SELECT count(*) FROM attest_challenges WHERE app = ? AND network = ?", arguments: [app, network]) ?? 0
+            let byAddress = try Int.fetchOne(db, sql: "SELECT count(*) FROM attest_challenges WHERE app = ? AND address = ?", arguments: [app, address]) ?? 0
+            guard byNetwork < maximumPerNetwork, byAddress < maximumPerAddress else { return false }
+            try db.execute(sql: "INSERT INTO attest_challenges (app, hash, network, address, expires_at) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [app, Data(hash), network, address, expiresAt])
             return true
         }
     }
@@ -23,21 +25,26 @@ extension SQLiteStore {
         }
     }
 
-    public func saveAttestedKey(_ key: AttestedKey) throws -> Bool {
+    public func saveAttestedKey(_ key: AttestedKey) throws -> AttestedKeySave {
         try auditedWrite { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM attested_keys WHERE app = ? AND key_id = ?", arguments: [key.app, Data(key.keyID)]) != nil {
+                return .keyExists
+            }
+            let owner = try Bool.fetchOne(db, sql: "SELECT 1 FROM attested_keys WHERE app = ? AND install_id = ? AND owner = 1", arguments: [key.app, key.installID]) == nil
             try db.execute(sql: """
-                INSERT INTO attested_keys (app, key_id, install_id, public_key, counter, environment, attested_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT DO NOTHING
-                """, arguments: [key.app, Data(key.keyID), key.installID, Data(key.publicKey), key.counter, key.environment, key.attestedAt])
-            return db.changesCount > 0
+                INSERT INTO attested_keys (app, key_id, install_id, public_key, counter, environment, attested_at, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [key.app, Data(key.keyID), key.installID, Data(key.publicKey), key.counter, key.environment, key.attestedAt, owner])
+            return .saved(owner: owner)
         }
     }
 
     public func attestedKey(app: String, keyID: [UInt8]) throws -> AttestedKey? {
         try pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT install_id, public_key, counter, environment, attested_at FROM attested_keys WHERE app = ? AND key_id = ?",
+            try Row.fetchOne(db, sql: "SELECT install_id, public_key, counter, environment, attested_at, owner FROM attested_keys WHERE app = ? AND key_id = ?",
                              arguments: [app, Data(keyID)]).map { row in
-                AttestedKey(app: app, keyID: keyID, installID: row[0], publicKey: Array(row[1] as Data), counter: row[2], environment: row[3], attestedAt: row[4])
+                var key = AttestedKey(app: app, keyID: keyID, installID: row[0], publicKey: Array(row[1] as Data), counter: row[2], environment: row[3], attestedAt: row[4])
+                key.owner = row[5]
+                return key
             }
         }
     }
@@ -58,9 +65,7 @@ extension SQLiteStore {
     public func attestedSessions(app: String, releases: [ReleaseID]) throws -> [ReleaseID: Int] {
         try pool.read { db in
             let statement = try db.cachedStatement(sql: """
-                SELECT sum(sessions) FROM release_installs
-                WHERE app = ?1 AND version = ?2 AND build = ?3 AND sessions > 0
-                  AND install_id IN (SELECT install_id FROM attested_keys WHERE app = ?1)
+                SELECT sum(attested_sessions) FROM release_installs WHERE app = ?1 AND version = ?2 AND build = ?3 AND attested_sessions > 0
                 """)
             var sessions: [ReleaseID: Int] = [:]
             for release in releases {

@@ -47,8 +47,8 @@ extension SQLiteStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app, id) DO NOTHING
             """)
-        // 0 for a counted start; no row (nil) for a session never started in this app.
-        let sessionMarks = try db.cachedStatement(sql: "SELECT implausible FROM sessions WHERE id = ? AND app = ?")
+        // A counted start and its install; no row for a session never started in this app.
+        let sessionMarks = try db.cachedStatement(sql: "SELECT implausible, install_id, attested FROM sessions WHERE id = ? AND app = ?")
         let affected = try db.cachedStatement(sql: "INSERT INTO session_affected_marks (release, session) VALUES (?, ?) ON CONFLICT DO NOTHING")
         let issueSession = try db.cachedStatement(sql: """
             INSERT INTO session_issue_marks (release, fingerprint, session, reports) VALUES (?, ?, ?, 1)
@@ -86,11 +86,21 @@ extension SQLiteStore {
             // The session is looked up first, so the row is written once, as it ends up (an
             // update after the insert rewrote every report of an unknown session).
             if !report.isSuspect, let sessionID = report.sessionID {
-                let marks = try sessionMarks.step(db) { bind in
+                var counted = false, install: String?, attested = false
+                try sessionMarks.forEachRow(db, bind: { bind in
                     bind.compactID(sessionID)
                     bind.text(report.app)
+                }) { row in
+                    counted = row.integer(0) == 0
+                    install = row.optionalText(1)
+                    attested = row.integer(2) != 0
                 }
-                report.hasUnknownSession = marks != 0
+                report.hasUnknownSession = !counted
+                report.hasAttestedSession = counted && attested
+                // Its roll-ups go to the install that started the session, whatever install
+                // the report names: a report cannot move a session into another install (or
+                // network) than the one it was counted in.
+                if counted { report.installID = install }
             }
             let release = numbers.release
             let fingerprint = CompactFingerprint.integer(report.fingerprint)
@@ -156,7 +166,7 @@ extension SQLiteStore {
                     }
                 }
             }
-            rollup.add(report, newlyAffectedSession: newlyAffected, newIssueSession: newIssueSession, newlyAffectedValues: newlyAffectedValues)
+            rollup.add(report, receivedAt: receivedAt, newlyAffectedSession: newlyAffected, newIssueSession: newIssueSession, newlyAffectedValues: newlyAffectedValues)
             if report.testCrash, let install = report.installID {
                 rollup.testCrashes[Rollup.TestCrashKey(app: report.app, install: install, day: receivedAt / 86_400_000), default: 0] += 1
                 testCrashes[[report.app, install], default: 0] += 1
@@ -168,8 +178,8 @@ extension SQLiteStore {
 
     private func insert(_ sessions: [SessionRecord], receivedAt: Int64, into rollup: inout Rollup, _ db: Database) throws -> IngestCounts {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO sessions (id, app, version, build, channel, install_id, idiom, started_at, received_at, body, network)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sessions (id, app, version, build, channel, install_id, idiom, started_at, received_at, body, network, attested)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """)
         let setMarks = try db.cachedStatement(sql: "UPDATE sessions SET implausible = ? WHERE rowid = ?")
@@ -188,6 +198,7 @@ extension SQLiteStore {
                 bind.integer(receivedAt)
                 bind.blob(session.storedBody)
                 bind.text(session.network)
+                bind.bool(session.attested)
             }
             if db.changesCount == 1 {
                 let rowID = db.lastInsertedRowID
@@ -215,8 +226,10 @@ extension SQLiteStore {
 
     /// Lists the releases of a transaction that its apps' policies admit: `open` on sight,
     /// `auto` once their counted starts come from enough installs and networks, while the app's
-    /// automatic admissions of the last 24 hours are under its daily budget
-    /// (`unlistedEvidence`: a listed release costs one primary-key probe).
+    /// automatic admissions of the last 24 hours are under its daily budget — or, the budget
+    /// full, in place of the one of them with the fewest networks when the candidate has more
+    /// (that one goes back to unlisted, its data kept): the budget goes to reach, not to
+    /// whoever posts first (`unlistedEvidence`: a listed release costs one primary-key probe).
     static func admit(_ candidates: [(key: Rollup.ReleaseKey, policy: AdmissionPolicy)], now: Int64, _ db: Database) throws {
         guard !candidates.isEmpty else { return }
         let insert = try db.cachedStatement(sql: """
@@ -230,8 +243,17 @@ extension SQLiteStore {
                 guard policy.isMet(by: evidence) else { continue }
                 let today = try Int.fetchOne(db, sql: "SELECT count(*) FROM release_admissions WHERE app = ? AND admitted_by = 'auto' AND admitted_at > ?",
                                              arguments: [key.app, now - 86_400_000]) ?? 0
-                guard today < policy.releasesPerDay else { continue }
                 reason = AdmissionPolicy.reason(evidence)
+                if today >= policy.releasesPerDay {
+                    guard let weakest = try Row.fetchOne(db, sql: """
+                        SELECT a.version, a.build, (SELECT count(*) FROM release_networks n
+                                                    WHERE n.app = a.app AND n.version = a.version AND n.build = a.build AND n.sessions > 0) AS networks
+                        FROM release_admissions a WHERE a.app = ? AND a.admitted_by = 'auto' AND a.admitted_at > ?
+                        ORDER BY networks, a.admitted_at DESC LIMIT 1
+                        """, arguments: [key.app, now - 86_400_000]), (weakest[2] as Int) < evidence.networks else { continue }
+                    try db.execute(sql: "DELETE FROM release_admissions WHERE app = ? AND version = ? AND build = ?", arguments: [key.app, weakest[0], weakest[1]])
+                    reason += AdmissionPolicy.displacing(ReleaseID(version: weakest[0], build: weakest[1]), networks: weakest[2])
+                }
             }
             try insert.step(db) { bind in
                 bind.text(key.app)

@@ -96,53 +96,27 @@ extension SQLiteStore {
         return InstallConcentration(installs: installs, topInstalls: top, reports: totals[1], topInstallsReports: topReports)
     }
 
-    public func installClusterSums(app: String, release: ReleaseID) throws -> InstallClusterSums {
-        try pool.read { db in
-            let arguments: StatementArguments = [app, release.version, release.build]
-            var sums = InstallClusterSums()
-            // Affected sessions are capped at the install's sessions, as the rates cap them.
-            if let row = try Row.fetchOne(db, sql: """
-                SELECT count(*), total(sessions), total(min(affected_sessions, sessions)), total(sessions * sessions),
-                       total(min(affected_sessions, sessions) * sessions), total(min(affected_sessions, sessions) * min(affected_sessions, sessions))
-                FROM release_installs WHERE app = ? AND version = ? AND build = ? AND sessions > 0
-                """, arguments: arguments) {
-                let sessions: Double = row[1], affected: Double = row[2]
-                sums.overall = ClusterSums(clusters: row[0], sessions: Int(sessions), affected: Int(affected),
-                                           sessionsSquared: row[3], affectedTimesSessions: row[4], affectedSquared: row[5])
-            }
-            for row in try Row.fetchAll(db, sql: """
-                SELECT k.kind, total(min(k.affected_sessions, i.sessions)),
-                       total(min(k.affected_sessions, i.sessions) * i.sessions), total(min(k.affected_sessions, i.sessions) * min(k.affected_sessions, i.sessions))
-                FROM release_install_kinds k JOIN release_installs i
-                     ON i.app = k.app AND i.version = k.version AND i.build = k.build AND i.install_id = k.install_id
-                WHERE k.app = ? AND k.version = ? AND k.build = ? AND i.sessions > 0 AND k.affected_sessions > 0
-                GROUP BY k.kind
-                """, arguments: arguments) {
-                // Installs without this kind contribute nᵢ² only: the clusters, their sessions
-                // and Σ nᵢ² are those of all installs.
-                let affected: Double = row[1]
-                sums.byKind[row[0]] = ClusterSums(clusters: sums.overall.clusters, sessions: sums.overall.sessions, affected: Int(affected),
-                                                  sessionsSquared: sums.overall.sessionsSquared, affectedTimesSessions: row[2], affectedSquared: row[3])
-            }
-            return sums
-        }
-    }
-
     public func installs(app: String, release: ReleaseID) throws -> [InstallRow] {
         try pool.read { db in
             let arguments: StatementArguments = [app, release.version, release.build]
             var rows: [String: InstallRow] = [:]
             for row in try Row.fetchAll(db, sql: """
-                SELECT install_id, channel, idiom, sessions, reports, affected_sessions FROM release_installs WHERE app = ? AND version = ? AND build = ?
+                SELECT install_id, channel, idiom, sessions, reports, affected_sessions, network, attested_sessions, attested_affected_sessions
+                FROM release_installs WHERE app = ? AND version = ? AND build = ?
                 """, arguments: arguments) {
                 let id: String = row[0]
-                rows[id] = InstallRow(installID: id, channel: row[1], idiom: row[2], sessions: row[3], reports: row[4], affectedSessions: row[5], kinds: [:])
+                var install = InstallRow(installID: id, channel: row[1], idiom: row[2], network: row[6], sessions: row[3], reports: row[4], affectedSessions: row[5],
+                                         kinds: [:])
+                install.attestedSessions = row[7]
+                install.attestedAffectedSessions = row[8]
+                rows[id] = install
             }
             for row in try Row.fetchAll(db, sql: """
-                SELECT install_id, kind, reports, affected_sessions FROM release_install_kinds WHERE app = ? AND version = ? AND build = ?
+                SELECT install_id, kind, reports, affected_sessions, attested_affected_sessions FROM release_install_kinds WHERE app = ? AND version = ? AND build = ?
                 """, arguments: arguments) {
                 let id: String = row[0]
                 rows[id]?.kinds[row[1]] = (row[2], row[3])
+                if (row[4] as Int) > 0 { rows[id]?.attestedKinds[row[1]] = row[4] }
             }
             return rows.values.sorted { $0.installID < $1.installID }
         }

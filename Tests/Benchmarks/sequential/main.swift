@@ -4,6 +4,7 @@
 //   swift build -c release --product sequential-simulation
 //   "$(swift build -c release --show-bin-path)/sequential-simulation"            # 2,000 A/A pairs, 500 per effect
 //   ".../sequential-simulation" --pairs 200 --effect-pairs 100                    # quicker
+//   ".../sequential-simulation" --quantile 0.95 --factor 4                        # other bounds (NetworkWeighting.Bounds)
 //
 // Each pair is two releases of a beta fleet drawn like the demo's: installs adopt the release
 // over the first days (exponential, mean 4 days), start sessions at their own pace (lognormal,
@@ -12,8 +13,12 @@
 // install), and the plausibility rule of admission is on: an install's sessions past 20 an hour
 // (160 a day over its 8 active hours) are held apart and never counted. The flood cap bounds
 // reports, not affected sessions, so it cannot move these verdicts: it is not simulated.
-// Every day for 30 days both releases are compared exactly as `GET …/compare` does
-// (`RateComparison`: same design effect of clustering by install, same intervals).
+// Networks: 70 % of the installs are testers at home, each on a /24 of its own; the other 30 %
+// work in ten offices of 30 installs each (install i is in an office when i % 10 ≥ 7, office
+// i / 100), so the weight bound of `NetworkWeighting` has offices to bound (`--home-share`
+// moves the line: 0.2 puts 80 % of the testers in ten offices). Every day for 30
+// days both releases are compared exactly as `GET …/compare` does (`RateComparison`: the same
+// bounded network weighting, design effect clustered by network, same intervals).
 //
 // A/A pairs have the same propensities; "1.5×" and "2×" multiply the target's. Printed: the
 // share of A/A pairs ever called `regressed` or `improved` in 30 daily looks, with each
@@ -31,14 +36,22 @@ struct Options {
     var installs = 1_000
     var days = 30
     var seed: UInt64 = 20_261_126
+    var bounds = NetworkWeighting.Bounds.verdicts
+    /// The share of installs testing at home, each on a /24 of its own; the others in offices.
+    var homeShare = 0.7
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
         while let argument = iterator.next() {
-            guard let value = iterator.next().flatMap(Int.init), value > 0 else {
-                fatalError("usage: sequential-simulation [--pairs N] [--effect-pairs N] [--installs N] [--days N] [--seed N]")
+            guard let text = iterator.next(), let number = Double(text), number > 0 else {
+                fatalError("usage: sequential-simulation [--pairs N] [--effect-pairs N] [--installs N] [--days N] [--seed N] [--quantile Q] [--factor K] [--median-factor M] [--home-share S]")
             }
+            let value = Int(number)
             switch argument {
+            case "--quantile": bounds.weightQuantile = number
+            case "--factor": bounds.affectedFactor = number
+            case "--median-factor": bounds.medianFactor = number
+            case "--home-share": homeShare = number
             case "--pairs": pairs = value
             case "--effect-pairs": effectPairs = value
             case "--installs": installs = value
@@ -117,6 +130,14 @@ struct PairOutcome {
     var lastDay: [IntervalMethod: String] = [:]
 }
 
+/// The installs with sessions, each with its network (see the top of this file).
+func network(_ totals: [(sessions: Int, affected: Int)]) -> [(network: Int, sessions: Int, affected: Int)] {
+    let home = Int((options.homeShare * 10).rounded())
+    return totals.enumerated().filter { $0.element.sessions > 0 }.map { index, total in
+        (index % 10 >= home ? 1_000_000 + index / 100 : index, total.sessions, total.affected)
+    }
+}
+
 func simulatePair(effect: Double, options: Options, draws: inout Draws) -> PairOutcome {
     let propensities = (0..<options.installs).map { _ in draws.beta(0.9, 9.1) }
     // Both releases run on the same kind of fleet: the same propensity distribution, their own
@@ -133,10 +154,10 @@ func simulatePair(effect: Double, options: Options, draws: inout Draws) -> PairO
             targetTotals[install].sessions += target.daily[day][install].sessions
             targetTotals[install].affected += target.daily[day][install].affected
         }
-        let baseSide = RateComparison.Side(clusters: baseTotals.filter { $0.sessions > 0 })
-        let targetSide = RateComparison.Side(clusters: targetTotals.filter { $0.sessions > 0 })
+        let baseSide = RateComparison.Side(installs: network(baseTotals))
+        let targetSide = RateComparison.Side(installs: network(targetTotals))
         for method in IntervalMethod.allCases {
-            let verdict = RateComparison.compare(base: baseSide, target: targetSide, method: method).verdict
+            let verdict = RateComparison.compare(base: baseSide, target: targetSide, method: method, bounds: options.bounds).verdict
             if verdict == "regressed", outcome.firstRegressed[method] == nil { outcome.firstRegressed[method] = day + 1 }
             if verdict == "improved", outcome.firstImproved[method] == nil { outcome.firstImproved[method] = day + 1 }
             if day == options.days - 1 { outcome.lastDay[method] = verdict ?? "none" }
@@ -160,7 +181,9 @@ for method in IntervalMethod.allCases {
     let once = aa.filter { ["regressed", "improved"].contains($0.lastDay[method]) }.count
     rows.append("| \(method.rawValue) | \(percent(ever, of: aa.count)) | \(percent(once, of: aa.count)) |")
 }
-print("A/A: \(options.pairs) pairs of releases with the same glitch propensity, \(options.installs) installs each, looked at once a day for \(options.days) days (seed \(options.seed))")
+print("A/A: \(options.pairs) pairs of releases with the same glitch propensity, \(options.installs) installs each, looked at once a day for \(options.days) days (seed \(options.seed); "
+      + "weight bounded at the \(options.bounds.weightQuantile) quantile, at most \(options.bounds.medianFactor)× the median, "
+      + "affected sessions at \(options.bounds.affectedFactor)× the rate)")
 print()
 print("| interval | ever called regressed or improved in \(options.days) daily looks | called so at the single look of day \(options.days) |")
 print("|---|---|---|")
@@ -178,6 +201,51 @@ for effect in [1.5, 2.0] {
         let median = days.count * 2 > pairs.count ? String(days[(pairs.count - 1) / 2]) : ">\(options.days)"
         print("| \(effect)× | \(method.rawValue) | \(median) | \(percent(days.count, of: pairs.count)) |")
     }
+}
+print()
+
+// The price of an attack (README, "What a holder of the ingest key can do"): the fleet of
+// `OneNetworkDaemonTests` — 400 installs on 400 networks per release, 3 sessions each, 6 % of
+// sessions glitching against 12 % — and an attacker's networks at admission's caps for `hours`
+// hours each: 20 new installs an hour, each starting 20 sessions an hour. Printed: the fewest
+// networks that move the always-valid verdict, for each attack.
+func honestFleet(glitching: Int, network offset: Int) -> [(network: Int, sessions: Int, affected: Int)] {
+    (0..<400).map { (offset + $0, 3, $0 < glitching ? 1 : 0) }
+}
+
+func attackers(_ networks: Int, hours: Int, glitching: Bool) -> [(network: Int, sessions: Int, affected: Int)] {
+    (0..<networks).flatMap { network in
+        (0..<20 * hours).map { install in
+            // An install made in hour h starts 20 sessions in each hour from h on.
+            let sessions = 20 * (hours - install / 20)
+            return (1_000_000 + network, sessions, glitching ? sessions : 0)
+        }
+    }
+}
+
+func verdict(base: [(network: Int, sessions: Int, affected: Int)], target: [(network: Int, sessions: Int, affected: Int)]) -> String {
+    RateComparison.compare(base: RateComparison.Side(installs: base), target: RateComparison.Side(installs: target), method: .sequential,
+                           bounds: options.bounds).verdict ?? "none"
+}
+
+let low = honestFleet(glitching: 72, network: 0), high = honestFleet(glitching: 144, network: 1_000)
+let attacks: [(name: String, honest: String, attacked: (Int, Int) -> String)] = [
+    ("glitching sessions into the base of a regressed pair", verdict(base: low, target: high),
+     { verdict(base: low + attackers($0, hours: $1, glitching: true), target: high) }),
+    ("glitching sessions into the target of an improved pair", verdict(base: high, target: low),
+     { verdict(base: high, target: low + attackers($0, hours: $1, glitching: true)) }),
+    ("glitch-free sessions into the target of a regressed pair", verdict(base: low, target: high),
+     { verdict(base: low, target: high + attackers($0, hours: $1, glitching: false)) }),
+    ("glitch-free sessions into the base of an improved pair", verdict(base: high, target: low),
+     { verdict(base: high + attackers($0, hours: $1, glitching: false), target: low) }),
+]
+print("Attacks on 400 networks a release (6 % against 12 % of sessions glitching): the fewest networks at the caps that move the always-valid verdict")
+print()
+print("| attack | verdict | 1 hour each | 8 hours each |")
+print("|---|---|---|---|")
+for attack in attacks {
+    let needed = [1, 8].map { hours in (1...200).first { attack.attacked($0, hours) != attack.honest }.map { "\($0) networks → \(attack.attacked($0, hours))" } ?? "> 200" }
+    print("| \(attack.name) | \(attack.honest) | \(needed[0]) | \(needed[1]) |")
 }
 print()
 print(String(format: "(%.1f s)", Date().timeIntervalSince(started)))

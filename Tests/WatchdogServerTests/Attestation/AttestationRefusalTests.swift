@@ -139,7 +139,7 @@ import WatchdogWire
                                               object: try fleet.fixture.attestation(key: device, challenge: challenge, appID: AttestedFleet.appID))
         #expect(again.status == 409)
         #expect(again.errorCode == "key_already_attested")
-        for _ in 0..<16 { _ = try fleet.challenge(from: "198.51.100.7") }
+        for host in 7..<11 { for _ in 0..<4 { _ = try fleet.challenge(from: "198.51.100.\(host)") } }
         let refused = try fleet.application.client(from: "198.51.100.9").request("POST", "/v1/attest/challenge", token: fleet.key)
         #expect(refused.status == 429)
         #expect(refused.errorCode == "too_many_challenges")

@@ -54,7 +54,7 @@ import WatchdogWire
         #expect((alert["rule"] as? [String: Any])?["name"] as? String == "every install", "\(alert)")
         #expect(alert["installs"] == nil, "\(alert)")
         // The attested installs' own drop fires the attested rule, on their 60 sessions only.
-        try fleet.attestedRelease(version: "14.2.0", installs: 60, affected: 40)
+        try fleet.attestedRelease(version: "14.2.0", installs: 60, affected: 40, from: 60)
         #expect(try AlertTests.pass(setup.app) == (1, 1))
         let second = try #require(receiver.received.last?.json["alert"] as? [String: Any])
         #expect((second["rule"] as? [String: Any])?["name"] as? String == "attested installs", "\(second)")

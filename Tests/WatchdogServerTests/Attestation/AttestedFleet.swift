@@ -80,9 +80,10 @@ struct AttestedFleet {
 
 extension AttestedFleet {
     /// `installs` attested installs of `version`, one session each, the first `affected` with a
-    /// glitch report; each attests its key and signs its uploads.
-    func attestedRelease(version: String, installs: Int, affected: Int) throws {
-        for index in 0..<installs {
+    /// glitch report; each attests its key and signs its uploads. `from`: the first install's
+    /// number (an install id belongs to the first key that attests it: a second call names new ones).
+    func attestedRelease(version: String, installs: Int, affected: Int, from first: Int = 0) throws {
+        for index in first..<(first + installs) {
             let install = "I-\(version)-\(index)"
             var device = try attest(install: install)
             var session = Fixtures.session(version: version, build: "1")
@@ -91,7 +92,7 @@ extension AttestedFleet {
             let sessions = Array(try JSONSerialization.data(withJSONObject: ["sessions": [session]]))
             let started = try post(body: sessions, assertion: device.assertionHeader(body: sessions, appID: AttestedFleet.appID), from: "100.64.\(index / 10).17")
             #expect(started.status == 202 && started.json["accepted"] as? Int == 1, "\(started.text)")
-            guard index < affected else { continue }
+            guard index - first < affected else { continue }
             var report = try Fixtures.freshReport(version: version, build: "1", kind: "view_frame_mismatch", sessionID: session["id"] as? String)
             report["install_id"] = install
             let reports = Array(try JSONSerialization.data(withJSONObject: ["reports": [report]]))

@@ -29,6 +29,16 @@ struct HTTPClientError: Error, CustomStringConvertible {
 struct HTTPClient {
     var port: UInt16
     var timeoutSeconds = 30
+    /// The loopback address the connection is made from (127.x.y.z: every one is loopback on
+    /// Linux), so the daemon sees another client, on another /24; `nil`: the kernel's choice.
+    var source: String? = nil
+
+    /// The same client, connecting from `source`.
+    func from(_ source: String) -> HTTPClient {
+        var copy = self
+        copy.source = source
+        return copy
+    }
 
     func request(_ method: String, _ path: String, token: String? = nil, headers: [String: String] = [:], body: [UInt8] = []) throws -> Response {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
@@ -68,7 +78,7 @@ struct HTTPClient {
     }
 
     private func connect() throws -> Int32 {
-        try connectToLoopback(port: port, timeoutSeconds: timeoutSeconds)
+        try connectToLoopback(port: port, timeoutSeconds: timeoutSeconds, from: source)
     }
 
     private func parse(_ bytes: [UInt8]) throws -> Response {
