@@ -59,7 +59,8 @@ public final class WatchdogServer: Sendable {
             throw error
         }
         self.application = application
-        retention = RetentionJob(store: store, retentionDays: settings.retentionDays, intervalSeconds: settings.retentionIntervalSeconds,
+        retention = RetentionJob(store: store, retentionDays: settings.retentionDays, auditRetentionDays: settings.auditRetentionDays,
+                                 intervalSeconds: settings.retentionIntervalSeconds,
                                  clock: clock, logger: logger)
         self.logger = logger
         self.settings = settings

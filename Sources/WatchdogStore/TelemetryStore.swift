@@ -191,6 +191,16 @@ public protocol TelemetryStore: Sendable {
     /// stores it as revision `expectedRevision + 1`; `false` when another save came first.
     func saveRollout(_ record: RolloutRecord, expectedRevision: Int) throws -> Bool
 
+    // MARK: Audit log
+
+    /// Appends rows to the audit log, in one transaction.
+    func recordAudit(_ entries: [AuditEntry]) throws
+    /// Audit rows matching `filter`, newest first: at most `limit`, those with an id below
+    /// `before` when given (the pages).
+    func auditEntries(_ filter: AuditFilter, before: Int64?, limit: Int) throws -> [AuditEntry]
+    /// Deletes audit rows older than a time; how many went.
+    func pruneAudit(before: Int64) throws -> Int
+
     // MARK: Operations
 
     /// Deletes up to `limit` of the oldest raw reports and session starts received before a

@@ -137,10 +137,11 @@ public final class TestApplication {
 
     public func storedReportCount() throws -> Int { try storedReports().count }
 
-    /// Creates a viewer or admin token, as `watchdogd tokens add` does.
-    public func addToken(role: String, name: String = "test") throws -> String {
-        guard let role = CredentialRole(rawValue: role), role != .ingest else { throw TestClientError(description: "role must be viewer or admin") }
-        let (record, token) = CredentialIssuer.issue(role: role, app: nil, name: name, nowMilliseconds: clock.now)
+    /// Creates a viewer, operator or admin token, as `watchdogd tokens add` does; `apps`: the
+    /// apps it is limited to (`--app`), `nil` for every app.
+    public func addToken(role: String, name: String = "test", apps: [String]? = nil) throws -> String {
+        guard let role = CredentialRole(rawValue: role), role != .ingest else { throw TestClientError(description: "role must be viewer, operator or admin") }
+        let (record, token) = CredentialIssuer.issue(role: role, app: nil, name: name, nowMilliseconds: clock.now, apps: apps)
         try store.addCredential(record)
         return token
     }

@@ -27,13 +27,15 @@ struct Apps: ParsableCommand {
             let store = try common.openStore()
             let now = WatchdogServer.systemClock()
             let settings = try admission.map(Admission.named)
-            let created = try store.createApp(app, createdAtMilliseconds: now)
+            let created = try AuditExport.recording(store, action: "app.add", app: app, actor: cliActor(), now: now) {
+                try store.createApp(app, createdAtMilliseconds: now)
+            }
             if !created && !anotherKey {
                 throw CLIError("app \(app) already exists; pass --another-key to issue an additional ingest key")
             }
-            if let settings { try store.saveAdmissionSettings(app: app, json: settings.json) }
+            if let settings { try audited(store, "admission.save", app: app, after: settings.json) { try store.saveAdmissionSettings(app: app, json: settings.json) } }
             let (record, token) = CredentialIssuer.issue(role: .ingest, app: app, name: "\(app) ingest key", nowMilliseconds: now)
-            try store.addCredential(record)
+            try audited(store, "key.add", app: app, after: "{\"credential\": \"\(record.id)\"}") { try store.addCredential(record) }
             try store.close()
             say(created ? "created app \(app) with ingest key \(record.id)" : "issued ingest key \(record.id) for \(app)")
             emit(token)
@@ -42,7 +44,7 @@ struct Apps: ParsableCommand {
 }
 
 struct Tokens: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Manage viewer and admin tokens.", subcommands: [Add.self, Revoke.self])
+    static let configuration = CommandConfiguration(abstract: "Manage viewer, operator and admin tokens.", subcommands: [Add.self, Revoke.self])
 
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -57,7 +59,10 @@ struct Tokens: ParsableCommand {
 
         func run() throws {
             let store = try common.openStore()
-            let revoked = try store.revokeCredentials(id: id, name: nil, atMilliseconds: WatchdogServer.systemClock())
+            let now = WatchdogServer.systemClock()
+            let revoked = try AuditExport.recording(store, action: "token.revoke", app: nil, actor: cliActor(), after: "{\"credential\": \"\(id)\"}", now: now) {
+                try store.revokeCredentials(id: id, name: nil, atMilliseconds: now)
+            }
             try store.close()
             guard revoked > 0 else { throw CLIError("no live credential \(id)") }
             say("revoked \(id)")
@@ -66,29 +71,49 @@ struct Tokens: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create a viewer or admin token and print it alone on stdout.",
-            discussion: "Works while `serve` runs on the same data dir. The token is shown once; only its hash is stored."
+            abstract: "Create a viewer, operator or admin token and print it alone on stdout.",
+            discussion: """
+                Works while `serve` runs on the same data dir. The token is shown once; only its hash is stored. \
+                With --app (repeatable), the token sees and touches only those apps: any other app is, to it, an app that does not exist.
+                """
         )
 
         @OptionGroup var common: CommonOptions
 
-        @Option(help: "admin (change config, apps, keys) or viewer (read stats).")
+        @Option(help: "viewer (read stats and settings), operator (also config, rollouts, alerts, releases) or admin (also apps, keys, admission, attestation).")
         var role: String
+
+        @Option(name: .customLong("app"), help: "An app the token is limited to (repeatable); without it, every app.")
+        var apps: [String] = []
 
         @Argument(help: "Who holds the token; recorded in the config audit log.")
         var name: String
 
         func validate() throws {
-            guard role == "admin" || role == "viewer" else { throw ValidationError("--role must be admin or viewer, got \(role)") }
+            guard let role = CredentialRole(rawValue: role), role != .ingest else {
+                throw ValidationError("--role must be viewer, operator or admin, got \(role)")
+            }
             guard !name.isEmpty, name.utf8.count <= 128 else { throw ValidationError("NAME must be 1–128 bytes") }
+            for app in apps {
+                do { try AppName.validate(app) } catch { throw ValidationError("--app: \(error.message)") }
+            }
         }
 
         func run() throws {
             let store = try common.openStore()
-            let (record, token) = CredentialIssuer.issue(role: role == "admin" ? .admin : .viewer, app: nil, name: name, nowMilliseconds: WatchdogServer.systemClock())
-            try store.addCredential(record)
+            for app in apps where try !store.appExists(app) {
+                try store.close()
+                throw CLIError("no app \(app); create it first with watchdogd apps add \(app)")
+            }
+            let (record, token) = CredentialIssuer.issue(role: CredentialRole(rawValue: role) ?? .viewer, app: nil, name: name,
+                                                         nowMilliseconds: WatchdogServer.systemClock(), apps: apps.isEmpty ? nil : apps)
+            let after = "{\"credential\": \"\(record.id)\", \"name\": \(jsonQuoted(name)), \"role\": \"\(role)\", \"apps\": "
+                + (record.apps.map { "[" + $0.map { "\"\($0)\"" }.joined(separator: ", ") + "]" } ?? "null") + "}"
+            try AuditExport.recording(store, action: "token.add", app: nil, actor: cliActor(), after: after, now: record.createdAt) {
+                try store.addCredential(record)
+            }
             try store.close()
-            say("created \(role) token \(record.id) for \(name)")
+            say("created \(role) token \(record.id) for \(name)" + (apps.isEmpty ? " (every app)" : " (apps: \(record.apps?.joined(separator: ", ") ?? ""))"))
             emit(token)
         }
     }

@@ -65,7 +65,7 @@ extension Apps {
                 if let minimumReachShare { settings.minimumReachShare = minimumReachShare }
                 if let weighByNetwork { settings.weighByNetwork = weighByNetwork }
                 do { try settings.validate() } catch { throw ValidationError(error.message) }
-                try store.saveAdmissionSettings(app: app, json: settings.json)
+                try audited(store, "admission.save", app: app, after: settings.json) { try store.saveAdmissionSettings(app: app, json: settings.json) }
                 say("saved the admission settings of \(app)")
             }
             emit(settings.json)

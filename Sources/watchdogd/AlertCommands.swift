@@ -34,7 +34,7 @@ struct Alerts: ParsableCommand {
                 defer { try? store.close() }
                 guard try store.appExists(app) else { throw CLIError("no app \(app)") }
                 guard try store.alertHooks(app: app).count < AlertRules.maximumHooks else { throw CLIError("\(app) has \(AlertRules.maximumHooks) hooks already") }
-                try store.createAlertHook(hook)
+                try audited(store, "alert.hook.add", app: app, after: "{\"hook\": \"\(hook.id)\", \"url\": \(jsonQuoted(hook.url))}") { try store.createAlertHook(hook) }
                 say("created hook \(hook.id) for \(app)")
                 emit(hook.secret)
             }
@@ -61,7 +61,7 @@ struct Alerts: ParsableCommand {
             func run() throws {
                 let store = try common.openStore()
                 defer { try? store.close() }
-                switch try store.deleteAlertHook(app: app, id: id) {
+                switch try audited(store, "alert.hook.delete", app: app, after: "{\"hook\": \(jsonQuoted(id))}", { try store.deleteAlertHook(app: app, id: id) }) {
                 case .deleted: say("deleted hook \(id)")
                 case .notFound: throw CLIError("\(app) has no hook \(id)")
                 case .inUse(let rules): throw CLIError("rules \(rules.joined(separator: ", ")) send to hook \(id); remove them first")
@@ -101,7 +101,7 @@ struct Alerts: ParsableCommand {
                 defer { try? store.close() }
                 guard try store.alertHooks(app: app).contains(where: { $0.id == hook }) else { throw CLIError("\(app) has no hook \(hook)") }
                 guard try store.alertRules(app: app).count < AlertRules.maximumRules else { throw CLIError("\(app) has \(AlertRules.maximumRules) rules already") }
-                try store.createAlertRule(rule)
+                try audited(store, "alert.rule.add", app: app, after: "{\"rule\": \"\(rule.id)\", \"condition\": \"\(rule.condition)\"}") { try store.createAlertRule(rule) }
                 say("created rule \(rule.id) (\(rule.condition)) for \(app)")
                 emit(rule.id)
             }
@@ -128,7 +128,7 @@ struct Alerts: ParsableCommand {
             func run() throws {
                 let store = try common.openStore()
                 defer { try? store.close() }
-                guard try store.deleteAlertRule(app: app, id: id) else { throw CLIError("\(app) has no alert rule \(id)") }
+                guard try audited(store, "alert.rule.delete", app: app, after: "{\"rule\": \(jsonQuoted(id))}", { try store.deleteAlertRule(app: app, id: id) }) else { throw CLIError("\(app) has no alert rule \(id)") }
                 say("deleted rule \(id)")
             }
         }

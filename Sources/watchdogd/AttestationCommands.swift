@@ -46,7 +46,7 @@ extension Apps {
                 if let teamID { settings.teamID = teamID }
                 if let bundleID { settings.bundleID = bundleID }
                 do { try settings.validate() } catch { throw ValidationError(error.message) }
-                try store.saveAttestationSettings(app: app, json: settings.json)
+                try audited(store, "attestation.save", app: app, after: settings.json) { try store.saveAttestationSettings(app: app, json: settings.json) }
                 say("saved the attestation settings of \(app)")
             }
             emit(settings.json)

@@ -45,7 +45,9 @@ struct Releases: ParsableCommand {
             let (store, listing, _) = try target.open()
             defer { try? store.close() }
             let now = WatchdogServer.systemClock()
-            _ = try store.admitRelease(ReleaseAdmission(app: target.app, release: target.release, state: .declared, by: "cli", at: now, reason: "declared"))
+            _ = try audited(store, "release.declare", app: target.app, after: "{\"release\": \(jsonQuoted(target.release.text))}") {
+                try store.admitRelease(ReleaseAdmission(app: target.app, release: target.release, state: .declared, by: "cli", at: now, reason: "declared"))
+            }
             say(listing?.state == .declared ? "\(target.release.text) of \(target.app) was already declared" : "declared \(target.release.text) of \(target.app)")
         }
     }
@@ -60,8 +62,10 @@ struct Releases: ParsableCommand {
             defer { try? store.close() }
             if let listing { return say("\(target.release.text) of \(target.app) is already listed (\(listing.state.rawValue) by \(listing.by))") }
             guard stats != nil else { throw CLIError("\(target.app) has no release \(target.release.text); declare one ahead of its data with `releases add`") }
-            _ = try store.admitRelease(ReleaseAdmission(app: target.app, release: target.release, state: .admitted, by: "cli",
+            _ = try audited(store, "release.admit", app: target.app, after: "{\"release\": \(jsonQuoted(target.release.text))}") {
+                try store.admitRelease(ReleaseAdmission(app: target.app, release: target.release, state: .admitted, by: "cli",
                                                         at: WatchdogServer.systemClock(), reason: "admitted by an admin"))
+            }
             say("admitted \(target.release.text) of \(target.app)")
         }
     }
@@ -76,7 +80,7 @@ struct Releases: ParsableCommand {
         func run() throws {
             let (store, _, _) = try target.open()
             defer { try? store.close() }
-            guard try store.unlistRelease(app: target.app, release: target.release) else { throw CLIError("\(target.release.text) of \(target.app) is not listed") }
+            guard try audited(store, "release.unlist", app: target.app, after: "{\"release\": \(jsonQuoted(target.release.text))}", { try store.unlistRelease(app: target.app, release: target.release) }) else { throw CLIError("\(target.release.text) of \(target.app) is not listed") }
             say("unlisted \(target.release.text) of \(target.app); its data stays")
         }
     }
@@ -96,7 +100,9 @@ struct Releases: ParsableCommand {
             guard listing != nil || stats != nil else { throw CLIError("\(target.app) has no release \(target.release.text)") }
             let what = stats.map { "\($0.sessions + $0.implausibleSessions) session starts and \($0.allReports) reports" } ?? "its listing (it has no data)"
             guard yes else { throw CLIError("this would delete \(target.release.text) of \(target.app) with \(what), for good; run again with --yes") }
-            let rows = try store.deleteRelease(app: target.app, release: target.release)
+            let rows = try audited(store, "release.delete", app: target.app, after: "{\"release\": \(jsonQuoted(target.release.text))}") {
+                try store.deleteRelease(app: target.app, release: target.release)
+            }
             say("deleted \(target.release.text) of \(target.app): \(what) (\(rows) rows)")
         }
     }

@@ -15,6 +15,73 @@ import Testing
         #expect(try daemon.runCommand(["tokens", "add", "--role", "root", "x"]).status != 0)
     }
 
+    /// `tokens add --role operator --app A` (repeatable): the token touches only its apps;
+    /// another app is, over real HTTP, an app that does not exist (also on `GET /v1/config`,
+    /// whose fast path answers from the headers without the router).
+    @Test func tokensAddWithAppLimitsTheTokenToThoseApps() throws {
+        let daemon = try Daemon()
+        _ = try daemon.addApp("com.example.mail")
+        _ = try daemon.addApp("com.example.chat")
+        _ = try daemon.addApp("com.example.maps")
+        let added = try daemon.runCommand(["tokens", "add", "--role", "operator", "--app", "com.example.mail", "--app", "com.example.maps", "ops"])
+        #expect(added.status == 0)
+        let token = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.hasPrefix("wdo_"))
+        let apps = (try daemon.client.request("GET", "/v1/apps", token: token).json["apps"] as? [[String: Any]] ?? []).compactMap { $0["app"] as? String }
+        #expect(apps.sorted() == ["com.example.mail", "com.example.maps"])
+        #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.maps/config", token: token, body: Array(#"{"test_crash": true}"#.utf8)).status == 200)
+        #expect(try daemon.client.request("PATCH", "/v1/admin/apps/com.example.chat/config", token: token, body: Array(#"{"test_crash": true}"#.utf8)).status == 404)
+        // The chat config made ready by a token of every app; then twice each: the second
+        // request, the token verified a moment ago, takes the fast path.
+        let everyApp = try daemon.addToken(role: "viewer", name: "lead")
+        #expect(try daemon.client.request("GET", "/v1/config?app=com.example.chat", token: everyApp).status == 200)
+        #expect(try daemon.client.request("GET", "/v1/config?app=com.example.chat", token: everyApp).status == 200)
+        for _ in 0..<2 {
+            let config = try daemon.client.request("GET", "/v1/config?app=com.example.chat", token: token)
+            #expect(config.status == 404 && config.text.contains("no app com.example.chat"), "\(config.text)")
+            #expect(try daemon.client.request("GET", "/v1/config?app=com.example.mail", token: token).status == 200)
+        }
+        #expect(try daemon.runCommand(["tokens", "add", "--role", "viewer", "--app", "com.example.none", "x"]).status != 0, "an app that does not exist")
+        #expect(try daemon.runCommand(["tokens", "add", "--role", "ingest", "x"]).status != 0)
+
+        // The CLI's changes are in the audit log (`watchdogd audit`, NDJSON) by cli:<user>,
+        // with the API's: the token's name and apps, never its value.
+        let audit = try daemon.runCommand(["audit", "--action", "token.add"])
+        #expect(audit.status == 0)
+        let rows = audit.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let ops = try #require(rows.first { ($0["after"] as? [String: Any])?["name"] as? String == "ops" }, "\(audit.stdout)")
+        #expect((ops["actor"] as? String)?.hasPrefix("cli:") == true && ops["address"] as? String == "local")
+        #expect((ops["after"] as? [String: Any])?["apps"] as? [String] == ["com.example.mail", "com.example.maps"])
+        #expect(!audit.stdout.contains(token) && !audit.stdout.contains(String(token.suffix(64))))
+        let changes = try daemon.runCommand(["audit", "--app", "com.example.maps"]).stdout
+        #expect(changes.contains("PATCH /v1/admin/apps/{app}/config") && changes.contains("\"actor\":\"ops\""), "\(changes)")
+        #expect(changes.contains("app.add"))
+    }
+
+    /// The CLI's other changes — admission, alert hooks and rules, releases — are audit rows by
+    /// cli:<user>, each with its app; the hook's secret and URL path are not in them.
+    @Test func changesMadeWithTheCLIAreInTheAuditLog() throws {
+        let daemon = try Daemon()
+        _ = try daemon.addApp("com.example.mail")
+        #expect(try daemon.runCommand(["apps", "admission", "com.example.mail", "--minimum-networks", "1"]).status == 0)
+        let hook = try daemon.runCommand(["alerts", "hooks", "add", "com.example.mail", "--url", "http://127.0.0.1:9/hook/SECRETPATH"])
+        #expect(hook.status == 0)
+        let hookID = try #require(try daemon.runCommand(["alerts", "hooks", "list", "com.example.mail"]).stdout.split(separator: "\t").first.map(String.init))
+        let rule = try daemon.runCommand(["alerts", "rules", "add", "com.example.mail", "--condition", "test_crashes", "--hook", hookID])
+        #expect(rule.status == 0)
+        #expect(try daemon.runCommand(["alerts", "rules", "remove", "com.example.mail", rule.stdout.trimmingCharacters(in: .whitespacesAndNewlines)]).status == 0)
+        #expect(try daemon.runCommand(["alerts", "hooks", "remove", "com.example.mail", hookID]).status == 0)
+        #expect(try daemon.runCommand(["releases", "add", "com.example.mail", "2.0", "7"]).status == 0)
+        #expect(try daemon.runCommand(["releases", "remove", "com.example.mail", "2.0", "7"]).status == 0)
+        let audit = try daemon.runCommand(["audit", "--app", "com.example.mail"])
+        let rows = audit.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let actions = rows.reversed().map { $0["action"] as? String ?? "?" }
+        #expect(actions == ["app.add", "admission.save", "key.add", "admission.save", "alert.hook.add", "alert.rule.add", "alert.rule.delete", "alert.hook.delete",
+                            "release.declare", "release.unlist"], "\(actions)")
+        #expect(rows.allSatisfy { ($0["actor"] as? String)?.hasPrefix("cli:") == true && $0["app"] as? String == "com.example.mail" })
+        #expect(!audit.stdout.contains("SECRETPATH") && !audit.stdout.contains(hook.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
     @Test func appsAdmissionShowsChangesAndRefusesBadSettings() throws {
         let daemon = try Daemon()
         _ = try daemon.addApp("com.example.mail", admission: nil)

@@ -113,4 +113,23 @@ import Testing
         #expect(switches == 3, "the viewer sees the switches")
         #expect(dom.components(separatedBy: "disabled=\"disabled\"").count - 1 == switches, "all of them disabled")
     }
+
+    /// Roles per app in the browser: an operator limited to one app sees only that app in the
+    /// dashboard's app list, and its config panel's switches are enabled (operators change config).
+    @Test func anAppScopedOperatorsDashboardListsOnlyItsAppAndMayChangeItsConfig() throws {
+        let daemon = try Daemon()
+        _ = try daemon.addApp("com.example.mail")
+        _ = try daemon.addApp("com.example.chat")
+        let added = try daemon.runCommand(["tokens", "add", "--role", "operator", "--app", "com.example.chat", "ops"])
+        let token = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let browser = Browser()
+        let link = { try #require(try daemon.client.request("POST", "/v1/auth/links", token: token).json["path"] as? String) }
+        let home = try browser.dom("http://127.0.0.1:\(daemon.port)\(try link())")
+        #expect(home.contains("ops (operator)"))
+        #expect(home.contains("com.example.chat") && !home.contains("com.example.mail"), "\(home.suffix(2000))")
+        let config = try browser.dom("http://127.0.0.1:\(daemon.port)\(try link())&next=/%23/config?app=com.example.chat")
+        #expect(!config.contains("data-role=\"read-only\""))
+        let switches = config.components(separatedBy: "<input").dropFirst().map { $0.prefix { $0 != ">" } }.filter { $0.contains("type=\"checkbox\"") }
+        #expect(switches.count == 3 && switches.allSatisfy { !$0.contains("disabled") }, "\(switches)")
+    }
 }

@@ -30,4 +30,24 @@ import WatchdogTesting
         let total = try pages()
         #expect(freelist < 50, "freed pages went back to the file system (incremental vacuum): \(freelist) left, \(total) in the file")
     }
+
+    /// The retention job prunes audit rows past `--audit-retention-days` (raw data kept
+    /// forever here: `--retention-days 0`) and keeps younger ones.
+    @Test func auditRowsPastTheirRetentionArePrunedByTheRetentionJob() throws {
+        let daemon = try Daemon(extraArguments: ["--retention-days", "0", "--audit-retention-days", "2", "--retention-interval", "1"])
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let queue = try DatabaseQueue(path: daemon.dataDir.appendingPathComponent("watchdog.sqlite3").path)
+        try queue.write { db in
+            for (age, action) in [(3, "old"), (1, "young")] {
+                try db.execute(sql: "INSERT INTO audit_log (at, actor, address, action) VALUES (?, 'test', 'local', ?)",
+                               arguments: [now - Int64(age) * 86_400_000, action])
+            }
+        }
+        try queue.close()
+        func actions() throws -> [String] { try daemon.query { try String.fetchAll($0, sql: "SELECT action FROM audit_log ORDER BY id") } }
+        // Its own bound (on failure, not a measure): the first pass comes within a second or so.
+        let deadline = Date().addingTimeInterval(30)
+        while try actions().contains("old"), Date() < deadline { usleep(200_000) }
+        #expect(try actions() == ["young"])
+    }
 }

@@ -24,7 +24,7 @@ async function loadRules(app, session) {
   } catch (error) {
     if (!(error instanceof APIError) || error.status === 401) throw error;
   }
-  if (session?.role !== 'admin') return null;
+  if (session?.role !== 'admin' && session?.role !== 'operator') return null;
   try {
     return flat((await api.get(`/v1/admin/apps/${q(app)}/config`)).rules);
   } catch (error) {
@@ -58,7 +58,7 @@ export async function render(main, params, { go, settle, session }) {
   const summary = el('div', { class: 'card', id: 'cohort' });
   const tables = el('div');
   // Admins see the rule's guarded rollout, if any, and its controls.
-  const rollout = session?.role === 'admin' && rule ? rolloutCard(app, rule) : null;
+  const rollout = (session?.role === 'admin' || session?.role === 'operator') && rule ? rolloutCard(app, rule) : null;
   replace(main, el('h1', {}, 'Config effect'),
     el('form', { class: 'inline' }, el('label', {}, 'Release ', releaseSelect('release', releases, release, (chosen) => reopen({ release: chosen }))), rulePicker,
       intervalPicker(interval, (chosen) => reopen({ interval: chosen }))),

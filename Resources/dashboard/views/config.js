@@ -13,11 +13,13 @@ const BUILT_IN_BUDGET = 1;
 let dialogs = 0;
 
 /** The config panel: switches with a confirmation saying who is affected, rules, history (a
- * page of versions at a time; a version's diff and document fetched when opened), restoring a version. Admin only for changes. The dialog is bound to the server's
+ * page of versions at a time; a version's diff and document fetched when opened), restoring a version. Operators and admins change it (attestation: admins). The dialog is bound to the server's
  * state: Cancel, Escape or an error redraw the panel from what the server holds. */
 export async function render(main, params, { session }) {
   const app = params.get('app');
-  const admin = session?.role === 'admin';
+  // Operators and admins change config, rules and alerts; attestation is for admins.
+  const admin = session?.role === 'admin' || session?.role === 'operator';
+  const attestationAdmin = session?.role === 'admin';
   const base = `/v1/admin/apps/${q(app)}/config`;
   const message = el('p', { class: 'error', role: 'status' });
   const holder = el('div');
@@ -26,7 +28,7 @@ export async function render(main, params, { session }) {
   const alertsHolder = el('div');
   const attestationHolder = el('div');
   replace(main, el('h1', {}, 'Config'),
-    admin ? null : el('p', { class: 'muted', 'data-role': 'read-only' }, 'Signed in as a viewer: you see the config; admins change it.'),
+    admin ? null : el('p', { class: 'muted', 'data-role': 'read-only' }, 'Signed in as a viewer: you see the config; operators and admins change it.'),
     message, holder, alertsHolder, attestationHolder, dialog);
 
   /** Dry-run first, then ask, then change with If-Match; focus goes back to `returnTo` (a
@@ -218,7 +220,7 @@ export async function render(main, params, { session }) {
 
   await draw();
   const alerts = await renderAlerts(alertsHolder, app, { admin });
-  const attestation = await renderAttestation(attestationHolder, app, { admin });
+  const attestation = await renderAttestation(attestationHolder, app, { admin: attestationAdmin });
   return { refresh: async () => { if (!dialog.open) { await draw(false); await alerts.refresh(); await attestation.refresh(); } } };
 }
 

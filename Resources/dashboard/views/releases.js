@@ -9,10 +9,11 @@ const PAGE = 100;
 
 /** The releases table: sessions, sessions with a glitch, reports per 1,000 sessions by kind,
  * actions, reports counted apart (suspect, flooded) and how concentrated the reports are; the
- * unlisted releases held apart, and for admins Delete and the unlisted releases' card. */
+ * unlisted releases held apart, and for operators and admins Delete and the unlisted releases' card. */
 export async function render(main, params, { link, session }) {
   const app = params.get('app');
-  const admin = session?.role === 'admin';
+  // Releases are declared, admitted, unlisted and deleted by operators and admins.
+  const admin = session?.role === 'admin' || session?.role === 'operator';
   const holder = el('div');
   const adminHolder = el('div');
   let offset = 0;

@@ -36,6 +36,8 @@ final class AdmissionService: Sendable {
     /// Checks and saves an app's settings; they apply to the next request.
     func save(app: String, _ settings: AdmissionSettings) throws(APIError) {
         try settings.validate()
+        // The audit row: the stored settings before (`null`: the defaults) and after.
+        AuditNote.set(beforeJSON: (try? store.admissionSettings(app: app)) ?? nil, afterJSON: settings.json)
         do {
             try store.saveAdmissionSettings(app: app, json: settings.json)
         } catch StoreError.unknownApp {

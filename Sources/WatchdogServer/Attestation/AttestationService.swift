@@ -62,6 +62,8 @@ final class AttestationService: Sendable {
 
     func save(app: String, _ settings: AttestationSettings) throws(APIError) {
         try settings.validate()
+        // The audit row: the stored settings before (`null`: the defaults) and after.
+        AuditNote.set(beforeJSON: (try? store.attestationSettings(app: app)) ?? nil, afterJSON: settings.json)
         do {
             try store.saveAttestationSettings(app: app, json: settings.json)
         } catch StoreError.unknownApp {

@@ -83,7 +83,7 @@ final class Authenticator: Sendable {
             failures.recordFailure(token, address: address, now: now)
             throw .unauthorized
         }
-        let principal = Principal(credentialID: record.id, role: record.role, app: record.app, name: record.name)
+        let principal = Principal(record)
         known.withLock { cache in
             if cache.count >= Self.cacheLimit { cache.removeAll() }
             cache[token] = (principal, now)
@@ -136,7 +136,7 @@ final class Authenticator: Sendable {
                 _ = known.withLock { $0.removeValue(forKey: token) }
                 return
             }
-            let principal = Principal(credentialID: record.id, role: record.role, app: record.app, name: record.name)
+            let principal = Principal(record)
             known.withLock { $0[token] = (principal, clock()) }
         }
     }

@@ -40,8 +40,7 @@ final class DashboardSessions: Sendable {
             try store.createSession(DashboardSession(idHash: hash, credentialID: credential.id, csrfToken: csrf, createdAt: now,
                                                      expiresAt: now + Self.lifetimeMilliseconds))
         }
-        return (cookie, Principal(credentialID: credential.id, role: credential.role, app: credential.app, name: credential.name,
-                                  csrfToken: csrf, sessionHash: hash))
+        return (cookie, Principal(credential, csrfToken: csrf, sessionHash: hash))
     }
 
     /// The answer to a cookie whose session has ended (or never was): 401, and the cookie cleared.
@@ -65,8 +64,7 @@ final class DashboardSessions: Sendable {
             _ = cache.withLock { $0.removeValue(forKey: cookie) }
             throw Self.ended
         }
-        let principal = Principal(credentialID: credential.id, role: credential.role, app: credential.app, name: credential.name,
-                                  csrfToken: session.csrfToken, sessionHash: hash)
+        let principal = Principal(credential, csrfToken: session.csrfToken, sessionHash: hash)
         cache.withLock { cache in
             if cache.count > 10_000 { cache.removeAll() }
             cache[cookie] = (principal, session.expiresAt, now)

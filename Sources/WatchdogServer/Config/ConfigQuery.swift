@@ -25,6 +25,9 @@ struct ConfigQuery {
         if principal.role == .ingest, principal.app != app {
             throw .forbidden("this ingest key reads the config of \(principal.app ?? "its app") only")
         }
+        // A token limited to other apps: as `AppScope.query` answers it (the fast path of
+        // `GET /v1/config` does not pass through the router).
+        if principal.role != .ingest, !principal.sees(app) { throw AppScope.hidden(app) }
         self.app = app
         client = ConfigClient(version: arguments[1], build: arguments[2], channel: arguments[3], idiom: arguments[4], installID: arguments[5])
     }

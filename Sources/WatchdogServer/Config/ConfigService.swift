@@ -314,6 +314,8 @@ final class ConfigService: Sendable {
                 return Change(document: next, saved: false, impact: try impact(app: app, before: current, after: next))
             }
             guard changed else { return Change(document: current, saved: false, impact: nil) }
+            // The audit row of the change (when it is one), written with the version.
+            AuditNote.set(beforeJSON: current.version == 0 ? nil : current.storedJSON, afterJSON: next.storedJSON)
             do {
                 try store.saveConfig(
                     ConfigRecord(app: app, version: next.version, document: next.storedJSON, updatedAt: next.updatedAt ?? 0, updatedBy: actor, note: note),

@@ -4,18 +4,21 @@ import Logging
 import Locking
 import WatchdogStore
 
-/// Prunes raw reports and session starts older than the retention period, in small batches in
-/// the background (each a short transaction, so ingest keeps its turn at the writer), then what
-/// no longer needs keeping (`TelemetryStore.pruneDerived`: unlisted releases with no raw row
-/// left, install origins of installs gone quiet, old hourly counts), then hands the freed pages
-/// back to the file system. Listed releases' roll-ups stay: stats of old releases remain, only
-/// their drill-down rows go.
+/// Prunes audit rows older than their own period (`--audit-retention-days`, default 400), and
+/// raw reports and session starts older than the retention period, in small batches in the
+/// background (each a short transaction, so ingest keeps its turn at the writer), then what no
+/// longer needs keeping (`TelemetryStore.pruneDerived`: unlisted releases with no raw row left,
+/// install origins of installs gone quiet, old hourly counts), then hands the freed pages back
+/// to the file system. Listed releases' roll-ups stay: stats of old releases remain, only their
+/// drill-down rows go.
 ///
 /// A thread of its own, `wd-retention`, waits on a semaphore between passes (as the alert and
 /// rollout threads do): named in `top -H`, and woken by `stop()` at once.
 final class RetentionJob: Sendable {
     private let store: any TelemetryStore
     private let retentionMilliseconds: Int64
+    /// How long audit rows are kept; 0: forever.
+    private let auditRetentionMilliseconds: Int64
     private let intervalSeconds: Double
     private let clock: @Sendable () -> Int64
     private let logger: Logger
@@ -24,10 +27,13 @@ final class RetentionJob: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     static let batch = 1_000
 
-    init?(store: any TelemetryStore, retentionDays: Int, intervalSeconds: Double, clock: @escaping @Sendable () -> Int64, logger: Logger) {
-        guard retentionDays > 0 else { return nil }
+    /// `nil` when both periods are 0 (everything is kept).
+    init?(store: any TelemetryStore, retentionDays: Int, auditRetentionDays: Int = 0, intervalSeconds: Double,
+          clock: @escaping @Sendable () -> Int64, logger: Logger) {
+        guard retentionDays > 0 || auditRetentionDays > 0 else { return nil }
         self.store = store
         retentionMilliseconds = Int64(retentionDays) * 86_400_000
+        auditRetentionMilliseconds = Int64(auditRetentionDays) * 86_400_000
         self.intervalSeconds = intervalSeconds
         self.clock = clock
         self.logger = logger
@@ -53,10 +59,19 @@ final class RetentionJob: Sendable {
         finished.signal()
     }
 
-    /// One pass: batches until nothing is old enough.
+    /// One pass: audit rows past their period, then raw rows in batches until nothing is old enough.
     private func run() {
         let cutoff = clock() - retentionMilliseconds
         var total = 0
+        if auditRetentionMilliseconds > 0 {
+            do {
+                let pruned = try store.pruneAudit(before: clock() - auditRetentionMilliseconds)
+                if pruned > 0 { logger.info("retention: pruned \(pruned) audit rows") }
+            } catch {
+                logger.warning("retention of the audit log failed: \(error)")
+            }
+        }
+        guard retentionMilliseconds > 0 else { return }
         do {
             while !stopping.withLock({ $0 }) {
                 let deleted = try store.prune(receivedBefore: cutoff, limit: Self.batch)

@@ -189,7 +189,8 @@ final class RolloutService: Sendable {
             rollout.record(RolloutEvent(at: now, action: "aborted", actor: RolloutMachine.guardActor, fromPercent: rollout.percent, toPercent: current?.match.percent ?? 0,
                                         step: rollout.step, reason: current == nil ? "the rule was removed from the config" : "the rule's percent was set by hand (config version \(document.version))",
                                         configVersion: nil, evidence: []))
-            _ = try save(rollout, over: revision)
+            let aborted = rollout
+            _ = try guardAudited(rollout, aborted.history.last) { () throws(APIError) in try storeCall { try save(aborted, over: revision) } }
             return true
         }
         let evidence = try evidence(rollout, rule: rule, now: now)
@@ -210,9 +211,11 @@ final class RolloutService: Sendable {
             var version: Int?
             do {
                 let note = RolloutMachine.note(rollout, event)
-                version = try storeCall {
-                    try config.setRulePercent(app: rollout.app, ruleID: rollout.rule, percent: event.toPercent, actor: event.actor, note: note)
-                }.document.version
+                version = try guardAudited(rollout, event) { () throws(APIError) in
+                    try storeCall {
+                        try config.setRulePercent(app: rollout.app, ruleID: rollout.rule, percent: event.toPercent, actor: event.actor, note: note)
+                    }.document.version
+                }
             } catch where error.status == 404 {
                 version = nil  // the rule is gone: nothing matches it any more, whatever the step
             }
@@ -228,6 +231,17 @@ final class RolloutService: Sendable {
             rollout.alertPending = nil
             if let saved = try storeCall({ try save(rollout, over: revision) }) { revision = saved }
         }
+    }
+
+    /// Runs a step of the guard with its audit row (`rollout.guard.<action>`, by the guard) pending,
+    /// written with the step's config version or the rollout's save. A step a person asked for
+    /// (`POST …/rollouts/{rule}/{action}`) is already in its request's row: `body` alone runs.
+    private func guardAudited<Result>(_ rollout: Rollout, _ event: RolloutEvent?, _ body: () throws(APIError) -> Result) throws(APIError) -> Result {
+        guard PendingAudit.current == nil, let event else { return try body() }
+        let audit = AuditLog(store: store, clock: clock, logger: logger)
+        let after: JSONValue = .object(["rule": .string(rollout.rule), "action": .string(event.action), "from_percent": .number(event.fromPercent),
+                                        "to_percent": .number(event.toPercent), "reason": .string(event.reason)])
+        return try audit.around(audit.entry("rollout.guard.\(event.action)", app: rollout.app, actor: event.actor, address: "local", after: after), body)
     }
 
     /// The cohort comparison (sequential interval) of every release of the rollout: those the

@@ -9,6 +9,9 @@ struct AuthRoutes: Sendable {
     let store: any TelemetryStore
     /// `ServerSettings.cookieSecure`.
     let cookieSecure: Bool
+    /// Sign-ins and failed sign-ins are rows of the audit log.
+    let audit: AuditLog
+    let trustedProxies: Set<String>
 
     private var sessions: DashboardSessions { authenticator.sessions }
 
@@ -28,9 +31,16 @@ struct AuthRoutes: Sendable {
         var bearer = request
         // Only the token, and the proxy's word on the client for the failed-auth budget.
         bearer.headers = HTTPHeaders([("Authorization", "Bearer \(token)")] + request.headers.fields.filter { $0.name == "x-forwarded-for" }.map { ($0.name, $0.value) })
-        let principal = try authenticator.principal(for: bearer)
+        let address = IngestRoutes.client(of: request, trusting: trustedProxies)
+        let principal: Principal
+        do {
+            principal = try authenticator.principal(for: bearer)
+        } catch {
+            if error.status == 401 { audit.record([audit.entry("signin.failed", app: nil, actor: "", address: address, after: .object(["method": .string("token")]))]) }
+            throw error
+        }
         guard let credential = try storeCall({ try store.credential(id: principal.credentialID) }) else { throw .unauthorized }
-        let (cookie, session) = try sessions.create(for: credential)
+        let (cookie, session) = try audit.around(signIn(credential, method: "token", address: address)) { () throws(APIError) in try sessions.create(for: credential) }
         return JSONBody.response(Self.view(session), extraHeaders: [("Set-Cookie", SessionCookie.set(cookie, secure: cookieSecure))])
     }
 
@@ -65,12 +75,20 @@ struct AuthRoutes: Sendable {
             return Self.page(status: 403, "Sign-in must come from watchdogd's own page.")
         }
         let fields = Self.formFields(request.body)
+        let address = IngestRoutes.client(of: request, trusting: trustedProxies)
         guard let code = fields["code"], let credential = try? sessions.consume(code: code),
-              let (cookie, _) = try? sessions.create(for: credential) else {
+              let (cookie, _) = try? audit.around(signIn(credential, method: "link", address: address), { () throws(APIError) in try sessions.create(for: credential) }) else {
+            audit.record([audit.entry("signin.failed", app: nil, actor: "", address: address, after: .object(["method": .string("link")]))])
             return Self.page(status: 401, "This sign-in link has expired or was already used. Ask for a new one, or sign in with a token.")
         }
         return HTTPResponse(status: 303, headers: [("Location", Self.dashboardPath(fields["next"])), ("Set-Cookie", SessionCookie.set(cookie, secure: cookieSecure)), ("Cache-Control", "no-store")]
                             + SecurityHeaders.page)
+    }
+
+    /// The audit row of a sign-in (written with its session).
+    private func signIn(_ credential: CredentialRecord, method: String, address: String) -> AuditEntry {
+        audit.entry("signin", app: nil, actor: credential.name, address: address,
+                    after: .object(["method": .string(method), "role": .string(credential.role.rawValue), "credential": .string(credential.id)]))
     }
 
     /// Only the dashboard's own pages (`/` or `/#/…`), printable ASCII: never an open redirect
@@ -116,7 +134,7 @@ struct AuthRoutes: Sendable {
     }
 
     private static func view(_ principal: Principal) -> SessionView {
-        SessionView(role: principal.role.rawValue, name: principal.name, csrfToken: principal.csrfToken)
+        SessionView(role: principal.role.rawValue, name: principal.name, csrfToken: principal.csrfToken, apps: principal.apps)
     }
 
     /// Text for HTML, also inside a quoted attribute.
@@ -160,9 +178,11 @@ struct SessionView: Encodable {
     var role: String
     var name: String
     @NullWhenAbsent var csrfToken: String? = nil
+    /// The apps the caller is limited to; `null` for every app.
+    @NullWhenAbsent var apps: [String]? = nil
 
     enum CodingKeys: String, CodingKey {
-        case role, name
+        case role, name, apps
         case csrfToken = "csrf_token"
     }
 }

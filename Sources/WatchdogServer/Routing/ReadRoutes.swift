@@ -10,8 +10,10 @@ struct ReadRoutes: Sendable {
     let unlisted: UnlistedTotals
     let attestation: AttestationService
 
-    func apps() throws(APIError) -> HTTPResponse {
-        let apps = try storeCall { try store.apps() }
+    /// `GET /v1/apps`: the apps `principal` sees, with their listed releases (a token limited to
+    /// some apps learns nothing of the others, not even their names).
+    func apps(for principal: Principal) throws(APIError) -> HTTPResponse {
+        let apps = try storeCall { try store.apps() }.filter { principal.sees($0.app) }
         let views = apps.map { app in
             AppsView.App(
                 app: app.app, createdAt: Timestamp.format(milliseconds: app.createdAt),
@@ -54,7 +56,7 @@ struct ReadRoutes: Sendable {
         // The ingest key ships in every app: with it, the rules' names and which one switched
         // an install would tell a forger which install ids land in which cohort.
         if explain, principal.role == .ingest {
-            throw .forbidden("explain=true needs a viewer or admin token: the ingest key is public, and the rules that decide a value are not")
+            throw .forbidden("explain=true needs a viewer, operator or admin token: the ingest key is public, and the rules that decide a value are not")
         }
         guard let (effective, explanation) = try storeCall({ try config.effective(app: app, client: client, explain: explain) }) else {
             throw .notFound("no app \(app)")

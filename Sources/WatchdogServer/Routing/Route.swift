@@ -22,41 +22,6 @@ struct Route: Sendable {
     }
 }
 
-/// Who may call a route. `Router` checks it, once, before the handler runs; handlers only
-/// check what depends on the request (an ingest key reads its own app's config).
-enum Access: Sendable, Equatable {
-    /// Anyone: the dashboard's files, sign-in, health, metrics (which has its own token).
-    case open
-    /// Any valid credential: an ingest key, a viewer or an admin token, or a dashboard session.
-    case anyCredential
-    /// An app's ingest key.
-    case ingest
-    /// A viewer or an admin token (stats, the dashboard, reading config).
-    case viewer
-    /// An admin token (changing config, apps and keys).
-    case admin
-
-    /// Whether a caller with `role` may call the route; `.open` routes are not asked.
-    func allows(_ role: CredentialRole) -> Bool {
-        switch self {
-        case .open, .anyCredential: return true
-        case .ingest: return role == .ingest
-        case .viewer: return role == .viewer || role == .admin
-        case .admin: return role == .admin
-        }
-    }
-
-    /// The 403 message for a caller whose role is not allowed.
-    func refusal(_ role: CredentialRole) -> String {
-        switch self {
-        case .open, .anyCredential: return "this credential is not allowed here"
-        case .ingest: return "this needs an app's ingest key, not a \(role.rawValue) token"
-        case .viewer: return "this needs a viewer or admin token, not an ingest key"
-        case .admin: return "this needs an admin token; a \(role.rawValue) credential cannot change config, apps or keys"
-        }
-    }
-}
-
 /// What the router knows about a request besides the request itself: the path's parameters
 /// and, on routes that need one, the authenticated caller.
 struct RequestContext: Sendable {

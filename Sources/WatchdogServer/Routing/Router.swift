@@ -14,6 +14,8 @@ struct Router: Sendable {
     let metrics: ServerMetrics
     let trustedProxies: Set<String>
     let logger: Logger
+    /// Every change a route makes is one row of it (`audited(_:_:context:)`).
+    let audit: AuditLog
     /// On a database across the network, the threads every request but the probes runs on
     /// (`RequestOffload`); `nil`: on the calling thread.
     let offload: RequestOffload?
@@ -58,15 +60,39 @@ struct Router: Sendable {
         guard let (matched, parameters) = routes.match(path: request.path) else { throw RouteMatcher.unknownPath(request.path) }
         template = matched.path
         let route = try RouteMatcher.route(for: request.method, in: matched)
-        let caller = try authorize(request, for: route)
-        return try route.handler(request, RequestContext(parameters: parameters, caller: caller))
+        let caller = try authorize(request, for: route, parameters: parameters)
+        let context = RequestContext(parameters: parameters, caller: caller)
+        guard let caller, Self.changes(route, request) else { return try route.handler(request, context) }
+        return try audited(route, request, caller: caller, context: context)
     }
 
-    /// The caller, when the route needs one, after checking it may call the route.
-    private func authorize(_ request: HTTPRequest, for route: Route) throws(APIError) -> Principal? {
+    /// Whether a call of the route is a change to audit: every method but `GET` on a route that
+    /// takes a viewer, operator or admin credential (ingest is data, not a change; sign-in, an
+    /// open route, is audited by `AuthRoutes`), except a dry run.
+    static func changes(_ route: Route, _ request: HTTPRequest) -> Bool {
+        guard route.method != "GET", route.access != .open, route.access != .ingest else { return false }
+        return request.query["dry_run"] != "true"
+    }
+
+    /// Runs the handler with its audit row pending: action `METHOD template`, the caller's name
+    /// and address, the path's app (or the body's, creating an app), the request's body as
+    /// `after` (redacted) unless the handler says better. Written with the change.
+    private func audited(_ route: Route, _ request: HTTPRequest, caller: Principal, context: RequestContext) throws(APIError) -> Response {
+        let body = request.body.isEmpty ? nil : JSONValue.parse(request.body)
+        var app = context.parameters["app"]
+        if app == nil, case .object(let fields)? = body, case .string(let named)? = fields["app"] { app = named }
+        let entry = audit.entry("\(route.method) \(route.path)", app: app, actor: caller.name,
+                                address: IngestRoutes.client(of: request, trusting: trustedProxies), after: body)
+        return try audit.around(entry) { () throws(APIError) in try route.handler(request, context) }
+    }
+
+    /// The caller, when the route needs one, after checking it may call the route and touch
+    /// its app (a caller limited to other apps gets the 404 of an app that does not exist).
+    private func authorize(_ request: HTTPRequest, for route: Route, parameters: [String: String]) throws(APIError) -> Principal? {
         guard route.access != .open else { return nil }
         let principal = try authenticator.principal(for: request)
         guard route.access.allows(principal.role) else { throw .forbidden(route.access.refusal(principal.role)) }
+        try route.access.scope?.check(principal, parameters: parameters, query: request.query)
         // A change made with the session cookie must carry the session's CSRF token: a page
         // of another site can make a browser send the cookie, but cannot read the token.
         if let csrf = principal.csrfToken, route.method != "GET" {
@@ -82,7 +108,7 @@ struct Router: Sendable {
     /// is dropped. Only ever given paths the server builds itself.
     func warmUp(_ request: HTTPRequest) {
         guard request.method == "GET", let (route, parameters) = try? routes.route(method: "GET", path: request.path),
-              route.access == .viewer else { return }
+              case .viewer = route.access else { return }
         _ = try? route.handler(request, RequestContext(parameters: parameters, caller: nil))
     }
 

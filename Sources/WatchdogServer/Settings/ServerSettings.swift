@@ -53,6 +53,8 @@ public struct ServerSettings: Sendable {
     public var floodCap: Int = SQLiteStore.defaultFloodCap
     /// Raw reports and session starts older than this are pruned (roll-ups stay); 0 keeps all.
     public var retentionDays: Int = 90
+    /// Days audit rows are kept (`audit-retention-days`); 0 keeps them forever.
+    public var auditRetentionDays: Int = 400
     /// How often the retention job looks for old rows.
     public var retentionIntervalSeconds: Double = 3600
     /// Seconds after a commit before alert rules are evaluated; commits meanwhile join that

@@ -144,6 +144,7 @@ public enum SettingsTable {
         .integer("flood-cap", 0...1_000_000,
                  "Reports of one issue that one session may send before the rest are counted apart as flooded, out of every rate and verdict; 0: no cap.", \.floodCap),
         .integer("retention-days", 0...36_500, "Days raw reports and session starts are kept; release stats stay. 0 keeps everything.", \.retentionDays),
+        .integer("audit-retention-days", 0...36_500, "Days rows of the audit log are kept (GET /v1/admin/audit). 0 keeps them forever.", \.auditRetentionDays),
         Setting(name: "retention-interval", kind: .value(placeholder: "seconds"), help: "Seconds between retention runs.", hidden: true,
                 shown: { String(Int($0.retentionIntervalSeconds)) }) { settings, values throws(Setting.Invalid) in
             settings.retentionIntervalSeconds = Double(try Setting.whole(values, 1...86_400))

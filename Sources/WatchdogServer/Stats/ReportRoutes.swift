@@ -32,12 +32,13 @@ struct ReportRoutes: Sendable {
     }
 
     /// `GET /v1/reports/{id}[?app=]`. Ids are unique per app: with `app`, that app's report;
-    /// without, the report when one app used the id, else 409 naming the apps to choose from
-    /// (a viewer sees every app, so naming them reveals nothing it could not list).
-    func get(id: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    /// without, the report when one app used the id, else 409 naming the apps to choose from.
+    /// Only the apps `principal` sees are searched (a report of another app is, to it, a report
+    /// that does not exist), so the 409 names only apps it could list.
+    func get(id: String, request: HTTPRequest, principal: Principal) throws(APIError) -> HTTPResponse {
         let app = request.query["app"]
         guard UUIDText.isValid(id) else { throw .notFound("no report \(id.prefix(64))") }
-        let found = try storeCall { try store.reports(id: id, app: app) }
+        let found = app.map(principal.sees) == false ? [] : try storeCall { try store.reports(id: id, app: app) }.filter { principal.sees($0.app) }
         guard let report = found.first else {
             throw .notFound("no report \(id.prefix(64))\(app.map { " in app \($0.prefix(255))" } ?? "")")
         }

@@ -137,7 +137,7 @@ public final class SQLiteToPostgres {
         "release_installs", "release_install_kinds", "release_hourly_sessions", "issue_releases", "keyboard_heights",
         "session_issue_marks", "session_affected_marks", "session_value_marks",
         "install_origins", "ingest_hourly_counts", "release_networks", "release_admissions", "app_admission", "rollouts",
-        "attest_challenges", "attested_keys", "app_attestation",
+        "attest_challenges", "attested_keys", "app_attestation", "audit_log",
     ]
 
     /// `true` when continuing an unfinished copy; throws when the destination has anything else.
@@ -273,12 +273,13 @@ public final class SQLiteToPostgres {
     /// Copied in the final transaction, in this order (deleted in the reverse one: foreign keys).
     static let otherTables: [Table] = [
         Table(name: "apps", columns: columns("id, created_at:i")),
-        Table(name: "credentials", columns: columns("id, role, app, name, secret_hash:x, created_at:i, revoked_at:i")),
+        Table(name: "credentials", columns: columns("id, role, app, name, secret_hash:x, created_at:i, revoked_at:i, apps")),
         Table(name: "dashboard_sessions", columns: columns("id_hash:x, credential_id, csrf_token, created_at:i, expires_at:i")),
         Table(name: "login_links", columns: columns("code_hash:x, credential_id, expires_at:i")),
         Table(name: "config_documents", columns: columns("app, version:i, document, updated_at:i, updated_by")),
         Table(name: "config_changes", columns: columns("app, version:i, changed_at:i, changed_by, before, after, note")),
         Table(name: "rollouts", columns: columns("app, rule_id, revision:i, status, document, updated_at:i")),
+        Table(name: "audit_log", columns: columns("id:i, at:i, actor, address, action, app, before, after")),
         Table(name: "test_crash_daily", columns: columns("app, install_id, day:i, crashes:i")),
         Table(name: "alert_hooks", columns: columns("id, app, name, url, secret, created_at:i, created_by")),
         Table(name: "alert_rules", columns: columns("""
@@ -398,7 +399,8 @@ public final class SQLiteToPostgres {
             progress(Progress(table: table.name, copied: copied, total: copied, rowsPerSecond: rate()))
         }
         try connection.execute("""
-            SELECT setval(pg_get_serial_sequence('alert_deliveries', 'id'), GREATEST((SELECT coalesce(max(id), 0) FROM alert_deliveries), 1))
+            SELECT setval(pg_get_serial_sequence('alert_deliveries', 'id'), GREATEST((SELECT coalesce(max(id), 0) FROM alert_deliveries), 1));
+            SELECT setval(pg_get_serial_sequence('audit_log', 'id'), GREATEST((SELECT coalesce(max(id), 0) FROM audit_log), 1))
             """)
         let maximum = try source.pool.read { db in try Int64.fetchOne(db, sql: "SELECT coalesce(max(rowid), 0) FROM reports") } ?? 0
         try setSequence(minimum: maximum, connection)

@@ -22,6 +22,8 @@ enum PostgresMigrations {
         ("2026-11-27-challenge-addresses", challengeAddresses),
         ("2026-11-27-attested-sessions", attestedSessions),
         ("2026-11-27-last-received", lastReceived),
+        ("2026-11-27-app-roles", appRoles),
+        ("2026-11-27-audit-log", auditLog),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {
@@ -466,5 +468,29 @@ enum PostgresMigrations {
             app text PRIMARY KEY REFERENCES apps(id),
             settings text NOT NULL
         );
+        """
+
+    /// As the SQLite migration `2026-11-27-app-roles` (Migrations+AppRoles.swift): the
+    /// `operator` role and the apps a token is limited to (NULL: every app).
+    private static let appRoles = """
+        ALTER TABLE credentials DROP CONSTRAINT credentials_role_check;
+        ALTER TABLE credentials ADD CONSTRAINT credentials_role_check CHECK (role IN ('ingest', 'viewer', 'operator', 'admin'));
+        ALTER TABLE credentials ADD COLUMN apps text;
+        """
+
+    /// As the SQLite migration `2026-11-27-audit-log` (Migrations+AppRoles.swift).
+    private static let auditLog = """
+        CREATE TABLE audit_log (
+            id bigserial PRIMARY KEY,
+            at bigint NOT NULL,
+            actor text NOT NULL,
+            address text NOT NULL,
+            action text NOT NULL,
+            app text,
+            before text,
+            after text
+        );
+        CREATE INDEX audit_log_by_time ON audit_log (at);
+        CREATE INDEX audit_log_by_app ON audit_log (app, id);
         """
 }

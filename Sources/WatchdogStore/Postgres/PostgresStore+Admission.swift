@@ -25,7 +25,7 @@ extension PostgresStore {
     ]
 
     public func releaseAdmissions(app: String) throws -> [ReleaseAdmission] {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("""
                 SELECT version, build, state, admitted_by, admitted_at, reason FROM release_admissions WHERE app = $1 ORDER BY admitted_at, version, build
                 """, [app]).map { row in
@@ -36,7 +36,7 @@ extension PostgresStore {
     }
 
     public func admitRelease(_ admission: ReleaseAdmission) throws -> Bool {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             guard !(try connection.query("SELECT 1 FROM apps WHERE id = $1", [admission.app]).isEmpty) else { throw StoreError.unknownApp(admission.app) }
             return try connection.query("""
                 INSERT INTO release_admissions AS a (app, version, build, state, admitted_by, admitted_at, reason) VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -49,7 +49,7 @@ extension PostgresStore {
     }
 
     public func unlistRelease(app: String, release: ReleaseID) throws -> Bool {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("DELETE FROM release_admissions WHERE app = $1 AND version = $2 AND build = $3",
                                  [app, release.version, release.build]).affected == 1
         }
@@ -58,7 +58,7 @@ extension PostgresStore {
     public func admissionEvidence(app: String, releases: [ReleaseID]) throws -> [ReleaseID: AdmissionEvidence] {
         let ids = Array(Set(releases))
         guard !ids.isEmpty else { return [:] }
-        return try pool.withConnection { connection in try Self.unlistedEvidence(app: app, ids, connection) }
+        return try auditedConnection { connection in try Self.unlistedEvidence(app: app, ids, connection) }
     }
 
     /// The admission evidence of those of `releases` that have data and are not listed, in one query.
@@ -77,7 +77,7 @@ extension PostgresStore {
     }
 
     public func unlistedReleases(app: String, offset: Int, limit: Int) throws -> UnlistedReleases {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             var result = UnlistedReleases()
             let unlisted = "FROM releases r WHERE r.app = $1 AND NOT EXISTS (SELECT 1 FROM release_admissions a WHERE a.app = r.app AND a.version = r.version AND a.build = r.build)"
             if let totals = try connection.query("SELECT count(*), coalesce(sum(r.sessions), 0), coalesce(sum(r.implausible_sessions), 0) \(unlisted)", [app]).first {
@@ -106,7 +106,7 @@ extension PostgresStore {
     }
 
     public func deleteRelease(app: String, release: ReleaseID) throws -> Int {
-        try pool.transaction { connection in
+        try auditedTransaction { connection in
             let key: [any PostgresEncodable] = [app, release.version, release.build]
             var deleted = try connection.query("""
                 DELETE FROM report_keys k USING reports r WHERE r.app = $1 AND r.version = $2 AND r.build = $3 AND k.app = r.app AND k.id = r.id
@@ -122,13 +122,13 @@ extension PostgresStore {
     }
 
     public func admissionSettings(app: String) throws -> String? {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("SELECT settings FROM app_admission WHERE app = $1", [app]).first?.text(0)
         }
     }
 
     public func saveAdmissionSettings(app: String, json: String) throws {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             guard !(try connection.query("SELECT 1 FROM apps WHERE id = $1", [app]).isEmpty) else { throw StoreError.unknownApp(app) }
             try connection.query("INSERT INTO app_admission (app, settings) VALUES ($1, $2) ON CONFLICT (app) DO UPDATE SET settings = excluded.settings", [app, json])
         }
@@ -149,7 +149,7 @@ extension PostgresStore {
     }
 
     public func sessionConcentration(app: String, release: ReleaseID) throws -> SessionConcentration {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             let key: [any PostgresEncodable] = [app, release.version, release.build]
             var result = SessionConcentration()
             result.sessions = try connection.query("SELECT sessions FROM releases WHERE app = $1 AND version = $2 AND build = $3", key).first?.int(0) ?? 0

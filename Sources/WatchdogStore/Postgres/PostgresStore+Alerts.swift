@@ -8,7 +8,7 @@ import PostgresClient
 extension PostgresStore {
     /// Saves a webhook of an app. - Throws: `StoreError.unknownApp`.
     public func createAlertHook(_ hook: AlertHookRecord) throws {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             // One statement: apps are never deleted, and the foreign key backs the check.
             let inserted = try connection.query("""
                 INSERT INTO alert_hooks (id, app, name, url, secret, created_at, created_by)
@@ -21,7 +21,7 @@ extension PostgresStore {
 
     /// An app's hooks, oldest first (with their secrets: the server never lists those).
     public func alertHooks(app: String) throws -> [AlertHookRecord] {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("""
                 SELECT \(Self.hookColumns) FROM alert_hooks WHERE app = $1 ORDER BY created_at, id COLLATE "C"
                 """, [app]).map(Self.alertHook)
@@ -29,14 +29,14 @@ extension PostgresStore {
     }
 
     public func alertHook(id: String) throws -> AlertHookRecord? {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("SELECT \(Self.hookColumns) FROM alert_hooks WHERE id = $1", [id]).first.map(Self.alertHook)
         }
     }
 
     /// Deletes a hook no rule sends to, with its deliveries.
     public func deleteAlertHook(app: String, id: String) throws -> AlertHookDeletion {
-        try pool.transaction { connection in
+        try auditedTransaction { connection in
             // The lock makes a rule being created for this hook on another node either finish
             // first (and be listed below) or wait and then find the hook gone.
             guard try !connection.query("SELECT 1 FROM alert_hooks WHERE id = $1 AND app = $2 FOR UPDATE", [id, app]).isEmpty else { return .notFound }
@@ -49,7 +49,7 @@ extension PostgresStore {
 
     /// Saves a rule. - Throws: `StoreError.unknownApp` when its hook is not one of the app's.
     public func createAlertRule(_ rule: AlertRuleRecord) throws {
-        try pool.transaction { connection in
+        try auditedTransaction { connection in
             // FOR KEY SHARE: a hook being deleted meanwhile is waited for and then not found.
             guard try !connection.query("SELECT 1 FROM alert_hooks WHERE id = $1 AND app = $2 FOR KEY SHARE", [rule.hookID, rule.app]).isEmpty else {
                 throw StoreError.unknownApp(rule.app)
@@ -65,7 +65,7 @@ extension PostgresStore {
 
     /// The rules of an app, or of every app when `app` is nil, oldest first (by app first).
     public func alertRules(app: String?) throws -> [AlertRuleRecord] {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("""
                 SELECT id, app, name, condition, kind, minimum_sessions, minimum_affected_sessions, threshold, hook_id, created_at, created_by, minimum_installs, installs
                 FROM alert_rules WHERE $1::text IS NULL OR app = $1::text ORDER BY app COLLATE "C", created_at, id COLLATE "C"
@@ -82,14 +82,14 @@ extension PostgresStore {
     /// In `pool.transaction` so a deadlock with `recordAlerts` on another node (it may hold a
     /// firing the cascade deletes) is retried.
     public func deleteAlertRule(app: String, id: String) throws -> Bool {
-        try pool.transaction { connection in
+        try auditedTransaction { connection in
             try connection.query("DELETE FROM alert_rules WHERE id = $1 AND app = $2", [id, app]).affected == 1
         }
     }
 
     /// The conditions of an app's rules that fired and have not cleared.
     public func alertFirings(app: String) throws -> [AlertFiringRecord] {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("""
                 SELECT f.rule_id, f.subject, f.release_version, f.release_build, f.alert_id, f.fired_at FROM alert_firings f
                 JOIN alert_rules r ON r.id = f.rule_id WHERE r.app = $1 ORDER BY f.fired_at, f.rule_id COLLATE "C", f.subject COLLATE "C"
@@ -106,7 +106,7 @@ extension PostgresStore {
     public func recordAlerts(_ alerts: [NewAlert], cleared: [AlertFiringRecord]) throws -> [String] {
         guard !alerts.isEmpty || !cleared.isEmpty else { return [] }
         // A deadlock with another node retries the whole closure: nothing is kept across attempts.
-        return try pool.transaction { connection in
+        return try auditedTransaction { connection in
             for firing in cleared {
                 try connection.query("DELETE FROM alert_firings WHERE rule_id = $1 AND subject = $2", [firing.ruleID, firing.subject])
             }
@@ -133,7 +133,7 @@ extension PostgresStore {
 
     /// Queues a delivery (a test); its row id.
     public func enqueueAlertDelivery(_ delivery: AlertDeliveryRecord) throws -> Int64 {
-        try pool.withConnection { connection in try Self.insert(delivery, connection) }
+        try auditedConnection { connection in try Self.insert(delivery, connection) }
     }
 
     /// Pending deliveries whose next attempt is due, the earliest first, at most `perHook` of
@@ -141,7 +141,7 @@ extension PostgresStore {
     /// several nodes a delivery can be sent more than once (at least once; receivers
     /// deduplicate on `Watchdog-Delivery`), and `recordAlertAttempt` keeps the first end.
     public func dueAlertDeliveries(now: Int64, limit: Int, perHook: Int) throws -> [AlertDeliveryRecord] {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("""
                 SELECT \(Self.deliveryColumns) FROM (
                     SELECT *, row_number() OVER (PARTITION BY hook_id ORDER BY next_attempt_at, id) AS position
@@ -154,7 +154,7 @@ extension PostgresStore {
     /// Records how an attempt ended (a delivery no longer pending is left as it is).
     public func recordAlertAttempt(deliveryID: Int64, _ attempt: AlertAttempt) throws {
         let state: AlertDeliveryState = attempt.delivered ? .delivered : (attempt.retryAt == nil ? .failed : .pending)
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             _ = try connection.query("""
                 UPDATE alert_deliveries SET attempts = attempts + 1, state = $1::text, next_attempt_at = $2::bigint, last_attempt_at = $3::bigint,
                     last_status = $4::bigint, last_latency_ms = $5::bigint, last_error = $6::text, delivered_at = $7::bigint
@@ -166,7 +166,7 @@ extension PostgresStore {
 
     /// A hook's deliveries, newest first.
     public func alertDeliveries(hookID: String, limit: Int) throws -> [AlertDeliveryRecord] {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("SELECT \(Self.deliveryColumns) FROM alert_deliveries WHERE hook_id = $1 ORDER BY id DESC LIMIT $2",
                                  [hookID, limit]).map(Self.alertDelivery)
         }
@@ -175,7 +175,7 @@ extension PostgresStore {
     /// Deletes finished deliveries past the newest `keepPerHook` of each hook.
     public func pruneAlertDeliveries(keepPerHook: Int) throws {
         // In `pool.transaction` so a deadlock with another node pruning at once is retried.
-        try pool.transaction { connection in
+        try auditedTransaction { connection in
             // Finished rows past the newest `keepPerHook` of their hook; pending ones always stay.
             _ = try connection.query("""
                 DELETE FROM alert_deliveries WHERE state <> 'pending' AND id IN (

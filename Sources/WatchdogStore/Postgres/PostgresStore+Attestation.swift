@@ -3,7 +3,7 @@ import PostgresClient
 extension PostgresStore {
     public func issueAttestChallenge(app: String, hash: [UInt8], network: String, address: String, expiresAt: Int64, now: Int64,
                                      maximumPerNetwork: Int, maximumPerAddress: Int) throws -> Bool {
-        try pool.transaction { connection in
+        try auditedTransaction { connection in
             try connection.query("DELETE FROM attest_challenges WHERE app = $1 AND expires_at <= $2", [app, now])
             // One network's requests for an app (its addresses' with them) are counted one at a
             // time, on every node.
@@ -18,7 +18,7 @@ extension PostgresStore {
     }
 
     public func consumeAttestChallenge(app: String, hash: [UInt8], now: Int64) throws -> ChallengeUse {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             guard let row = try connection.query("DELETE FROM attest_challenges WHERE app = $1 AND hash = $2 RETURNING expires_at", [app, hash]).first else {
                 return .unknown
             }
@@ -27,7 +27,7 @@ extension PostgresStore {
     }
 
     public func saveAttestedKey(_ key: AttestedKey) throws -> AttestedKeySave {
-        try pool.transaction { connection in
+        try auditedTransaction { connection in
             // One install's attestations are decided one at a time, on every node: the first key owns it.
             try connection.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 11))", [key.app + "\u{1f}" + key.installID])
             if !(try connection.query("SELECT 1 FROM attested_keys WHERE app = $1 AND key_id = $2", [key.app, key.keyID]).isEmpty) { return .keyExists }
@@ -41,7 +41,7 @@ extension PostgresStore {
     }
 
     public func attestedKey(app: String, keyID: [UInt8]) throws -> AttestedKey? {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("SELECT install_id, public_key, counter, environment, attested_at, owner FROM attested_keys WHERE app = $1 AND key_id = $2",
                                  [app, keyID]).first.map { row in
                 var key = AttestedKey(app: app, keyID: keyID, installID: row.text(0), publicKey: row.bytes(1), counter: row.integer(2), environment: row.text(3),
@@ -90,13 +90,13 @@ extension PostgresStore {
     }
 
     public func attestedInstalls(app: String) throws -> Set<String> {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             Set(try connection.query("SELECT DISTINCT install_id FROM attested_keys WHERE app = $1", [app]).map { $0.text(0) })
         }
     }
 
     public func attestedSessions(app: String, releases: [ReleaseID]) throws -> [ReleaseID: Int] {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             var sessions: [ReleaseID: Int] = [:]
             for release in releases {
                 let rows = try connection.query("""
@@ -109,13 +109,13 @@ extension PostgresStore {
     }
 
     public func attestationSettings(app: String) throws -> String? {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("SELECT settings FROM app_attestation WHERE app = $1", [app]).first?.text(0)
         }
     }
 
     public func saveAttestationSettings(app: String, json: String) throws {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             guard !(try connection.query("SELECT 1 FROM apps WHERE id = $1", [app]).isEmpty) else { throw StoreError.unknownApp(app) }
             try connection.query("INSERT INTO app_attestation (app, settings) VALUES ($1, $2) ON CONFLICT (app) DO UPDATE SET settings = excluded.settings", [app, json])
         }

@@ -5,7 +5,7 @@ import PostgresClient
 /// apply a step; a first save that loses the insert race finds the winner's row.
 extension PostgresStore {
     public func rollouts(app: String?) throws -> [RolloutRecord] {
-        try pool.withConnection { connection in
+        try auditedConnection { connection in
             try connection.query("""
                 SELECT app, rule_id, revision, status, document, updated_at FROM rollouts WHERE $1::text IS NULL OR app = $1::text
                 ORDER BY app COLLATE "C", rule_id COLLATE "C"
@@ -14,7 +14,7 @@ extension PostgresStore {
     }
 
     public func saveRollout(_ record: RolloutRecord, expectedRevision: Int) throws -> Bool {
-        try pool.transaction { connection in
+        try auditedTransaction { connection in
             let stored = try connection.query("SELECT revision FROM rollouts WHERE app = $1 AND rule_id = $2 FOR UPDATE", [record.app, record.ruleID]).first?.int(0)
             guard (stored ?? 0) == expectedRevision else { return false }
             if stored == nil {

@@ -2,10 +2,31 @@
 public enum CredentialRole: String, Sendable, CaseIterable {
     /// Ships inside an app: posts reports and sessions for its app, reads its config.
     case ingest
-    /// Reads stats (dashboard).
+    /// Reads stats (dashboard) and settings.
     case viewer
-    /// Changes config, apps and keys.
+    /// What a viewer does, and changes config, rollouts, alert rules and hooks, and releases.
+    case `operator`
+    /// Everything: also apps, ingest keys, admission and attestation settings.
     case admin
+
+    /// Whether a credential of this role may do what `needed` may (viewer < operator < admin;
+    /// ingest keys are a role apart).
+    public func includes(_ needed: CredentialRole) -> Bool {
+        switch (self, needed) {
+        case (.ingest, .ingest): return true
+        case (.ingest, _), (_, .ingest): return false
+        default: return rank >= needed.rank
+        }
+    }
+
+    private var rank: Int {
+        switch self {
+        case .ingest: return 0
+        case .viewer: return 1
+        case .operator: return 2
+        case .admin: return 3
+        }
+    }
 }
 
 /// A credential as stored: the secret itself is never kept, only its SHA-256.
@@ -13,20 +34,33 @@ public struct CredentialRecord: Sendable, Equatable {
     /// Public identifier, e.g. `k_3f9a0c1d` (shown in lists, used to revoke).
     public var id: String
     public var role: CredentialRole
-    /// The app of an ingest key; `nil` for viewer and admin tokens.
+    /// The app of an ingest key; `nil` for viewer, operator and admin tokens.
     public var app: String?
     /// A person's or a system's name, for the audit log.
     public var name: String
     public var secretHash: [UInt8]
     public var createdAt: Int64
+    /// The apps a viewer, operator or admin token may touch, sorted; `nil` for every app
+    /// (tokens made before roles per app are every-app tokens). Ingest keys: `nil` (`app`).
+    public var apps: [String]?
 
-    public init(id: String, role: CredentialRole, app: String?, name: String, secretHash: [UInt8], createdAt: Int64) {
+    public init(id: String, role: CredentialRole, app: String?, name: String, secretHash: [UInt8], createdAt: Int64, apps: [String]? = nil) {
         self.id = id
         self.role = role
         self.app = app
         self.name = name
         self.secretHash = secretHash
         self.createdAt = createdAt
+        self.apps = apps.map { Array(Set($0)).sorted() }
+    }
+
+    /// `apps` as stored in the `apps` column: `nil` for every app, else the names joined by
+    /// commas (app names never contain one).
+    public var appsColumn: String? { apps?.joined(separator: ",") }
+
+    /// The `apps` of a stored `apps` column.
+    public static func apps(column: String?) -> [String]? {
+        column.map { $0.split(separator: ",").map(String.init) }
     }
 }
 

@@ -382,6 +382,8 @@ enum Migrations {
         registerNumberedReports(&migrator)
         registerOneNetwork(&migrator)
         registerLastReceived(&migrator)
+        registerAppRoles(&migrator)
+        registerAuditLog(&migrator)
         return migrator
     }
 }

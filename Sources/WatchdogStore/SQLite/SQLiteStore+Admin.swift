@@ -3,7 +3,7 @@ import GRDB
 
 extension SQLiteStore {
     public func createApp(_ app: String, createdAtMilliseconds: Int64) throws -> Bool {
-        try pool.write { db in
+        try auditedWrite { db in
             try db.execute(sql: "INSERT INTO apps (id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING", arguments: [app, createdAtMilliseconds])
             return db.changesCount == 1
         }
@@ -14,15 +14,16 @@ extension SQLiteStore {
     }
 
     public func addCredential(_ credential: CredentialRecord) throws {
-        try pool.write { db in
+        try auditedWrite { db in
             if let app = credential.app {
                 guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [app]) != nil else {
                     throw StoreError.unknownApp(app)
                 }
             }
             try db.execute(
-                sql: "INSERT INTO credentials (id, role, app, name, secret_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [credential.id, credential.role.rawValue, credential.app, credential.name, Data(credential.secretHash), credential.createdAt]
+                sql: "INSERT INTO credentials (id, role, app, name, secret_hash, created_at, apps) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [credential.id, credential.role.rawValue, credential.app, credential.name, Data(credential.secretHash), credential.createdAt,
+                            credential.appsColumn]
             )
         }
     }
@@ -34,12 +35,13 @@ extension SQLiteStore {
             ) else { return nil }
             guard let role = CredentialRole(rawValue: row["role"]) else { return nil }
             let hash: Data = row["secret_hash"]
-            return CredentialRecord(id: row["id"], role: role, app: row["app"], name: row["name"], secretHash: Array(hash), createdAt: row["created_at"])
+            return CredentialRecord(id: row["id"], role: role, app: row["app"], name: row["name"], secretHash: Array(hash), createdAt: row["created_at"],
+                                    apps: CredentialRecord.apps(column: row["apps"]))
         }
     }
 
     public func revokeIngestKey(app: String, keyID: String, atMilliseconds: Int64) throws -> Bool {
-        try pool.write { db in
+        try auditedWrite { db in
             try db.execute(
                 sql: "UPDATE credentials SET revoked_at = ? WHERE id = ? AND app = ? AND role = 'ingest' AND revoked_at IS NULL",
                 arguments: [atMilliseconds, keyID, app]
@@ -57,7 +59,7 @@ extension SQLiteStore {
     }
 
     public func saveConfig(_ record: ConfigRecord, expectedVersion: Int, before: String?) throws {
-        try pool.write { db in
+        try auditedWrite { db in
             let current = try Int.fetchOne(db, sql: "SELECT version FROM config_documents WHERE app = ?", arguments: [record.app]) ?? 0
             guard current == expectedVersion else { throw StoreError.conflict(currentVersion: current) }
             try db.execute(sql: """
@@ -122,16 +124,17 @@ extension SQLiteStore {
 
     public func credential(id: String) throws -> CredentialRecord? {
         try pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT id, role, app, name, secret_hash, created_at FROM credentials WHERE id = ? AND revoked_at IS NULL",
+            guard let row = try Row.fetchOne(db, sql: "SELECT id, role, app, name, secret_hash, created_at, apps FROM credentials WHERE id = ? AND revoked_at IS NULL",
                                              arguments: [id]),
                   let role = CredentialRole(rawValue: row[1]) else { return nil }
             let hash: Data = row[4]
-            return CredentialRecord(id: row[0], role: role, app: row[2], name: row[3], secretHash: Array(hash), createdAt: row[5])
+            return CredentialRecord(id: row[0], role: role, app: row[2], name: row[3], secretHash: Array(hash), createdAt: row[5],
+                                    apps: CredentialRecord.apps(column: row[6]))
         }
     }
 
     public func createSession(_ session: DashboardSession) throws {
-        try pool.write { db in
+        try auditedWrite { db in
             try db.execute(sql: "DELETE FROM dashboard_sessions WHERE expires_at < ?", arguments: [session.createdAt])
             try db.execute(sql: "INSERT INTO dashboard_sessions (id_hash, credential_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
                            arguments: [Data(session.idHash), session.credentialID, session.csrfToken, session.createdAt, session.expiresAt])
@@ -151,18 +154,18 @@ extension SQLiteStore {
     }
 
     public func deleteSession(idHash: [UInt8]) throws {
-        try pool.write { db in try db.execute(sql: "DELETE FROM dashboard_sessions WHERE id_hash = ?", arguments: [Data(idHash)]) }
+        try auditedWrite { db in try db.execute(sql: "DELETE FROM dashboard_sessions WHERE id_hash = ?", arguments: [Data(idHash)]) }
     }
 
     public func createLoginLink(codeHash: [UInt8], credentialID: String, expiresAt: Int64) throws {
-        try pool.write { db in
+        try auditedWrite { db in
             try db.execute(sql: "INSERT INTO login_links (code_hash, credential_id, expires_at) VALUES (?, ?, ?)",
                            arguments: [Data(codeHash), credentialID, expiresAt])
         }
     }
 
     public func consumeLoginLink(codeHash: [UInt8], now: Int64) throws -> String? {
-        try pool.write { db in
+        try auditedWrite { db in
             defer { try? db.execute(sql: "DELETE FROM login_links WHERE expires_at < ?", arguments: [now]) }
             guard let credential = try String.fetchOne(db, sql: "SELECT credential_id FROM login_links WHERE code_hash = ? AND expires_at > ?",
                                                        arguments: [Data(codeHash), now]) else { return nil }
@@ -172,7 +175,7 @@ extension SQLiteStore {
     }
 
     public func prune(receivedBefore cutoff: Int64, limit: Int) throws -> Int {
-        try pool.write { db in
+        try auditedWrite { db in
             var deleted = 0
             for table in ["reports", "sessions"] {
                 // The oldest rows by arrival order (rowid), a page at a time: a bounded scan
@@ -234,7 +237,7 @@ extension SQLiteStore {
     }
 
     public func revokeCredentials(id: String?, name: String?, atMilliseconds: Int64) throws -> Int {
-        try pool.write { db in
+        try auditedWrite { db in
             try db.execute(sql: """
                 UPDATE credentials SET revoked_at = ? WHERE revoked_at IS NULL AND (id = ? OR name = ?)
                 """, arguments: [atMilliseconds, id, name])

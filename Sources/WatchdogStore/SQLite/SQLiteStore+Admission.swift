@@ -21,7 +21,7 @@ extension SQLiteStore {
     }
 
     public func admitRelease(_ admission: ReleaseAdmission) throws -> Bool {
-        try pool.write { db in
+        try auditedWrite { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [admission.app]) != nil else {
                 throw StoreError.unknownApp(admission.app)
             }
@@ -36,7 +36,7 @@ extension SQLiteStore {
     }
 
     public func unlistRelease(app: String, release: ReleaseID) throws -> Bool {
-        try pool.write { db in
+        try auditedWrite { db in
             try db.execute(sql: "DELETE FROM release_admissions WHERE app = ? AND version = ? AND build = ?", arguments: [app, release.version, release.build])
             return db.changesCount == 1
         }
@@ -108,7 +108,7 @@ extension SQLiteStore {
     }
 
     public func deleteRelease(app: String, release: ReleaseID) throws -> Int {
-        let deleted = try pool.write { db in
+        let deleted = try auditedWrite { db in
             let arguments: StatementArguments = [app, release.version, release.build]
             var deleted = 0
             if let ref = try Int64.fetchOne(db, sql: "SELECT ref FROM release_refs WHERE app = ? AND version = ? AND build = ?", arguments: arguments) {
@@ -134,7 +134,7 @@ extension SQLiteStore {
     }
 
     public func saveAdmissionSettings(app: String, json: String) throws {
-        try pool.write { db in
+        try auditedWrite { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [app]) != nil else { throw StoreError.unknownApp(app) }
             try db.execute(sql: "INSERT INTO app_admission (app, settings) VALUES (?, ?) ON CONFLICT DO UPDATE SET settings = excluded.settings",
                            arguments: [app, json])

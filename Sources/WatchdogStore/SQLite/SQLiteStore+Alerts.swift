@@ -2,7 +2,7 @@ import GRDB
 
 extension SQLiteStore {
     public func createAlertHook(_ hook: AlertHookRecord) throws {
-        try pool.write { db in
+        try auditedWrite { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [hook.app]) != nil else { throw StoreError.unknownApp(hook.app) }
             try db.execute(sql: "INSERT INTO alert_hooks (id, app, name, url, secret, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
                            arguments: [hook.id, hook.app, hook.name, hook.url, hook.secret, hook.createdAt, hook.createdBy])
@@ -20,7 +20,7 @@ extension SQLiteStore {
     }
 
     public func deleteAlertHook(app: String, id: String) throws -> AlertHookDeletion {
-        try pool.write { db in
+        try auditedWrite { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM alert_hooks WHERE id = ? AND app = ?", arguments: [id, app]) != nil else { return .notFound }
             let rules = try String.fetchAll(db, sql: "SELECT id FROM alert_rules WHERE hook_id = ? ORDER BY id", arguments: [id])
             guard rules.isEmpty else { return .inUse(rules) }
@@ -30,7 +30,7 @@ extension SQLiteStore {
     }
 
     public func createAlertRule(_ rule: AlertRuleRecord) throws {
-        try pool.write { db in
+        try auditedWrite { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM alert_hooks WHERE id = ? AND app = ?", arguments: [rule.hookID, rule.app]) != nil else {
                 throw StoreError.unknownApp(rule.app)
             }
@@ -55,7 +55,7 @@ extension SQLiteStore {
     }
 
     public func deleteAlertRule(app: String, id: String) throws -> Bool {
-        try pool.write { db in
+        try auditedWrite { db in
             try db.execute(sql: "DELETE FROM alert_rules WHERE id = ? AND app = ?", arguments: [id, app])
             return db.changesCount == 1
         }
@@ -74,7 +74,7 @@ extension SQLiteStore {
 
     public func recordAlerts(_ alerts: [NewAlert], cleared: [AlertFiringRecord]) throws -> [String] {
         guard !alerts.isEmpty || !cleared.isEmpty else { return [] }
-        return try pool.write { db in
+        return try auditedWrite { db in
             for firing in cleared {
                 try db.execute(sql: "DELETE FROM alert_firings WHERE rule_id = ? AND subject = ?", arguments: [firing.ruleID, firing.subject])
             }
@@ -98,7 +98,7 @@ extension SQLiteStore {
     }
 
     public func enqueueAlertDelivery(_ delivery: AlertDeliveryRecord) throws -> Int64 {
-        try pool.write { db in
+        try auditedWrite { db in
             try Self.insert(delivery, db)
             return db.lastInsertedRowID
         }
@@ -116,7 +116,7 @@ extension SQLiteStore {
 
     public func recordAlertAttempt(deliveryID: Int64, _ attempt: AlertAttempt) throws {
         let state: AlertDeliveryState = attempt.delivered ? .delivered : (attempt.retryAt == nil ? .failed : .pending)
-        try pool.write { db in
+        try auditedWrite { db in
             try db.execute(sql: """
                 UPDATE alert_deliveries SET attempts = attempts + 1, state = ?, next_attempt_at = ?, last_attempt_at = ?, last_status = ?,
                     last_latency_ms = ?, last_error = ?, delivered_at = ? WHERE id = ? AND state = 'pending'
@@ -132,7 +132,7 @@ extension SQLiteStore {
     }
 
     public func pruneAlertDeliveries(keepPerHook: Int) throws {
-        try pool.write { db in
+        try auditedWrite { db in
             // Finished rows past the newest `keepPerHook` of their hook; pending ones always stay.
             try db.execute(sql: """
                 DELETE FROM alert_deliveries WHERE state != 'pending' AND id IN (

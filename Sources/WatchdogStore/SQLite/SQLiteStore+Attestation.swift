@@ -4,7 +4,7 @@ import GRDB
 extension SQLiteStore {
     public func issueAttestChallenge(app: String, hash: [UInt8], network: String, address: String, expiresAt: Int64, now: Int64,
                                      maximumPerNetwork: Int, maximumPerAddress: Int) throws -> Bool {
-        try pool.write { db in
+        try auditedWrite { db in
             try db.execute(sql: "DELETE FROM attest_challenges WHERE app = ? AND expires_at <= ?", arguments: [app, now])
             let byNetwork = try Int.fetchOne(db, sql: "SELECT count(*) FROM attest_challenges WHERE app = ? AND network = ?", arguments: [app, network]) ?? 0
             let byAddress = try Int.fetchOne(db, sql: "SELECT count(*) FROM attest_challenges WHERE app = ? AND address = ?", arguments: [app, address]) ?? 0
@@ -16,7 +16,7 @@ extension SQLiteStore {
     }
 
     public func consumeAttestChallenge(app: String, hash: [UInt8], now: Int64) throws -> ChallengeUse {
-        try pool.write { db in
+        try auditedWrite { db in
             guard let expiresAt = try Int64.fetchOne(db, sql: "SELECT expires_at FROM attest_challenges WHERE app = ? AND hash = ?", arguments: [app, Data(hash)]) else {
                 return .unknown
             }
@@ -26,7 +26,7 @@ extension SQLiteStore {
     }
 
     public func saveAttestedKey(_ key: AttestedKey) throws -> AttestedKeySave {
-        try pool.write { db in
+        try auditedWrite { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM attested_keys WHERE app = ? AND key_id = ?", arguments: [key.app, Data(key.keyID)]) != nil {
                 return .keyExists
             }
@@ -80,7 +80,7 @@ extension SQLiteStore {
     }
 
     public func saveAttestationSettings(app: String, json: String) throws {
-        try pool.write { db in
+        try auditedWrite { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [app]) != nil else { throw StoreError.unknownApp(app) }
             try db.execute(sql: "INSERT INTO app_attestation (app, settings) VALUES (?, ?) ON CONFLICT DO UPDATE SET settings = excluded.settings",
                            arguments: [app, json])

@@ -11,7 +11,7 @@ extension SQLiteStore {
     }
 
     public func saveRollout(_ record: RolloutRecord, expectedRevision: Int) throws -> Bool {
-        try pool.write { db in
+        try auditedWrite { db in
             let stored = try Int.fetchOne(db, sql: "SELECT revision FROM rollouts WHERE app = ? AND rule_id = ?", arguments: [record.app, record.ruleID]) ?? 0
             guard stored == expectedRevision else { return false }
             try db.execute(sql: """
