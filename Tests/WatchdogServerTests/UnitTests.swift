@@ -44,6 +44,35 @@ import WatchdogStore
         }
     }
 
+    /// The predecessor found in a list already sorted newest first is the one found by
+    /// comparing versions pairwise, for every release of lists with declared releases, known
+    /// networks, releases without sessions, other builds and versions of equal precedence.
+    @Test func thePredecessorAmongSortedReleasesIsThePairwiseOne() {
+        var generator = SplitMix64(seed: 42)
+        for round in 0..<200 {
+            let versions = ["14.0.0", "14.1.0", "14.2.0", "14.2", "14.2.0-beta.1", "14.10.0", "15.0", "nightly"]
+            var seen: Set<ReleaseID> = []
+            let releases = (0..<Int(generator.next() % 12 + 1)).map { _ in
+                ReleaseStats.sample(version: versions[Int(generator.next() % UInt64(versions.count))], build: "\(generator.next() % 3)", sessions: Int(generator.next() % 3) * 5)
+            }.filter { seen.insert($0.release).inserted }
+            let networks = Dictionary(releases.map { ($0.release, Int(generator.next() % 6)) }, uniquingKeysWith: max)
+            let declared = round % 3 == 0 ? [] : Set(releases.filter { _ in generator.next() % 3 == 0 }.map(\.release))
+            let reach = ReleaseReach(networks: round % 4 == 0 ? [:] : networks, declared: declared, share: 0.5)
+            let sorted = ReleaseOrder.sorted(releases, newestFirst: true, by: \.release)
+            for (position, release) in sorted.enumerated() {
+                let found = reach.predecessor(of: release.release, amongOlderNewestFirst: sorted[(position + 1)...])?.release
+                let pairwise = reach.predecessor(of: release.release, in: releases.shuffled(using: &generator))?.release
+                // Releases of equal precedence (14.2 and 14.2.0 of one build) are either's pick.
+                let same = switch (found, pairwise) {
+                case (nil, nil): true
+                case let (found?, pairwise?): !ReleaseOrder.isOlder(found, pairwise) && !ReleaseOrder.isOlder(pairwise, found)
+                default: false
+                }
+                #expect(same, "round \(round): \(String(describing: found)) against \(String(describing: pairwise))")
+            }
+        }
+    }
+
     @Test func ordersBySemanticVersionThenBuild() {
         let releases = [("14.10.0", "1"), ("14.9.1", "2"), ("14.2.0", "31245"), ("14.2.0", "9999"), ("14.2.0-beta.2", "1"), ("14.2.0-beta.10", "1"), ("14.2", "5")]
             .map { ReleaseID(version: $0.0, build: $0.1) }

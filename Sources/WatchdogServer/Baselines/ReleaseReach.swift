@@ -43,6 +43,20 @@ struct ReleaseReach: Sendable {
         return newest(older.filter { reaches($0.release, widest) })
     }
 
+    /// `predecessor(of:in:)` for a caller that already holds the releases older than `target`,
+    /// newest first (`ReleaseOrder.sorted(_:newestFirst:by:)`): the first that qualifies, without
+    /// comparing every version again (`/v1/metrics/releases` asks for ten releases of one
+    /// list): only the candidates up to the first that qualifies are compared with `target`
+    /// (one of equal precedence, `14.2` beside `14.2.0` of the same build, is not older).
+    func predecessor(of target: ReleaseID, amongOlderNewestFirst older: ArraySlice<ReleaseStats>) -> ReleaseStats? {
+        func first(_ qualifies: (ReleaseStats) -> Bool) -> ReleaseStats? {
+            older.first { $0.sessions > 0 && qualifies($0) && ReleaseOrder.isOlder($0.release, target) }
+        }
+        if !declared.isEmpty, let base = first({ declared.contains($0.release) }) { return base }
+        let widest = networks(of: target)
+        return first { reaches($0.release, widest) }
+    }
+
     /// A release is watched while its newest session or report is at most this old, counted
     /// back from now or from the app's newest data if that is earlier (so an app that went
     /// quiet keeps its last week watched, and clock skew cannot hide a release). Seven days:

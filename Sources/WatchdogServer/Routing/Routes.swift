@@ -27,6 +27,7 @@ enum Routes {
         let ingest = services.ingest
         let resources = StaticResources(directory: services.settings.resourcesDirectory, chartDirectory: services.settings.chartDirectory)
         let metricsAccess = MetricsAccess(token: services.settings.metricsToken, trustedProxies: services.settings.trustedProxies)
+        let releaseMetrics = ReleaseMetricsRoutes(store: store, lookup: lookup)
         let health = HealthRoutes(store: store, queue: services.queue)
         let alerts = AlertRoutes(store: store, alerts: services.alerts, clock: services.clock)
         let rollouts = RolloutRoutes(rollouts: services.rollouts)
@@ -47,6 +48,9 @@ enum Routes {
             Route("GET", "/healthz", .open) { _, _ throws(APIError) in .now(JSONBody.response(["status": "ok"])) },
             Route("GET", "/metrics", .open) { request, _ throws(APIError) in
                 .now(try metricsAccess.render(request, metrics: services.metrics, queue: services.queue, store: store))
+            },
+            Route("GET", "/v1/metrics/releases", .viewer(.filtered)) { request, context throws(APIError) in
+                .now(try releaseMetrics.render(request, principal: context.principal()))
             },
             Route("GET", "/readyz", .open) { _, _ throws(APIError) in .now(try health.readiness()) },
             Route("POST", "/v1/reports", .ingest) { request, context throws(APIError) in
