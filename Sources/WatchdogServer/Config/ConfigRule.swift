@@ -65,12 +65,19 @@ extension ConfigRule {
 
     /// Everything but the version range (checked, and cached, by the caller).
     func matchesIgnoringVersion(_ client: ConfigClient) -> Bool {
-        if !match.builds.isEmpty { guard let build = client.build, match.builds.contains(build) else { return false } }
-        if !match.channels.isEmpty { guard let channel = client.channel, match.channels.contains(channel) else { return false } }
-        if !match.idioms.isEmpty { guard let idiom = client.idiom, match.idioms.contains(idiom) else { return false } }
+        guard eligibleIgnoringVersion(client) else { return false }
         if match.percent >= 100 { return true }
         guard let install = client.installID, !install.isEmpty, match.percent > 0 else { return false }
         return Double(Self.bucket(ruleID: id, installID: install)) < match.percent * 100
+    }
+
+    /// Builds, channels and idioms: whether the rule's percentage picks among this client's
+    /// installs at all (the population of its split, `SampleRatio`).
+    func eligibleIgnoringVersion(_ client: ConfigClient) -> Bool {
+        if !match.builds.isEmpty { guard let build = client.build, match.builds.contains(build) else { return false } }
+        if !match.channels.isEmpty { guard let channel = client.channel, match.channels.contains(channel) else { return false } }
+        if !match.idioms.isEmpty { guard let idiom = client.idiom, match.idioms.contains(idiom) else { return false } }
+        return true
     }
 
     /// 0..<10,000: where an install falls for a rule (`CohortBucket`, shared with WatchdogKit's

@@ -57,6 +57,6 @@ final class ReleaseMetricsExposition {
     func bytes() -> [UInt8] { registry.emitToBuffer() }
 
     private func gauge(_ name: String, _ help: String, _ labels: [(String, String)], _ value: Double) {
-        registry.makeGauge(name: name, labels: labels, help: help).set(to: value)
+        registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help), labels: labels).set(to: value)
     }
 }

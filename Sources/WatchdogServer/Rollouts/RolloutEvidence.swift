@@ -28,6 +28,9 @@ struct RolloutEvidence: Codable, Equatable, Sendable {
     /// The reliability marks of the comparison (`few_installs`, `one_network`, `one_burst`).
     var reliable: Bool
     var reasons: [String]
+    /// The cohorts' split against the step's percent; a mismatch holds the step (`nil` in
+    /// rollouts stored before it was kept).
+    var sampleRatio: SampleRatio? = nil
 }
 
 extension RolloutEvidence.Verdict {
@@ -58,6 +61,7 @@ extension RolloutEvidence {
                                   stepSessions: max(0, view.target.sessions - (baseline?.matched ?? 0))),
                   unmatched: Cohort(installs: view.cohort?.installsNotMatched ?? 0, sessions: view.base.sessions, affectedSessions: view.base.affectedSessions,
                                     stepSessions: max(0, view.base.sessions - (baseline?.unmatched ?? 0))),
-                  verdicts: verdicts, reliable: view.reliability.reliable, reasons: view.reliability.reasons.map(\.message))
+                  verdicts: verdicts, reliable: view.reliability.reliable, reasons: view.reliability.reasons.map(\.message),
+                  sampleRatio: view.cohort?.sampleRatio)
     }
 }

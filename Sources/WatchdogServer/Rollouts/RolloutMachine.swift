@@ -54,7 +54,7 @@ enum RolloutMachine {
     /// `regressed` interval the guard watches rolls back, reliable or not (concentrated
     /// sessions say who sent them, not that the switch is harmless); an `unreliable` verdict
     /// otherwise pauses the rollout for a person (with an alert) instead of waiting silently;
-    /// a withheld one waits; else the step advances.
+    /// a sample ratio mismatch (`SampleRatio`) or a withheld verdict waits; else the step advances.
     static func decide(_ rollout: Rollout, evidence: [RolloutEvidence], now: Int64) -> RolloutDecision {
         guard rollout.status == .active else { return .wait("the rollout is \(rollout.status.rawValue)") }
         guard rollout.pending == nil else { return .wait("a step is being applied") }
@@ -84,6 +84,13 @@ enum RolloutMachine {
         for release in compared where !release.reliable || release.verdicts.contains(where: { $0.verdict == "unreliable" }) {
             return .pause("the guard cannot tell: the evidence in \(AlertMessage.code(release.release)) is unreliable "
                 + "(\(release.reasons.joined(separator: "; "))); paused for a person to resume, advance or abort")
+        }
+        // A split that is not the configured one says the cohorts stopped standing for the same
+        // installs: no step on it — and no rollback on it alone either (a regression did that above).
+        for release in evidence {
+            if let split = release.sampleRatio, split.mismatch {
+                return .wait("held: \(split.reason ?? "sample ratio mismatch") in \(AlertMessage.code(release.release)); the guard advances once the split matches again, or a person decides")
+            }
         }
         for release in compared {
             if let verdict = release.verdicts.first(where: { $0.verdict == nil }) {

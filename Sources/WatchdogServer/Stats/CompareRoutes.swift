@@ -174,10 +174,13 @@ struct CompareRoutes: Sendable {
                         installs filter: InstallFilter = .all) throws(APIError) -> CompareView {
         let installs = try storeCall { try lookup.store.installs(app: app, release: release.release) }
         var matched = Cohort(), unmatched = Cohort()
+        var eligible: [(matched: Bool, sessions: Int)] = []
         for install in installs.compactMap(filter.counted) {
             let client = ConfigClient(version: release.release.version, build: release.release.build, channel: install.channel,
                                       idiom: install.idiom, installID: install.installID)
-            if rule.matchesIgnoringVersion(client) { matched.add(install) } else { unmatched.add(install) }
+            let isMatched = rule.matchesIgnoringVersion(client)
+            if isMatched { matched.add(install) } else { unmatched.add(install) }
+            if rule.eligibleIgnoringVersion(client) { eligible.append((isMatched, install.sessions)) }
         }
         let byNetwork = lookup.weighsByNetwork(app)
         let unmatchedNetworks = unmatched.networks(byNetwork: byNetwork), matchedNetworks = matched.networks(byNetwork: byNetwork)
@@ -189,7 +192,8 @@ struct CompareRoutes: Sendable {
             byKind: Cohort.byKind(base: unmatched, unmatchedNetworks, target: matched, matchedNetworks, method: method),
             byScreen: [], byKeyboardMode: [], byIdiom: [],
             cohort: CohortView(rule: rule, release: release.release, matched: matched.installs, unmatched: unmatched.installs,
-                               sessionsWithoutInstall: max(0, release.sessions - matched.sessions - unmatched.sessions))
+                               sessionsWithoutInstall: max(0, release.sessions - matched.sessions - unmatched.sessions),
+                               sampleRatio: SampleRatio(percent: rule.match.percent, eligible: eligible))
         )
         view.installs = filter.name
         if release.partialHistory {

@@ -169,8 +169,10 @@ struct CohortView: Encodable, Equatable {
     var installsNotMatched: Int
     /// Session starts without an install id: in neither cohort.
     var sessionsWithoutInstall: Int
+    /// The observed split against the rule's percent (`SampleRatio`).
+    var sampleRatio: SampleRatio
 
-    init(rule: ConfigRule, release: ReleaseID, matched: Int, unmatched: Int, sessionsWithoutInstall: Int) {
+    init(rule: ConfigRule, release: ReleaseID, matched: Int, unmatched: Int, sessionsWithoutInstall: Int, sampleRatio: SampleRatio) {
         self.rule = rule.id
         name = rule.name
         percent = rule.match.percent
@@ -179,10 +181,12 @@ struct CohortView: Encodable, Equatable {
         installsMatched = matched
         installsNotMatched = unmatched
         self.sessionsWithoutInstall = sessionsWithoutInstall
+        self.sampleRatio = sampleRatio
     }
 
     enum CodingKeys: String, CodingKey {
         case rule, name, percent, set, release
+        case sampleRatio = "sample_ratio"
         case installsMatched = "installs_matched"
         case installsNotMatched = "installs_not_matched"
         case sessionsWithoutInstall = "sessions_without_install"
