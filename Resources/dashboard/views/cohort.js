@@ -14,6 +14,24 @@ export function describeSet(set) {
   return parts.length ? parts.join(', ') : 'the rule';
 }
 
+/** The observed split against the rule's percent (`sample_ratio`): a warning on a mismatch,
+ * otherwise one muted line with the share and its p-value. */
+export function splitNote(split) {
+  if (!split) return null;
+  if (split.mismatch) {
+    return el('p', { class: 'warning', 'data-role': 'sample-ratio-warning' }, 'Sample ratio mismatch: ', split.reason ?? '',
+      '. The cohorts no longer stand for the same installs (installs of one that crash before uploading, forged install ids, or a switch that changes how often the app starts), ',
+      'so this comparison may not mean what it says; a guarded rollout of this rule does not advance while it lasts.');
+  }
+  const installs = split.installs ?? {};
+  if (installs.p === null || installs.p === undefined) {
+    return el('p', { class: 'muted', 'data-role': 'sample-ratio' }, `Split not checked: ${split.reason ?? 'nothing to check'}.`);
+  }
+  return el('p', { class: 'muted', 'data-role': 'sample-ratio' },
+    `Split as configured: ${percent(installs.share)} of the ${number(installs.eligible)} installs the rule picks from were matched (it picks ${percent(split.expected)}; `,
+    `chi-square p = ${installs.p < 0.0001 ? installs.p.toExponential(1) : installs.p.toFixed(3)}, a mismatch below 0.001).`);
+}
+
 /** The rules a viewer may pick from: `GET /v1/apps/{app}/rules`, else (admins) the config
  * document; `null` when neither answers, and the rule id is typed instead. */
 async function loadRules(app, session) {
@@ -73,6 +91,7 @@ export async function render(main, params, { go, settle, session }) {
     const share = installs ? `${percent(cohort.installs_matched / installs)} of installs, ${number(cohort.installs_matched)} of ${number(installs)}` : 'no installs';
     replace(summary,
       el('p', { class: 'sentence' }, `${effect} (rule ${cohort.rule ?? rule} matched ${share}): `, ratioSentence(data.overall, sessionsWith(null)), ' ', verdictBadge(data.overall.verdict)),
+      splitNote(cohort.sample_ratio),
       intervalNote(data.interval_method),
       kindSentences(data.by_kind, `${effect}: `),
       el('p', { class: 'muted', 'data-role': 'cohorts' },

@@ -1,6 +1,6 @@
 import { api, q, APIError } from '../api.js';
 import { el, replace, table, clientText } from '../dom.js';
-import { number, time } from '../format.js';
+import { number, percent, time } from '../format.js';
 import { confirmAction } from '../confirm.js';
 
 const actionWords = { started: 'started', advanced: 'advanced', completed: 'completed', rolled_back: 'rolled back', paused: 'paused', resumed: 'resumed', aborted: 'aborted' };
@@ -25,12 +25,13 @@ function evidenceRows(step, evidence) {
     cells: [step, clientText(release.release), v.scope === 'overall' ? 'all kinds' : clientText(v.scope),
       `${number(release.matched.sessions)} (${number(release.matched.step_sessions)} at step)`,
       `${number(release.unmatched.sessions)} (${number(release.unmatched.step_sessions)} at step)`,
-      ratio(v.ratio), interval(v), v.verdict ?? 'none', release.reliable ? 'yes' : release.reasons.join('; ')],
+      ratio(v.ratio), interval(v), v.verdict ?? 'none', release.reliable ? 'yes' : release.reasons.join('; '),
+      release.sample_ratio?.mismatch ? `mismatch: ${percent(release.sample_ratio.installs.share)} of installs matched, ${percent(release.sample_ratio.sessions.share)} of sessions` : 'as configured'],
   })));
 }
 
 const evidenceHeaders = ['Step', 'Release', 'Verdict on', { label: 'Matched sessions', num: true }, { label: 'Not matched', num: true },
-  { label: 'Ratio', num: true }, 'Always-valid 95 % interval', 'Verdict', 'Reliable'];
+  { label: 'Ratio', num: true }, 'Always-valid 95 % interval', 'Verdict', 'Reliable', 'Split'];
 
 /** The guarded rollout of one rule (admins): where it stands, its steps with the evidence of
  * each, the guard's latest decision, and pause/resume/advance/abort, each confirmed. */
