@@ -15,7 +15,7 @@ import WatchdogTesting
     /// The routes anyone may call without a credential (they touch no app's data). A new open
     /// route fails `everyOutOfScopeRouteRefusesATokenOfAnotherApp` until it is listed here.
     static let openRoutes: Set<String> = [
-        "GET /", "GET /openapi.yaml", "GET /login", "POST /login", "GET /dashboard/{*path}", "GET /assets/chart.js/{*path}",
+        "GET /", "GET /openapi.yaml", "GET /docs/api", "GET /login", "POST /login", "GET /dashboard/{*path}", "GET /assets/chart.js/{*path}",
         "POST /v1/auth/login", "GET /healthz", "GET /metrics", "GET /readyz",
     ]
 

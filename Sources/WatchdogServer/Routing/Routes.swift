@@ -37,6 +37,7 @@ enum Routes {
         return [
             Route("GET", "/", .open) { _, _ throws(APIError) in .now(try resources.dashboard("index.html")) },
             Route("GET", "/openapi.yaml", .open) { _, _ throws(APIError) in .now(try resources.openAPI()) },
+            Route("GET", "/docs/api", .open) { _, _ throws(APIError) in .now(try resources.dashboard("api.html")) },
             Route("GET", "/login", .open) { request, _ throws(APIError) in .now(auth.loginPage(request)) },
             Route("POST", "/login", .open) { request, _ throws(APIError) in .now(auth.loginLink(request)) },
             Route("GET", "/dashboard/{*path}", .open) { _, context throws(APIError) in .now(try resources.dashboard(context["path"])) },
