@@ -27,7 +27,7 @@ public struct WatchdogSettings: Sendable {
     public var outboxCapacity = Outbox.Capacity()
     /// Log lines kept, and attached to each report.
     public var logLines: Int = 50
-    /// Opt in to App Attest (README, "Attested installs"): the install attests a key once and
+    /// Opt in to App Attest (docs/security.md, "Attested installs"): the install attests a key once and
     /// signs every upload. `nil` (the default): uploads are not signed. In an app:
     /// `DeviceCheckAppAttestService()`; where `isSupported` is false, and in app extensions
     /// (`host.isAppExtension`), uploads go unattested.

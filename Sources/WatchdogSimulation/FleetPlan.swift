@@ -59,7 +59,7 @@ public struct FleetPlan: Sendable {
     public var uploadEvery: Int = 5
     /// Seconds each device waits between sessions (0: as fast as possible).
     public var sessionPause: Double = 0
-    /// Every device opts in to App Attest with this service (README, "Attested installs"):
+    /// Every device opts in to App Attest with this service (docs/security.md, "Attested installs"):
     /// it attests a key once and signs its uploads. `nil`: uploads go unattested.
     public var appAttest: (any AppAttestService)?
 

@@ -82,7 +82,7 @@ public protocol TelemetryStore: Sendable {
     /// without any are left out), in one query.
     func listedReleaseNetworks(app: String) throws -> [ReleaseID: Int]
 
-    // Attested installs (README, "Attested installs").
+    // Attested installs (docs/security.md, "Attested installs").
 
     /// Stores the SHA-256 of a new attestation challenge unless `address` already has
     /// `maximumPerAddress`, or its `network` `maximumPerNetwork`, unexpired ones for the app

@@ -5,7 +5,7 @@ import WatchdogStore
 
 extension Apps {
     /// `watchdogd apps admission APP [--mode …] [--minimum-installs N] …`: shows or changes how
-    /// the app's releases are listed and its session limits (README, "What a holder of the
+    /// the app's releases are listed and its session limits (docs/security.md, "What a holder of the
     /// ingest key can do").
     struct Admission: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -6,7 +6,7 @@ import WatchdogStore
 extension Apps {
     /// `watchdogd apps attestation APP [--mode off|observe|require] [--team-id …] [--bundle-id …]
     /// [--environment development|production|both]`: shows or changes whether the app's uploads must
-    /// come from attested installs (README, "Attested installs").
+    /// come from attested installs (docs/security.md, "Attested installs").
     struct Attestation: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show or change whether an app's uploads must come from App Attest-attested installs.",

@@ -11,7 +11,7 @@ struct Gate: ParsableCommand {
         abstract: "Pass, fail or not yet for a release, from the always-valid verdict against its base (exit 0, 1, 2; 3 when it cannot ask).",
         discussion: """
         Prints a markdown summary (verdict, interval, sessions, installs, reasons) on stdout. The token may \
-        come from WATCHDOG_TOKEN instead of --token (it then stays out of the process list). README, "Release gate".
+        come from WATCHDOG_TOKEN instead of --token (it then stays out of the process list). docs/release-health.md, "Release gate".
         """
     )
 
@@ -25,7 +25,7 @@ struct Gate: ParsableCommand {
     @Option(help: "Sessions each side needs before pass or fail (default 200).") var minimumSessions: Int?
     @Option(help: "Installs each side's sessions must come from (default 20).") var minimumInstalls: Int?
     @Option(help: "Pass only once the interval rules out a regression this large (default 1.5).") var maximumRatio: Double?
-    @Option(help: "all, or attested: count only installs with an attested App Attest key (README, \"Attested installs\").") var installs: String?
+    @Option(help: "all, or attested: count only installs with an attested App Attest key (docs/security.md, \"Attested installs\").") var installs: String?
     @Option(help: "Seconds to wait for the answer.") var timeout: Int = 30
 
     func run() throws {

@@ -4,7 +4,7 @@ import WatchdogStore
 import WatchdogWire
 
 /// `watchdogd releases add|list|admit|remove|delete APP …`: the admin API's release admission
-/// from the command line, on the store directly (README, "Releases: declared, admitted, unlisted").
+/// from the command line, on the store directly (docs/release-health.md, "Releases: declared, admitted, unlisted").
 struct Releases: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Declare, list, admit, unlist or delete an app's releases.",

@@ -7,7 +7,7 @@ import Foundation
 struct Rollouts: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Start and steer guarded rollouts of config rules (through the running server).",
-        discussion: "Needs --url and --token (or WATCHDOG_URL and WATCHDOG_ADMIN_TOKEN); prints the server's JSON answer (README, \"Guarded rollouts\").",
+        discussion: "Needs --url and --token (or WATCHDOG_URL and WATCHDOG_ADMIN_TOKEN); prints the server's JSON answer (docs/rollouts-and-alerts.md, \"Guarded rollouts\").",
         subcommands: [List.self, Show.self, Start.self, Action.self]
     )
 

@@ -89,7 +89,7 @@ def test_the_releases_table_shows_the_attested_share_of_each_release(admin):
     assert json.loads(run.stdout)["undelivered"] == 0
     # Under observe a device's uploads before its key is attested (the simulated devices share
     # one address, which holds 4 unused challenges at a time) are its unattested history, which
-    # the key does not make attested afterwards (README, "Attested installs").
+    # the key does not make attested afterwards (docs/security.md, "Attested installs").
     simulated = {r["release"]: r for r in api("GET", f"/v1/apps/{ATTESTED_APP}/releases")[0]["releases"]}
     for release in ["14.1.0 (31102)", "14.2.0 (31245)"]:
         assert simulated[release]["sessions"] == 20 and 1 <= simulated[release]["attested_sessions"] <= 20, simulated[release]

@@ -38,7 +38,7 @@ device=$(basename "$(findmnt -no SOURCE "$mnt")")
 trigger="/sys/fs/ext4/$device/trigger_fs_error"
 [ -w "$trigger" ] || { echo "FAIL: $trigger is missing; this kernel cannot fail an ext4 on demand" >&2; exit 1; }
 data="$mnt/data"
-# Its test clients all post from 127.0.0.1: every release listed on sight (README, "What a holder of the ingest key can do").
+# Its test clients all post from 127.0.0.1: every release listed on sight (docs/security.md, "What a holder of the ingest key can do").
 key=$("$bin" apps add com.example.mail --admission open --data-dir "$data" 2>/dev/null)
 viewer=$("$bin" tokens add --role viewer ci --data-dir "$data" 2>/dev/null)
 

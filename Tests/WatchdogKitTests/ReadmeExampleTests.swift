@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// README's WatchdogKit code and the DocC article's are the example app's code
+/// The iOS guide's WatchdogKit code (docs/ios.md) and the DocC article's are the example app's code
 /// (`Examples/WatchdogExample`, which `.ci/run` type-checks against the iOS SDK when it has
 /// one), line for line.
 @Suite struct ReadmeExampleTests {
@@ -13,15 +13,15 @@ import Testing
         return try files.map { try String(contentsOf: $0, encoding: .utf8) }
     }
 
-    @Test func everySwiftBlockOfReadmesWatchdogKitSectionIsLinesOfTheExampleApp() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let blocks = ReadmeExample.swiftBlocks(inWatchdogKitSectionOf: readme)
+    @Test func everySwiftBlockOfTheIOSGuideIsLinesOfTheExampleApp() throws {
+        let guide = try String(contentsOf: Self.root.appendingPathComponent("docs/ios.md"), encoding: .utf8)
+        let blocks = ReadmeExample.swiftBlocks(in: guide)
         let sources = try Self.exampleSources()
-        #expect(blocks.count >= 4, "README's WatchdogKit section shows the app's set-up, its screens and the test-crash keys")
+        #expect(blocks.count >= 4, "docs/ios.md shows the app's set-up, its screens and the test-crash keys")
         #expect(sources.count >= 5)
         for block in blocks {
             let mismatch = ReadmeExample.firstMismatch(of: block.lines, in: sources)
-            #expect(mismatch == nil, "README.md:\(block.line): this line is not where it stands in Examples/WatchdogExample: \(mismatch ?? "")")
+            #expect(mismatch == nil, "docs/ios.md:\(block.line): this line is not where it stands in Examples/WatchdogExample: \(mismatch ?? "")")
         }
     }
 

@@ -4,7 +4,7 @@ import Locking
 import Testing
 import WatchdogTesting
 
-/// A signed upload against the real daemon (README, "Attested installs"): its assertion's
+/// A signed upload against the real daemon (docs/security.md, "Attested installs"): its assertion's
 /// counter moves on in the ingest group commit, so the same upload is stored once however it is
 /// repeated. On SQLite, or PostgreSQL with `WATCHDOG_TEST_STORE=postgres`.
 @Suite struct AttestedReplayDaemonTests {

@@ -71,7 +71,7 @@ import Testing
             let weighting = side["weighting"] as? [String: Any] ?? [:]
             return ((weighting["affected_sessions"] as? Double ?? .nan) / deff, (weighting["sessions"] as? Double ?? .nan) / deff)
         }
-        // README, "Always-valid verdicts": tau = ln 1.5, alpha = 0.05, half a session added per side.
+        // docs/release-health.md, "Always-valid verdicts": tau = ln 1.5, alpha = 0.05, half a session added per side.
         let (t, b) = (effective(target), effective(base))
         let pt = (t.x + 0.5) / (t.n + 1), pb = (b.x + 0.5) / (b.n + 1)
         let v = (1 - pt) / ((t.n + 1) * pt) + (1 - pb) / ((b.n + 1) * pb)

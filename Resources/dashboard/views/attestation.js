@@ -9,7 +9,7 @@ const modes = [
 ];
 const environments = [['production', 'Production (TestFlight, App Store)'], ['development', 'Development (Xcode builds)'], ['both', 'Both (Xcode and TestFlight builds side by side)']];
 
-/** The App Attest card of the config area (README, "Attested installs"): the app's mode, team
+/** The App Attest card of the config area (docs/security.md, "Attested installs"): the app's mode, team
  * id, bundle id and environment; admins change them with a form, and switching to `require`
  * asks first (unattested installs' uploads are refused from then on, and kept on the devices).
  * What the server answers is shown as text. */

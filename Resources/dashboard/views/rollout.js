@@ -60,7 +60,7 @@ export function rolloutCard(app, rule) {
     } catch (error) {
       if (!(error instanceof APIError) || error.status !== 404) throw error;
       return replace(card, el('h2', {}, 'Guarded rollout'),
-        el('p', { class: 'muted', 'data-role': 'rollout-none' }, `Rule ${rule} has no guarded rollout. Start one with POST /v1/admin/apps/${app}/rollouts (README, "Guarded rollouts").`));
+        el('p', { class: 'muted', 'data-role': 'rollout-none' }, `Rule ${rule} has no guarded rollout. Start one with POST /v1/admin/apps/${app}/rollouts (docs/rollouts-and-alerts.md, "Guarded rollouts").`));
     }
     const steps = rollout.plan.steps;
     const finished = ['completed', 'rolled_back', 'aborted'].includes(rollout.status);

@@ -3,7 +3,7 @@ import Locking
 import WatchdogWire
 
 /// Attests this install's App Attest key with watchdogd once, then signs each upload
-/// (README, "Attested installs"), as Apple's "Establishing your app's integrity" asks:
+/// (docs/security.md, "Attested installs"), as Apple's "Establishing your app's integrity" asks:
 ///
 /// - no key: `generateKey`, saved (`app-attest.json` in the storage directory) with the build's
 ///   App Attest environment — a build of the other environment makes a new key;

@@ -3,7 +3,7 @@ import WatchdogHTTP
 import WatchdogStore
 import WatchdogWire
 
-/// Release admission for admins (README, "Releases: declared, admitted, unlisted"): declaring a
+/// Release admission for admins (docs/release-health.md, "Releases: declared, admitted, unlisted"): declaring a
 /// release from CI, the listed and unlisted releases, admitting, unlisting and deleting one,
 /// and the app's admission settings.
 struct AdmissionRoutes: Sendable {

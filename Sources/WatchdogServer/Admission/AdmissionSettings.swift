@@ -1,7 +1,7 @@
 import Foundation
 import WatchdogStore
 
-/// One app's answer to "the ingest key is public" (README, "What a holder of the ingest key
+/// One app's answer to "the ingest key is public" (docs/security.md, "What a holder of the ingest key
 /// can do"): which releases are listed without a declaration, the limits past which session
 /// starts are held apart, and how concentrated a verdict's sessions may be before it is called
 /// `unreliable`. Stored per app as JSON (`app_admission`); an app without a row has the defaults.

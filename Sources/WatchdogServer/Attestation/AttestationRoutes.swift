@@ -4,7 +4,7 @@ import WatchdogStore
 import WatchdogWire
 
 /// `POST /v1/attest/challenge`, `POST /v1/attest` (with the app's ingest key) and the app's
-/// attestation settings for admins (README, "Attested installs").
+/// attestation settings for admins (docs/security.md, "Attested installs").
 struct AttestationRoutes: Sendable {
     let attestation: AttestationService
     /// Its rate limits per key and address apply here too, and its trusted proxies.

@@ -7,7 +7,7 @@ import WatchdogStore
 import WatchdogWire
 import X509
 
-/// Attested installs (README, "Attested installs"): each app's `AttestationSettings` (kept in
+/// Attested installs (docs/security.md, "Attested installs"): each app's `AttestationSettings` (kept in
 /// memory like `AdmissionService`'s), challenges, attestations, and the assertion check of
 /// every upload.
 final class AttestationService: Sendable {

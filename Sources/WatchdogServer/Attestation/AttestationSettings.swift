@@ -1,6 +1,6 @@
 import Foundation
 
-/// One app's App Attest policy (README, "Attested installs"): `off` (the default: assertions
+/// One app's App Attest policy (docs/security.md, "Attested installs"): `off` (the default: assertions
 /// are ignored), `observe` (unattested uploads are stored, and views can leave them out with
 /// `installs=attested`) or `require` (uploads without a valid assertion are refused). Stored
 /// per app as JSON (`app_attestation`).

@@ -1,7 +1,7 @@
 import WatchdogHTTP
 import WatchdogStore
 
-/// `installs=attested` on `compare` and `cohorts` (README, "Attested installs"): the same
+/// `installs=attested` on `compare` and `cohorts` (docs/security.md, "Attested installs"): the same
 /// comparison over the sessions whose start carried the assertion of their install's owning
 /// App Attest key only, from the per-install roll-ups (`release_installs`), so neither an
 /// install id a client merely claimed nor the history of one before its key counts.

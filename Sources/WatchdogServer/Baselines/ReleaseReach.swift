@@ -1,6 +1,6 @@
 import WatchdogStore
 
-/// Which of an app's listed releases are the ones people meant (README, "Baselines"): a
+/// Which of an app's listed releases are the ones people meant (docs/release-health.md, "Baselines"): a
 /// release an admin or CI *declared*, or one whose counted session starts come from a
 /// comparable number of distinct networks (IPv4 /24, IPv6 /48). A holder of the public ingest
 /// key can get a release listed from a handful of networks (5 installs on 3); it cannot give it

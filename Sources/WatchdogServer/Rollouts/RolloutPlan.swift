@@ -1,6 +1,6 @@
 import WatchdogWire
 
-/// How a config rule is rolled out (README, "Guarded rollouts"): the percentages it goes
+/// How a config rule is rolled out (docs/rollouts-and-alerts.md, "Guarded rollouts"): the percentages it goes
 /// through, what each step needs before the next, and what counts as harm.
 ///
 /// ```json

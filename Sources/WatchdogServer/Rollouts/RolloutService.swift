@@ -4,7 +4,7 @@ import Locking
 import Logging
 import WatchdogStore
 
-/// Guarded rollouts (README, "Guarded rollouts"): starts them, takes a person's pause, resume,
+/// Guarded rollouts (docs/rollouts-and-alerts.md, "Guarded rollouts"): starts them, takes a person's pause, resume,
 /// advance and abort, and runs the guard on its own thread (`wd-rollouts`), every
 /// `rolloutIntervalSeconds`, never on ingest's.
 ///

@@ -41,7 +41,7 @@ struct ReleaseStatsView: Encodable {
     /// Reports whose session had no counted start: counted as reports, in no affected session.
     var unknownSessionReports: Int
     /// Of `sessions`, those of installs with an attested App Attest key; `null` while the app's
-    /// attestation is `off` (README, "Attested installs").
+    /// attestation is `off` (docs/security.md, "Attested installs").
     @NullWhenAbsent var attestedSessions: Int? = nil
 
     enum CodingKeys: String, CodingKey {

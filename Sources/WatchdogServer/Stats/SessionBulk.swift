@@ -6,7 +6,7 @@
 /// 1 %, and at least 5 sessions (10 % of a release with fewer than 50): a real release's
 /// first hour holds its testers' first sessions, so the threshold lands within hours of the
 /// rollout, while moving it takes that many outlying sessions — each of which costs what
-/// any plausible session costs (README, "Time").
+/// any plausible session costs (docs/security.md, "Time").
 struct SessionBulk: Equatable {
     /// Hours since the epoch, UTC.
     var start: Int64

@@ -1,6 +1,6 @@
 /// Why a session start is stored but not counted (the bits of `sessions.implausible`): the
 /// ingest key is public, so a start is only a claim, and a claim past these limits is held
-/// apart from every denominator (README, "What a holder of the ingest key can do").
+/// apart from every denominator (docs/security.md, "What a holder of the ingest key can do").
 public struct SessionMarks: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
@@ -118,7 +118,7 @@ public struct SessionConcentration: Sendable, Equatable {
     }
 }
 
-/// When a release is listed without being declared (per app; README, "Releases are admitted").
+/// When a release is listed without being declared (per app; docs/release-health.md, "Releases are admitted").
 public struct AdmissionPolicy: Sendable, Equatable {
     public enum Mode: String, Sendable, CaseIterable {
         /// Listed once its counted session starts come from enough installs and networks.

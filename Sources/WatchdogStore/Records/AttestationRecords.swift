@@ -1,4 +1,4 @@
-/// An App Attest key the server verified (README, "Attested installs"): one genuine instance of
+/// An App Attest key the server verified (docs/security.md, "Attested installs"): one genuine instance of
 /// the app on one Apple device, bound to the install id it attested for.
 public struct AttestedKey: Sendable, Equatable {
     public var app: String

@@ -78,7 +78,7 @@ public struct SessionRecord: Sendable {
     public var network: String?
     /// Marks the server set before the store saw it (`farFromArrival`); the store adds the others.
     public var marks: SessionMarks
-    /// It carried the assertion of the key that first attested its install (README, "Attested
+    /// It carried the assertion of the key that first attested its install (docs/security.md, "Attested
     /// installs"): only such starts count as attested.
     public var attested = false
     /// The app's limits on session starts and its admission, applied by the store in the transaction.

@@ -1,7 +1,7 @@
 import GRDB
 
 extension Migrations {
-    /// What the public ingest key cannot be trusted with (README, "What a holder of the ingest
+    /// What the public ingest key cannot be trusted with (docs/security.md, "What a holder of the ingest
     /// key can do"): where each session start came from and whether it was counted, the hourly
     /// counts behind the session limits, the networks of each release, which releases are
     /// listed, and each app's admission settings.

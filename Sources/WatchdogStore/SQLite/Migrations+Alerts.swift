@@ -81,7 +81,7 @@ extension Migrations {
         }
     }
 
-    /// Issue 28: a rule may read attested installs only (README, "Attested installs").
+    /// Issue 28: a rule may read attested installs only (docs/security.md, "Attested installs").
     /// Registered after the attestation tables (`registerAttestation`), last.
     static func registerAlertInstalls(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("2026-11-26-alert-installs") { db in

@@ -1,7 +1,7 @@
 import GRDB
 
 extension Migrations {
-    /// Attested installs (README, "Attested installs"): outstanding attestation challenges
+    /// Attested installs (docs/security.md, "Attested installs"): outstanding attestation challenges
     /// (their SHA-256, usable once, for minutes), the App Attest keys verified per install, and
     /// each app's attestation settings.
     static func registerAttestation(_ migrator: inout DatabaseMigrator) {

@@ -73,7 +73,7 @@ extension Migrations {
 
     /// When the newest row of each release, and the newest session start of each install,
     /// arrived: retention deletes unlisted releases and install origins once those are past its
-    /// window (README, "Retention"). Taken from the raw rows still kept.
+    /// window (docs/operators.md, "Limits and retention"). Taken from the raw rows still kept.
     static func registerLastReceived(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("2026-11-27-last-received") { db in
             try addMissing([("releases", "last_received", "INTEGER NOT NULL DEFAULT 0"), ("install_origins", "last_received_at", "INTEGER NOT NULL DEFAULT 0")], db)

@@ -1,4 +1,4 @@
-// What checking an App Attest assertion costs ingest (README, "Attested installs"): the whole
+// What checking an App Attest assertion costs ingest (docs/security.md, "Attested installs"): the whole
 // server path of POST /v1/reports with 100 reports a request — in memory through the router
 // (`WatchdogTesting`), on a real SQLite store in a temp dir — for an app with attestation off
 // and one with it required (one assertion per request: the signature over the body's hash, and

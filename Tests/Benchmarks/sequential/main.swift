@@ -204,7 +204,7 @@ for effect in [1.5, 2.0] {
 }
 print()
 
-// The price of an attack (README, "What a holder of the ingest key can do"): the fleet of
+// The price of an attack (docs/security.md, "What a holder of the ingest key can do"): the fleet of
 // `OneNetworkDaemonTests` — 400 installs on 400 networks per release, 3 sessions each, 6 % of
 // sessions glitching against 12 % — and an attacker's networks at admission's caps for `hours`
 // hours each: 20 new installs an hour, each starting 20 sessions an hour. Printed: the fewest

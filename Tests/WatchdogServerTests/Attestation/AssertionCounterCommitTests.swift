@@ -5,7 +5,7 @@ import Testing
 import WatchdogStore
 import WatchdogTesting
 
-/// An upload's assertion counter moves on in the ingest group commit (README, "Attested
+/// An upload's assertion counter moves on in the ingest group commit (docs/security.md, "Attested
 /// installs"): per batch, before its items, in request order. A batch whose counter does not
 /// move on stores nothing and is answered `counterNotIncreasing`; the other batches of the
 /// commit come out as if it were not there. On SQLite, or PostgreSQL with

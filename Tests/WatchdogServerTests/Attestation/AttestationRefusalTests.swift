@@ -4,7 +4,7 @@ import WatchdogServer
 import WatchdogTesting
 import WatchdogWire
 
-/// Attested installs (README, "Attested installs") against every way an attestation or an
+/// Attested installs (docs/security.md, "Attested installs") against every way an attestation or an
 /// assertion can be wrong: each refused with its own code, and under `require` none of them
 /// stores anything. On SQLite, or PostgreSQL with `WATCHDOG_TEST_STORE=postgres`.
 @Suite struct AttestationRefusalTests {

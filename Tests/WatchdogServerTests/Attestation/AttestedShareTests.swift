@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WatchdogTesting
 
-/// `attested_sessions` of `GET …/releases` (README, "Attested installs"): of a release's
+/// `attested_sessions` of `GET …/releases` (docs/security.md, "Attested installs"): of a release's
 /// counted sessions, those of installs with an attested key — what the dashboard shows as the
 /// attested share. SQLite, or PostgreSQL with `WATCHDOG_TEST_STORE=postgres`.
 @Suite struct AttestedShareTests {
