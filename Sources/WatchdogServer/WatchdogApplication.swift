@@ -80,7 +80,7 @@ public final class WatchdogApplication: Sendable {
         let rollouts = RolloutService(store: store, config: config, lookup: lookup, alerts: alerts, settings: settings, clock: clock, logger: logger)
         let audit = AuditLog(store: store, clock: clock, logger: logger)
         let oidc = oidcConfiguration.map { configuration in
-            OIDCSignIn(provider: OIDCProvider(configuration: configuration, clock: clock), sessions: authenticator.sessions, store: store, audit: audit,
+            OIDCSignIn(provider: OIDCProvider(configuration: configuration, clock: clock), authenticator: authenticator, store: store, audit: audit,
                        cookieSecure: settings.cookieSecure, trustedProxies: settings.trustedProxies, clock: clock)
         }
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,

@@ -192,6 +192,24 @@ def test_an_answer_without_state_or_with_another_browsers_state_is_refused(conte
     assert any("no state" in row["after"]["reason"] for row in audit("signin.failed"))
 
 
+def test_a_flood_of_forged_callbacks_gets_429_and_leaves_a_bounded_trail():
+    """Refusals spend the address's budget of failed sign-ins (--failed-auth-per-address, 10 a
+    second in bursts of 100): 400 forged callbacks are mostly 429, without an audit row each."""
+    before = len(audit("signin.failed"))
+    statuses = []
+    for n in range(400):
+        try:
+            urllib.request.urlopen(f"{URL}/auth/oidc/callback?code=forged{n}")
+            statuses.append(200)
+        except urllib.error.HTTPError as error:
+            statuses.append(error.code)
+            if error.code == 429:
+                assert error.headers["Retry-After"]
+    assert 429 in statuses and set(statuses) == {400, 429}, sorted(set(statuses))
+    written = len(audit("signin.failed")) - before
+    assert written == statuses.count(400) and written < 400, (written, statuses.count(400))
+
+
 def test_a_rotated_key_is_fetched_again_and_signs_in(context, browser):
     page = context.new_page()
     start_from_dashboard(page, "alice")

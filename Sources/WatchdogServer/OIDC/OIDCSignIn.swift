@@ -17,7 +17,8 @@ import WatchdogStore
 /// worker, and each request to it ends within `OIDCHTTP.timeoutMilliseconds`.
 final class OIDCSignIn: Sendable {
     let provider: OIDCProvider
-    private let sessions: DashboardSessions
+    private let authenticator: Authenticator
+    private var sessions: DashboardSessions { authenticator.sessions }
     private let store: any TelemetryStore
     private let audit: AuditLog
     private let cookieSecure: Bool
@@ -32,10 +33,10 @@ final class OIDCSignIn: Sendable {
     /// How long a sign-in may take at the provider.
     static let flowLifetimeSeconds = 600
 
-    init(provider: OIDCProvider, sessions: DashboardSessions, store: any TelemetryStore, audit: AuditLog, cookieSecure: Bool,
+    init(provider: OIDCProvider, authenticator: Authenticator, store: any TelemetryStore, audit: AuditLog, cookieSecure: Bool,
          trustedProxies: Set<String>, clock: @escaping @Sendable () -> Int64) {
         self.provider = provider
-        self.sessions = sessions
+        self.authenticator = authenticator
         self.store = store
         self.audit = audit
         self.cookieSecure = cookieSecure
@@ -93,6 +94,11 @@ final class OIDCSignIn: Sendable {
         let address = address(of: request)
         let clear = ("Set-Cookie", OIDCFlowCookie.clear(secure: cookieSecure))
         func refuse(_ status: Int, _ reason: String, actor: String = "", page: String? = nil) -> HTTPResponse {
+            do {
+                try authenticator.countRefusedSignIn(address: address)
+            } catch {
+                return OIDCPages.page(status: error.status, "Too many refused sign-ins from this address: \(error.message).", extraHeaders: error.headers + [clear])
+            }
             audit.record([audit.entry("signin.failed", app: nil, actor: actor, address: address,
                                       after: .object(["method": .string("oidc"), "reason": .string(reason)]))])
             return OIDCPages.page(status: status, page ?? "Sign-in with \(provider.configuration.providerName) failed: \(reason).", extraHeaders: [clear])
