@@ -70,8 +70,11 @@ final class OIDCSignIn: Sendable {
         do {
             discovery = try provider.discovery()
         } catch {
-            audit.record([audit.entry("signin.failed", app: nil, actor: "", address: address(of: request),
-                                      after: .object(["method": .string("oidc"), "reason": .string(error.description)]))])
+            // Counted like a refusal: a flood of starts while the provider is down leaves a bounded trail.
+            if (try? authenticator.countRefusedSignIn(address: address(of: request))) != nil {
+                audit.record([audit.entry("signin.failed", app: nil, actor: "", address: address(of: request),
+                                          after: .object(["method": .string("oidc"), "reason": .string(error.description)]))])
+            }
             return OIDCPages.page(status: 502, "\(provider.configuration.providerName) cannot be reached: \(error.description)")
         }
         guard let redirectURI = redirectURI(for: request) else { return OIDCPages.page(status: 400, "The request names no valid Host.") }
