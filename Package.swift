@@ -37,10 +37,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // 4.x: jwt-kit needs it (swift-certificates takes 3.12.3 up to 6).
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // App Attest: X.509 chains to Apple's App Attestation root and the DER inside them.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        // OpenID Connect sign-in: the ID token's signature (RS256/ES256 over the IdP's JWKS).
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         // `swift package generate-documentation --target WatchdogKit`. No target uses it, so a
         // package that depends on this one does not resolve it (measured: docs/watchdogkit.md).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -107,6 +110,7 @@ let package = Package(
                 server("Crypto", "swift-crypto"),
                 server("X509", "swift-certificates"),
                 server("SwiftASN1", "swift-asn1"),
+                server("JWTKit", "jwt-kit"),
             ]
         ),
         // The router in memory over a real store in a temp dir, for tests (like HummingbirdTesting).
@@ -148,7 +152,7 @@ let package = Package(
         .testTarget(
             name: "WatchdogServerTests",
             dependencies: ["WatchdogServer", "WatchdogHTTP", "WatchdogStore", "WatchdogTesting", "WatchdogWire", "WatchdogKit", "Locking", "Gzip", "PostgresClient",
-                           server("GRDB", "GRDB.swift"), server("Crypto", "swift-crypto")]
+                           server("GRDB", "GRDB.swift"), server("Crypto", "swift-crypto"), server("JWTKit", "jwt-kit")]
         ),
         // Starts the real `watchdogd` binary (built by `swift test` with every product) on
         // port 0 with a temporary data dir and talks HTTP to it: what needs the process

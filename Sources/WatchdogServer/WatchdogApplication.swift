@@ -47,6 +47,8 @@ public final class WatchdogApplication: Sendable {
     @_spi(Testing)
     public init(settings: ServerSettings, store: any TelemetryStore, logger: Logger, clock: @escaping @Sendable () -> Int64,
                 attestationRoots: [String]) throws {
+        // Checked before any thread starts: a wrong OpenID setting stops `serve` at once.
+        let oidcConfiguration = try OIDCConfiguration.from(settings)
         let roots: [Certificate]
         do { roots = try attestationRoots.map { try Certificate(pemEncoded: $0) } } catch { throw SettingsError("an attestation root is not a PEM certificate: \(error)") }
         let metrics = ServerMetrics()
@@ -76,9 +78,14 @@ public final class WatchdogApplication: Sendable {
                                   metrics: metrics, trustedProxies: settings.trustedProxies, admission: admission, attestation: attestation,
                                   cardinality: CardinalityRegistry(store: store))
         let rollouts = RolloutService(store: store, config: config, lookup: lookup, alerts: alerts, settings: settings, clock: clock, logger: logger)
+        let audit = AuditLog(store: store, clock: clock, logger: logger)
+        let oidc = oidcConfiguration.map { configuration in
+            OIDCSignIn(provider: OIDCProvider(configuration: configuration, clock: clock), authenticator: authenticator, store: store, audit: audit,
+                       cookieSecure: settings.cookieSecure, trustedProxies: settings.trustedProxies, clock: clock)
+        }
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
                                 ingest: ingest, metrics: metrics, alerts: alerts, rollouts: rollouts, lookup: lookup, admission: admission,
-                                attestation: attestation, clock: clock, audit: AuditLog(store: store, clock: clock, logger: logger))
+                                attestation: attestation, clock: clock, audit: audit, oidc: oidc)
         // On PostgreSQL no request that may wait for the database runs on an HTTP worker.
         offload = store.reachability == nil ? nil : RequestOffload(width: Self.offloadWidth)
         router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,

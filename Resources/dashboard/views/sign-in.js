@@ -2,7 +2,8 @@ import { api } from '../api.js';
 import { el, replace } from '../dom.js';
 
 /** The dashboard's sign-in view: a viewer or admin token, answered with an HttpOnly session
- * cookie. (A one-time link's page is the server's, with its own script: sign-in-link.js.) */
+ * cookie, and, when the server has an OpenID provider, a button that goes to it
+ * (/auth/oidc/start). (A one-time link's page is the server's, with its own script: sign-in-link.js.) */
 export function render(main, onSignedIn) {
   const input = el('input', { type: 'password', autocomplete: 'off', size: 40, 'aria-label': 'Token', class: 'token', placeholder: 'wdv_… or wda_…' });
   const message = el('p', { class: 'error' });
@@ -24,4 +25,11 @@ export function render(main, onSignedIn) {
     }
   });
   replace(main, form);
+  // The provider's button, when one is set up (`serve --oidc-issuer`): to the server's
+  // /auth/oidc/start, which sends the browser on to the provider.
+  api.get('/v1/auth/oidc').then((oidc) => {
+    if (!oidc?.enabled) return;
+    const button = el('button', { type: 'button', class: 'primary', onclick: () => window.location.assign('/auth/oidc/start') }, `Sign in with ${oidc.name}`);
+    form.insertBefore(el('p', {}, button), form.children[1]);
+  }).catch(() => {});
 }

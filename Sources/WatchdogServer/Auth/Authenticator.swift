@@ -148,6 +148,14 @@ final class Authenticator: Sendable {
         try failures.admit(address: address, now: now)
     }
 
+    /// A refused sign-in that names no credential (OpenID Connect) spends the client's budget
+    /// of failures, so a flood of forged callbacks is answered 429 before any work or audit row.
+    func countRefusedSignIn(address: String) throws(APIError) {
+        let now = clock()
+        try failures.admit(address: address, now: now)
+        failures.recordFailure(address: address, now: now)
+    }
+
     /// Forgets a revoked credential.
     func forget(credentialID: String) {
         known.withLock { cache in

@@ -40,6 +40,12 @@ final class FailedAuthGuard: Sendable {
                        headers: [("Retry-After", String(seconds))])
     }
 
+    /// Spends one of `address`'s failures on a refused sign-in that names no credential
+    /// (OpenID Connect: a forged or replayed callback).
+    func recordFailure(address: String, now: Int64) {
+        _ = perAddress?.take(address, now: now)
+    }
+
     /// Records a lookup that found no live credential.
     func recordFailure(_ credential: String, address: String, now: Int64) {
         _ = perAddress?.take(address, now: now)

@@ -144,8 +144,8 @@ struct AuthRoutes: Sendable {
     }
 
     /// Why a sign-in link did not sign in, on a page like the dashboard's, with the way on.
-    static func page(status: Int, _ message: String) -> HTTPResponse {
-        let body = shell(title: "Sign-in link", "<h1>Sign-in link</h1><p class=error>\(escape(message))</p><p><a href=\"/\">Sign in with a token</a></p>")
+    static func page(status: Int, _ message: String, title: String = "Sign-in link") -> HTTPResponse {
+        let body = shell(title: title, "<h1>\(title)</h1><p class=error>\(escape(message))</p><p><a href=\"/\">Sign in with a token</a></p>")
         return HTTPResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")] + SecurityHeaders.page, body: Array(body.utf8))
     }
 

@@ -42,6 +42,15 @@ enum Routes {
             Route("POST", "/login", .open) { request, _ throws(APIError) in .now(auth.loginLink(request)) },
             Route("GET", "/dashboard/{*path}", .open) { _, context throws(APIError) in .now(try resources.dashboard(context["path"])) },
             Route("GET", "/assets/chart.js/{*path}", .open) { _, context throws(APIError) in .now(try resources.chart(context["path"])) },
+            Route("GET", "/auth/oidc/start", .open) { request, _ throws(APIError) in
+                guard let oidc = services.oidc else { return .now(OIDCPages.page(status: 404, "Sign-in with an identity provider is not set up on this server.")) }
+                return .later(oidc.offload { oidc.start(request) })
+            },
+            Route("GET", "/auth/oidc/callback", .open) { request, _ throws(APIError) in
+                guard let oidc = services.oidc else { return .now(OIDCPages.page(status: 404, "Sign-in with an identity provider is not set up on this server.")) }
+                return .later(oidc.offload { oidc.callback(request) })
+            },
+            Route("GET", "/v1/auth/oidc", .open) { _, _ throws(APIError) in .now(services.oidc?.summary() ?? JSONBody.response(OIDCSummary(enabled: false))) },
             Route("POST", "/v1/auth/login", .open) { request, _ throws(APIError) in .now(try auth.login(request)) },
             Route("GET", "/v1/auth/session", .viewer(.caller)) { _, context throws(APIError) in .now(try auth.current(context.principal())) },
             Route("POST", "/v1/auth/logout", .anyCredential(.caller)) { _, context throws(APIError) in .now(try auth.logout(context.principal())) },
@@ -204,4 +213,6 @@ struct Services: Sendable {
     let attestation: AttestationService
     let clock: @Sendable () -> Int64
     let audit: AuditLog
+    /// OpenID Connect sign-in, when `--oidc-issuer` is set.
+    let oidc: OIDCSignIn?
 }

@@ -87,6 +87,25 @@ public struct ServerSettings: Sendable {
     /// Debian's Chart.js (`libjs-chart.js`), served under `/assets/chart.js/`.
     public var chartDirectory: String = "/usr/share/javascript/chart.js"
 
+    /// OpenID Connect sign-in for the dashboard (`--oidc-issuer` and its companions); off
+    /// while `oidcIssuer` is unset.
+    public var oidcIssuer: String?
+    public var oidcClientID: String?
+    /// A file holding the client secret (never the secret itself on a command line).
+    public var oidcClientSecretFile: String?
+    /// Who becomes what: `group:NAME=ROLE[:APP+APP]`, `domain:example.com=ROLE[:…]`.
+    public var oidcRoles: [OIDCRoleRule] = []
+    /// The claim holding the person's groups.
+    public var oidcGroupsClaim = "groups"
+    /// The sign-in button's words: "Sign in with <name>".
+    public var oidcProviderName: String?
+    /// The redirect URI registered at the IdP; unset: `http(s)://<Host>/auth/oidc/callback`.
+    public var oidcRedirectURI: String?
+    /// Scopes asked for besides `openid`.
+    public var oidcScopes: [String] = ["email", "profile"]
+    /// Seconds between JWKS fetches caused by an unknown `kid` (key rotation).
+    public var oidcJWKSRefetchSeconds: Int = 60
+
     public init() {}
 
     public init(listen: ListenAddress, dataDirectory: String) {

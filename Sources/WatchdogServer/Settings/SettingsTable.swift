@@ -178,6 +178,33 @@ public enum SettingsTable {
                 shown: { $0.chartDirectory }) { settings, values throws(Setting.Invalid) in
             if let value = values.last { settings.chartDirectory = value }
         },
+        .text("oidc-issuer", "OpenID Connect sign-in for the dashboard: the issuer URL (its /.well-known/openid-configuration is read).", \.oidcIssuer),
+        .text("oidc-client-id", "The client id registered at the OpenID provider.", \.oidcClientID),
+        Setting(name: "oidc-client-secret-file", kind: .value(placeholder: "path"), help: "A file holding the OpenID client's secret (confidential clients).",
+                hidden: false, shown: { $0.oidcClientSecretFile }) { settings, values throws(Setting.Invalid) in
+            settings.oidcClientSecretFile = values.last
+        },
+        Setting(name: "oidc-role", kind: .list(placeholder: "rule"),
+                help: "Who signs in as what: group:NAME=ROLE or domain:example.com=ROLE, ROLE viewer, operator or admin, optionally :APP+APP to limit it to apps; repeatable. No rule matched: refused.",
+                hidden: false, shown: { $0.oidcRoles.isEmpty ? nil : $0.oidcRoles.map(\.description).joined(separator: ",") }) { settings, values throws(Setting.Invalid) in
+            settings.oidcRoles = try values.flatMap { $0.split(separator: ",") }.map { rule throws(Setting.Invalid) in
+                guard let parsed = OIDCRoleRule(rule.trimmingCharacters(in: .whitespaces)) else {
+                    throw Setting.Invalid(mustBe: "be group:NAME=ROLE[:APP+APP] or domain:DOMAIN=ROLE[:APP+APP] with ROLE viewer, operator or admin, got \(String(rule).debugDescription)")
+                }
+                return parsed
+            }
+        },
+        Setting(name: "oidc-groups-claim", kind: .value(placeholder: "claim"), help: "The ID token's claim listing the person's groups.", hidden: false,
+                shown: { $0.oidcGroupsClaim }) { settings, values throws(Setting.Invalid) in
+            if let value = values.last { settings.oidcGroupsClaim = value }
+        },
+        .text("oidc-provider-name", "The sign-in button's name: \"Sign in with NAME\" (default: the issuer's host).", \.oidcProviderName),
+        .text("oidc-redirect-uri", "The redirect URI registered at the provider (default: http(s)://HOST/auth/oidc/callback from the request).", \.oidcRedirectURI),
+        Setting(name: "oidc-scopes", kind: .list(placeholder: "scope"), help: "Scopes asked for besides openid.", hidden: false,
+                shown: { $0.oidcScopes.joined(separator: ",") }) { settings, values throws(Setting.Invalid) in
+            settings.oidcScopes = values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty && $0 != "openid" }
+        },
+        .integer("oidc-jwks-refetch", 0...86_400, "Seconds at least between JWKS fetches an unknown key id causes (key rotation).", hidden: true, \.oidcJWKSRefetchSeconds),
         .text("resources-dir", "Directory with openapi.yaml and the dashboard (default ./Resources if present, else /usr/share/watchdogd).", \.resourcesDirectory),
     ]
 
