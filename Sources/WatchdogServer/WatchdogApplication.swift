@@ -76,13 +76,17 @@ public final class WatchdogApplication: Sendable {
                                   metrics: metrics, trustedProxies: settings.trustedProxies, admission: admission, attestation: attestation,
                                   cardinality: CardinalityRegistry(store: store))
         let rollouts = RolloutService(store: store, config: config, lookup: lookup, alerts: alerts, settings: settings, clock: clock, logger: logger)
+        let audit = AuditLog(store: store, clock: clock, logger: logger)
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
                                 ingest: ingest, metrics: metrics, alerts: alerts, rollouts: rollouts, lookup: lookup, admission: admission,
-                                attestation: attestation, clock: clock, audit: AuditLog(store: store, clock: clock, logger: logger))
+                                attestation: attestation, clock: clock, audit: audit,
+                                fourEyes: FourEyes(store: store, config: config, clock: clock, audit: audit))
         // On PostgreSQL no request that may wait for the database runs on an HTTP worker.
         offload = store.reachability == nil ? nil : RequestOffload(width: Self.offloadWidth)
-        router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
-                        trustedProxies: settings.trustedProxies, logger: logger, audit: services.audit, offload: offload)
+        let routes = RouteMatcher(Routes.table(services))
+        services.fourEyes.routes = routes
+        router = Router(routes: routes, authenticator: authenticator, metrics: metrics,
+                        trustedProxies: settings.trustedProxies, logger: logger, audit: services.audit, offload: offload, fourEyes: services.fourEyes)
         configFastPath = ConfigFastPath(authenticator: authenticator, config: config, metrics: metrics)
         // Several nodes on one store: a config saved on another node is served here within
         // about a second (its notification), or within `configReloadSeconds` if one was missed.

@@ -83,44 +83,44 @@ import WatchdogTesting
         let rows = try Self.rows(app, token: admin)
         let seen = rows.map { "\($0["action"] as? String ?? "?") \($0["actor"] as? String ?? "?") \($0["app"] as? String ?? "-")" }
         let expected = [
-            "POST /v1/admin/apps alice com.example.new",
-            "POST /v1/admin/apps/{app}/keys alice \(Self.app)",
-            "DELETE /v1/admin/apps/{app}/keys/{key_id} alice \(Self.app)",
-            "PUT /v1/admin/apps/{app}/admission alice \(Self.app)",
-            "PUT /v1/admin/apps/{app}/attestation alice \(Self.app)",
-            "POST /v1/admin/apps/{app}/releases olga \(Self.app)",
-            "DELETE /v1/admin/apps/{app}/releases/{release} olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/releases olga \(Self.app)",
-            "DELETE /v1/admin/apps/{app}/releases/{release}/listing olga \(Self.app)",
-            "PUT /v1/admin/apps/{app}/config olga \(Self.app)",
-            "PATCH /v1/admin/apps/{app}/config olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/config/rollback olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/rollouts olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/rollouts/{rule}/{action} olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/rollouts/{rule}/{action} olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/alerts/hooks olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/alerts/rules olga \(Self.app)",
-            "DELETE /v1/admin/apps/{app}/alerts/rules/{id} olga \(Self.app)",
-            "DELETE /v1/admin/apps/{app}/alerts/hooks/{id} olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/rollouts/{rule}/{action} olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/rollouts/{rule}/{action} olga \(Self.app)",
-            "PUT /v1/admin/apps/{app}/config alice \(Self.app)",
+            "app.add alice com.example.new",
+            "key.add alice \(Self.app)",
+            "key.revoke alice \(Self.app)",
+            "admission.save alice \(Self.app)",
+            "attestation.save alice \(Self.app)",
+            "release.declare olga \(Self.app)",
+            "release.delete olga \(Self.app)",
+            "release.declare olga \(Self.app)",
+            "release.unlist olga \(Self.app)",
+            "config.update olga \(Self.app)",
+            "config.update olga \(Self.app)",
+            "config.rollback olga \(Self.app)",
+            "rollout.start olga \(Self.app)",
+            "rollout.pause olga \(Self.app)",
+            "rollout.resume olga \(Self.app)",
+            "alert.hook.add olga \(Self.app)",
+            "alert.rule.add olga \(Self.app)",
+            "alert.rule.delete olga \(Self.app)",
+            "alert.hook.delete olga \(Self.app)",
+            "rollout.pause olga \(Self.app)",
+            "rollout.resume olga \(Self.app)",
+            "config.update alice \(Self.app)",
             "rollout.guard.aborted rollout-guard \(Self.app)",
             "signin alice -",
             "signin.failed  -",
-            "POST /v1/auth/links olga -",
+            "signin.link olga -",
             "signin olga -",
             "signin.failed  -",
         ]
         #expect(seen == expected, "\(seen.joined(separator: "\n"))")
         #expect(rows.allSatisfy { $0["address"] as? String == "10.1.2.3" || $0["actor"] as? String == "rollout-guard" }, "every request's address")
         // Before and after: the config documents of a change, the settings of admission.
-        let configRow = try #require(rows.first { $0["action"] as? String == "POST /v1/admin/apps/{app}/config/rollback" })
+        let configRow = try #require(rows.first { $0["action"] as? String == "config.rollback" })
         let before = try #require(configRow["before"] as? [String: Any], "\(configRow)")
         let after = try #require(configRow["after"] as? [String: Any], "\(configRow)")
         #expect((before["defaults"] as? [String: Any])?["test_crash"] as? Bool == true && (after["defaults"] as? [String: Any])?["test_crash"] as? Bool != true,
                 "\(configRow)")
-        let admissionRow = try #require(rows.first { $0["action"] as? String == "PUT /v1/admin/apps/{app}/admission" })
+        let admissionRow = try #require(rows.first { $0["action"] as? String == "admission.save" })
         #expect((admissionRow["after"] as? [String: Any])?["mode"] as? String == "open")
 
         // No secret anywhere: tokens, keys, the hook's secret and path, the link's code.
