@@ -21,7 +21,7 @@ ingest=$(sed -n 's/^export WATCHDOG_INGEST_KEY=//p' "$work/out")
 cd "$work"
 run() {  # LABEL TOKEN [schemathesis options]
   local label=$1 token=$2; shift 2
-  schemathesis run "$repo/Resources/openapi.yaml" --url "$url" -H "Authorization: Bearer $token" \
+  schemathesis --config-file "$repo/Tests/Schemathesis/schemathesis.toml" run "$repo/Resources/openapi.yaml" --url "$url" -H "Authorization: Bearer $token" \
     --checks all --suppress-health-check filter_too_much --workers 1 --max-examples "${EXAMPLES:-20}" --seed "${SEED:-1}" \
     "$@" > "$work/$label.txt" || { cat "$work/$label.txt"; echo "FAIL: schemathesis, $label pass" >&2; exit 1; }
   echo "$label: $(grep -E '^  [0-9]+ generated' "$work/$label.txt" | sed 's/^ *//')"
