@@ -156,4 +156,20 @@ import WatchdogTesting
         #expect(try Self.call(app, "GET", "/v1/admin/apps/com.example.none/proposals", people.admin).status == 404)
         #expect(try Self.call(app, "POST", "\(Self.base)/proposals/prp_0000/approve", people.oscar).status == 404)
     }
+
+    @Test func anAppHoldsAtMostAHundredWaitingProposals() throws {
+        let (app, people) = try Self.start(requiring: ["config"])
+        var first = ""
+        for seconds in 1...100 {
+            let id = try Self.proposalID(try Self.call(app, "PATCH", "\(Self.base)/config", people.olga, #"{"watchdog_interval_s": \#(seconds)}"#))
+            if first.isEmpty { first = id }
+        }
+        let refused = try Self.call(app, "PATCH", "\(Self.base)/config", people.olga, #"{"watchdog_interval_s": 101}"#)
+        #expect(refused.status == 409 && (refused.json["error"] as? [String: Any])?["code"] as? String == "too_many_proposals", "\(refused.text)")
+        #expect(try Self.call(app, "POST", "\(Self.base)/proposals/\(first)/refuse", people.oscar).status == 200)
+        #expect(try Self.call(app, "PATCH", "\(Self.base)/config", people.olga, #"{"watchdog_interval_s": 101}"#).status == 202)
+        // Expired ones no longer count.
+        app.clock.advance(milliseconds: 24 * 3_600_000)
+        #expect(try Self.call(app, "PATCH", "\(Self.base)/config", people.olga, #"{"watchdog_interval_s": 102}"#).status == 202)
+    }
 }

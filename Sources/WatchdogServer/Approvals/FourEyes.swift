@@ -41,11 +41,17 @@ final class FourEyes: Sendable {
         let (kinds, impact, ifMatch) = try classify(route, request, context: context, app: app)
         guard kinds.contains(where: { required.contains($0.rawValue) }) else { return nil }
         let now = clock()
+        // Bounded: an app holds at most `pendingLimit` proposals waiting at once.
+        let waiting = try storeCall { try store.proposals(app: app, limit: Self.pendingLimit + 1) }.filter { $0.status == "pending" && $0.expiresAt > now }
+        guard waiting.count < Self.pendingLimit else {
+            throw APIError(status: 409, code: "too_many_proposals",
+                           message: "\(app) has \(Self.pendingLimit) changes waiting for approval; approve or refuse some (GET /v1/admin/apps/\(app)/proposals) first")
+        }
         var query = request.query
         query["dry_run"] = nil
         let action = AuditActions.name(method: route.method, template: route.path, parameters: context.parameters)
         let record = ProposalRecord(
-            id: Self.newID(), app: app, kinds: kinds.map(\.rawValue).joined(separator: ","), action: action, proposer: caller.name,
+            id: Self.newID(), app: app, kinds: kinds.map(\.rawValue).joined(separator: ","), action: action, proposer: caller.person,
             createdAt: now, expiresAt: now + ApprovalKind.proposalLifetimeMilliseconds, method: route.method, path: request.path,
             query: Self.text(.object(query.mapValues(JSONValue.string))), body: String(decoding: request.body, as: UTF8.self),
             ifMatch: ifMatch, impact: impact.map(Self.text))
@@ -63,6 +69,9 @@ final class FourEyes: Sendable {
             "proposal": view,
         ])))
     }
+
+    /// The most proposals of an app waiting at once.
+    static let pendingLimit = 100
 
     /// The routes a proposal can stand for.
     static let gated: Set<String> = [

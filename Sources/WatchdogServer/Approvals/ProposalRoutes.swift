@@ -60,8 +60,8 @@ struct ProposalRoutes: Sendable {
     /// `POST …/proposals/{id}/approve`: applies the change as it was proposed.
     func approve(_ request: HTTPRequest, app: String, id: String, approver: Principal, address: String) throws(APIError) -> HTTPResponse {
         let proposal = try found(app: app, id: id)
-        guard proposal.proposer != approver.name else {
-            throw .forbidden("\(approver.name) proposed this change; another person must approve it (four eyes)")
+        guard proposal.proposer != approver.person else {
+            throw .forbidden("\(approver.person) proposed this change; another person must approve it (four eyes)")
         }
         try Self.checkLive(proposal, now: fourEyes.clock())
         guard let routes = fourEyes.routes, let (route, parameters) = try? routes.route(method: proposal.method, path: proposal.path) else { throw .internalError }
@@ -71,7 +71,7 @@ struct ProposalRoutes: Sendable {
         AuditNote.set(before: nil, after: .object(["proposal": .string(id), "action": .string(proposal.action), "proposer": .string(proposal.proposer)]))
         let now = fourEyes.clock()
         let claimed = try storeCall {
-            try store.decideProposal(app: app, id: id, ProposalDecision(from: "pending", to: "applying", decidedBy: approver.name, at: now, liveAt: now, notBy: approver.name))
+            try store.decideProposal(app: app, id: id, ProposalDecision(from: "pending", to: "applying", decidedBy: approver.name, at: now, liveAt: now, notBy: approver.person))
         }
         guard claimed else { throw Self.notPending(try found(app: app, id: id), now: now) }
         var replay = HTTPRequest(method: proposal.method, path: proposal.path, body: Array(proposal.body.utf8), clientAddress: request.clientAddress)
@@ -123,7 +123,7 @@ struct ProposalRoutes: Sendable {
             }
         }
         let proposal = try found(app: app, id: id)
-        if proposal.proposer != refuser.name, let routes = fourEyes.routes, let (route, _) = try? routes.route(method: proposal.method, path: proposal.path),
+        if proposal.proposer != refuser.person, let routes = fourEyes.routes, let (route, _) = try? routes.route(method: proposal.method, path: proposal.path),
            !route.access.allows(refuser.role) {
             throw .forbidden("refusing this change needs what making it needs: " + route.access.refusal(refuser.role))
         }
