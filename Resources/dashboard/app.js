@@ -13,8 +13,9 @@ import * as keyboard from './views/keyboard.js';
 import * as config from './views/config.js';
 import * as cohort from './views/cohort.js';
 import * as signIn from './views/sign-in.js';
+import * as audit from './views/audit.js';
 
-const views = { releases, compare, timeline, issues, reports, report, keyboard, cohort, config };
+const views = { releases, compare, timeline, issues, reports, report, keyboard, cohort, config, audit };
 const navigation = [['releases', 'Releases'], ['compare', 'Compare'], ['timeline', 'Over time'], ['issues', 'Issues'], ['keyboard', 'Keyboard heights'],
   ['cohort', 'Config effect'], ['config', 'Config']];
 const main = document.getElementById('main');
@@ -130,7 +131,9 @@ async function start() {
   const select = document.getElementById('app-select');
   replace(select, apps.map((app) => el('option', { value: app }, app)));
   navigating(select, (app) => go(route().view, { app }));
-  replace(document.getElementById('nav'), navigation.map(([view, label]) => el('a', { href: link(view), 'data-view': view }, label)));
+  // The audit log is for admins (the API refuses anyone else).
+  const shown = session.role === 'admin' ? [...navigation, ['audit', 'Audit']] : navigation;
+  replace(document.getElementById('nav'), shown.map(([view, label]) => el('a', { href: link(view), 'data-view': view }, label)));
   replace(document.getElementById('who'), `${session.name} (${session.role}) `,
     el('button', { onclick: async () => { await api.logout(); location.hash = ''; start(); } }, 'Sign out'));
   await show();

@@ -85,11 +85,14 @@ public final class WatchdogApplication: Sendable {
         }
         let services = Services(settings: settings, store: store, queue: queue, config: config, authenticator: authenticator,
                                 ingest: ingest, metrics: metrics, alerts: alerts, rollouts: rollouts, lookup: lookup, admission: admission,
-                                attestation: attestation, clock: clock, audit: audit, oidc: oidc)
+                                attestation: attestation, clock: clock, audit: audit, oidc: oidc,
+                                fourEyes: FourEyes(store: store, config: config, clock: clock, audit: audit))
         // On PostgreSQL no request that may wait for the database runs on an HTTP worker.
         offload = store.reachability == nil ? nil : RequestOffload(width: Self.offloadWidth)
-        router = Router(routes: RouteMatcher(Routes.table(services)), authenticator: authenticator, metrics: metrics,
-                        trustedProxies: settings.trustedProxies, logger: logger, audit: services.audit, offload: offload)
+        let routes = RouteMatcher(Routes.table(services))
+        services.fourEyes.routes = routes
+        router = Router(routes: routes, authenticator: authenticator, metrics: metrics,
+                        trustedProxies: settings.trustedProxies, logger: logger, audit: services.audit, offload: offload, fourEyes: services.fourEyes)
         configFastPath = ConfigFastPath(authenticator: authenticator, config: config, metrics: metrics)
         // Several nodes on one store: a config saved on another node is served here within
         // about a second (its notification), or within `configReloadSeconds` if one was missed.

@@ -191,6 +191,21 @@ public protocol TelemetryStore: Sendable {
     /// stores it as revision `expectedRevision + 1`; `false` when another save came first.
     func saveRollout(_ record: RolloutRecord, expectedRevision: Int) throws -> Bool
 
+    // MARK: Four eyes
+
+    /// The kinds of change of `app` that need a second person's approval (empty: none).
+    func approvalRequirements(app: String) throws -> [String]
+    /// Sets them (audited); throws `StoreError.unknownApp` for an app that does not exist.
+    func saveApprovalRequirements(app: String, kinds: [String]) throws
+    /// Stores a new proposal (audited).
+    func createProposal(_ record: ProposalRecord) throws
+    /// The proposals of an app, newest first, at most `limit`.
+    func proposals(app: String, limit: Int) throws -> [ProposalRecord]
+    /// One proposal of an app.
+    func proposal(app: String, id: String) throws -> ProposalRecord?
+    /// Changes a proposal's status if `decision`'s conditions hold (audited); whether it did.
+    func decideProposal(app: String, id: String, _ decision: ProposalDecision) throws -> Bool
+
     // MARK: Audit log
 
     /// Appends rows to the audit log, in one transaction.

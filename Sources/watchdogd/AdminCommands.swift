@@ -3,7 +3,7 @@ import WatchdogServer
 import WatchdogStore
 
 struct Apps: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Manage apps.", subcommands: [Add.self, Admission.self, Attestation.self])
+    static let configuration = CommandConfiguration(abstract: "Manage apps.", subcommands: [Add.self, Admission.self, Attestation.self, Approvals.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -27,5 +27,7 @@ export WATCHDOG_ADMIN_TOKEN=$(sed -n 's/^export WATCHDOG_ADMIN_TOKEN=//p' "$work
 export WATCHDOG_VIEWER_TOKEN=$(sed -n 's/^export WATCHDOG_VIEWER_TOKEN=//p' "$work/out")
 export WATCHDOG_INGEST_KEY=$(sed -n 's/^export WATCHDOG_INGEST_KEY=//p' "$work/out")
 export WATCHDOG_SIGN_IN_LINK=$(sed -n 's/^dashboard: \([^ ]*\).*/\1/p' "$work/out")
+# A second person for four eyes (test_four_eyes.py): an operator token made with the CLI.
+export WATCHDOG_OPERATOR_TOKEN=$("$bin" tokens add --role operator --data-dir "$work/data" oscar)
 cd "$repo/Tests/Dashboard"
 python3 -m pytest -q -p no:cacheprovider "$@"

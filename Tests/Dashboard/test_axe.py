@@ -7,8 +7,9 @@ from axe_playwright_python.sync_playwright import Axe
 from conftest import ADMIN, APP, LONG_SCREEN, VIEWER, api
 
 VIEWS = ["releases", "compare", "compare-tables-open", "timeline", "timeline-tables-open", "issues", "reports", "reports-of-an-issue", "report",
-         "report-long-text", "keyboard", "cohort", "cohort-with-a-rule", "config", "login"]
-DIALOGS = ["config-dialog", "config-dialog-test-crash", "config-dialog-restore", "config-dialog-rule", "release-delete-dialog"]
+         "report-long-text", "keyboard", "cohort", "cohort-with-a-rule", "config", "login",
+         "audit", "config-with-a-proposal"]
+DIALOGS = ["config-dialog", "config-dialog-test-crash", "config-dialog-restore", "config-dialog-rule", "release-delete-dialog", "proposal-approve-dialog"]
 ZERO = set(VIEWS) | set(DIALOGS)
 axe = Axe()
 
@@ -23,6 +24,8 @@ def violations(page):
 def test_axe(signed, request, role, view):
     if view in DIALOGS and role == "viewer":
         pytest.skip("viewers get no dialog")
+    if view == "audit" and role == "viewer":
+        pytest.skip("the audit log is for admins (test_audit_view.py)")
     s = signed(None if view == "login" else ADMIN if role == "admin" else VIEWER)
     page = s.page
     if view == "login":
@@ -67,6 +70,16 @@ def test_axe(signed, request, role, view):
         release = unlisted_release("0.0.3-axe")
         s.open("releases").locator('[data-role="unlisted"]').get_by_role("button", name=f"Delete {release}").click()
         page.locator("dialog[open] [data-role=what]").wait_for()
+    elif view in ("config-with-a-proposal", "proposal-approve-dialog"):
+        # Four eyes: a pending change (with its diff) in the Config view.
+        api("PUT", f"/v1/admin/apps/{APP}/approvals", {"require": ["config"]})
+        request.addfinalizer(lambda: api("PUT", f"/v1/admin/apps/{APP}/approvals", {"require": []}))
+        proposal = api("PATCH", f"/v1/admin/apps/{APP}/config", {"watchdog_interval_s": 9})[0]["proposal"]["id"]
+        request.addfinalizer(lambda: api("POST", f"/v1/admin/apps/{APP}/proposals/{proposal}/refuse"))
+        s.open("config").locator('[data-role="proposal"] [data-role="diff"]').wait_for()
+        if view == "proposal-approve-dialog":
+            page.get_by_role("button", name=f"Approve {proposal}").click()
+            page.locator("dialog[open]").wait_for()
     else:
         s.open(view)
     page.wait_for_load_state("networkidle")

@@ -83,44 +83,44 @@ import WatchdogTesting
         let rows = try Self.rows(app, token: admin)
         let seen = rows.map { "\($0["action"] as? String ?? "?") \($0["actor"] as? String ?? "?") \($0["app"] as? String ?? "-")" }
         let expected = [
-            "POST /v1/admin/apps alice com.example.new",
-            "POST /v1/admin/apps/{app}/keys alice \(Self.app)",
-            "DELETE /v1/admin/apps/{app}/keys/{key_id} alice \(Self.app)",
-            "PUT /v1/admin/apps/{app}/admission alice \(Self.app)",
-            "PUT /v1/admin/apps/{app}/attestation alice \(Self.app)",
-            "POST /v1/admin/apps/{app}/releases olga \(Self.app)",
-            "DELETE /v1/admin/apps/{app}/releases/{release} olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/releases olga \(Self.app)",
-            "DELETE /v1/admin/apps/{app}/releases/{release}/listing olga \(Self.app)",
-            "PUT /v1/admin/apps/{app}/config olga \(Self.app)",
-            "PATCH /v1/admin/apps/{app}/config olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/config/rollback olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/rollouts olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/rollouts/{rule}/{action} olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/rollouts/{rule}/{action} olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/alerts/hooks olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/alerts/rules olga \(Self.app)",
-            "DELETE /v1/admin/apps/{app}/alerts/rules/{id} olga \(Self.app)",
-            "DELETE /v1/admin/apps/{app}/alerts/hooks/{id} olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/rollouts/{rule}/{action} olga \(Self.app)",
-            "POST /v1/admin/apps/{app}/rollouts/{rule}/{action} olga \(Self.app)",
-            "PUT /v1/admin/apps/{app}/config alice \(Self.app)",
+            "app.add alice com.example.new",
+            "key.add alice \(Self.app)",
+            "key.revoke alice \(Self.app)",
+            "admission.save alice \(Self.app)",
+            "attestation.save alice \(Self.app)",
+            "release.declare olga \(Self.app)",
+            "release.delete olga \(Self.app)",
+            "release.declare olga \(Self.app)",
+            "release.unlist olga \(Self.app)",
+            "config.update olga \(Self.app)",
+            "config.update olga \(Self.app)",
+            "config.rollback olga \(Self.app)",
+            "rollout.start olga \(Self.app)",
+            "rollout.pause olga \(Self.app)",
+            "rollout.resume olga \(Self.app)",
+            "alert.hook.add olga \(Self.app)",
+            "alert.rule.add olga \(Self.app)",
+            "alert.rule.delete olga \(Self.app)",
+            "alert.hook.delete olga \(Self.app)",
+            "rollout.pause olga \(Self.app)",
+            "rollout.resume olga \(Self.app)",
+            "config.update alice \(Self.app)",
             "rollout.guard.aborted rollout-guard \(Self.app)",
             "signin alice -",
             "signin.failed  -",
-            "POST /v1/auth/links olga -",
+            "signin.link olga -",
             "signin olga -",
             "signin.failed  -",
         ]
         #expect(seen == expected, "\(seen.joined(separator: "\n"))")
         #expect(rows.allSatisfy { $0["address"] as? String == "10.1.2.3" || $0["actor"] as? String == "rollout-guard" }, "every request's address")
         // Before and after: the config documents of a change, the settings of admission.
-        let configRow = try #require(rows.first { $0["action"] as? String == "POST /v1/admin/apps/{app}/config/rollback" })
+        let configRow = try #require(rows.first { $0["action"] as? String == "config.rollback" })
         let before = try #require(configRow["before"] as? [String: Any], "\(configRow)")
         let after = try #require(configRow["after"] as? [String: Any], "\(configRow)")
         #expect((before["defaults"] as? [String: Any])?["test_crash"] as? Bool == true && (after["defaults"] as? [String: Any])?["test_crash"] as? Bool != true,
                 "\(configRow)")
-        let admissionRow = try #require(rows.first { $0["action"] as? String == "PUT /v1/admin/apps/{app}/admission" })
+        let admissionRow = try #require(rows.first { $0["action"] as? String == "admission.save" })
         #expect((admissionRow["after"] as? [String: Any])?["mode"] as? String == "open")
 
         // No secret anywhere: tokens, keys, the hook's secret and path, the link's code.
@@ -136,6 +136,54 @@ import WatchdogTesting
         let future = "2100-01-01T00:00:00Z"
         #expect(try Self.rows(app, token: admin, query: "from=\(future)").isEmpty)
         #expect(try Self.rows(app, token: admin, query: "to=\(future)").count == rows.count)
+    }
+
+    /// The kinds the test above leaves out: admitting a release, a hook's test delivery, the
+    /// rollout steps advance and abort, and four eyes (its settings, a proposal approved by
+    /// another person — the change is the proposer's —, a proposal refused).
+    @Test func admissionsHookTestsRolloutStepsAndFourEyesAreRowsWithTheirActorAndApp() throws {
+        let app = try TestApplication()
+        let key = try app.addApp(Self.app)
+        let admin = try app.addToken(role: "admin", name: "alice")
+        let olga = try app.addToken(role: "operator", name: "olga")
+        let oscar = try app.addToken(role: "operator", name: "oscar", apps: [Self.app])
+        func call(_ method: String, _ path: String, _ token: String, _ body: String = "", expect status: Int) throws -> TestResponse {
+            let response = try app.client.request(method, path, token: token, body: Array(body.utf8))
+            #expect(response.status == status, "\(method) \(path): \(response.text)")
+            return response
+        }
+        _ = try call("POST", "\(Self.base)/releases", olga, #"{"version": "2.0", "build": "7"}"#, expect: 201)
+        // A release with data (its listing can go and come back): a report of 3.0 (9).
+        #expect(try app.client.postJSON("/v1/reports", token: key, json: ["reports": [try Fixtures.freshReport(version: "3.0", build: "9")]]).status == 202)
+        let release = ReleaseAdmissionTests.id("3.0", "9")
+        _ = try call("DELETE", "\(Self.base)/releases/\(release)/listing", olga, expect: 200)
+        _ = try call("POST", "\(Self.base)/releases/\(release)/admit", olga, expect: 200)
+        let hook = try #require(try call("POST", "\(Self.base)/alerts/hooks", olga, #"{"url": "https://hooks.example.com/T0/SECRETPATH"}"#, expect: 201).json["id"] as? String)
+        _ = try call("POST", "\(Self.base)/alerts/hooks/\(hook)/test", olga, expect: 202)
+        _ = try call("PUT", "\(Self.base)/config", olga, #"{"rules": [{"id": "fix", "match": {"percent": 0}, "set": {"auto_fix": true}}]}"#, expect: 200)
+        _ = try call("POST", "\(Self.base)/rollouts", olga, #"{"rule": "fix"}"#, expect: 201)
+        _ = try call("POST", "\(Self.base)/rollouts/fix/advance", olga, expect: 200)
+        _ = try call("POST", "\(Self.base)/rollouts/fix/abort", olga, expect: 200)
+        _ = try call("PUT", "\(Self.base)/approvals", admin, #"{"require": ["test_crash"]}"#, expect: 200)
+        let proposed = try call("PATCH", "\(Self.base)/config", olga, #"{"test_crash": true}"#, expect: 202)
+        let id = try #require((proposed.json["proposal"] as? [String: Any])?["id"] as? String)
+        _ = try call("POST", "\(Self.base)/proposals/\(id)/approve", oscar, expect: 200)
+        let second = try call("PATCH", "\(Self.base)/config", olga, #"{"defaults": {"test_crash": false}, "rules": [{"id": "t", "match": {"percent": 5}, "set": {"test_crash": true}}]}"#, expect: 202)
+        let secondID = try #require((second.json["proposal"] as? [String: Any])?["id"] as? String)
+        _ = try call("POST", "\(Self.base)/proposals/\(secondID)/refuse", oscar, #"{"reason": "too many testers"}"#, expect: 200)
+
+        let rows = try Self.rows(app, token: admin)
+        let seen = rows.map { "\($0["action"] as? String ?? "?") \($0["actor"] as? String ?? "?") \($0["app"] as? String ?? "-")" }
+        #expect(seen == [
+            "release.declare olga \(Self.app)", "release.unlist olga \(Self.app)", "release.admit olga \(Self.app)",
+            "alert.hook.add olga \(Self.app)", "alert.hook.test olga \(Self.app)",
+            "config.update olga \(Self.app)", "rollout.start olga \(Self.app)", "rollout.advance olga \(Self.app)", "rollout.abort olga \(Self.app)",
+            "approvals.save alice \(Self.app)", "proposal.create olga \(Self.app)", "proposal.approve oscar \(Self.app)", "config.update olga \(Self.app)",
+            "proposal.create olga \(Self.app)", "proposal.refuse oscar \(Self.app)",
+        ], "\(seen.joined(separator: "\n"))")
+        // A filter by action finds the change whichever way it was made: here, approved.
+        #expect(try Self.rows(app, token: admin, query: "action=config.update").count == 2)
+        #expect(try Self.rows(app, token: admin, query: "actor=oscar").count == 2)
     }
 
     @Test func anAppScopedAdminReadsTheRowsOfItsAppsOnly() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WatchdogStore
 import WatchdogTesting
 
 /// Roles per app (issue 41): every route of the route table, called by an admin token limited
@@ -29,6 +30,7 @@ import WatchdogTesting
         var hook = ""
         var rule = ""
         var keyID = ""
+        var proposal = ""
     }
 
     static func makeHiddenData(_ app: TestApplication, admin: String) throws -> HiddenData {
@@ -51,6 +53,12 @@ import WatchdogTesting
         data.rule = try #require(rule.json["id"] as? String, "\(rule.text)")
         let newKey = try app.client.postJSON("/v1/admin/apps/\(hidden)/keys", token: admin, json: [:] as [String: Any])
         data.keyID = try #require((newKey.json["id"] ?? newKey.json["key_id"]) as? String, "\(newKey.text)")
+        // A proposal waiting for approval (four eyes): deleting a second release.
+        #expect(try app.client.request("PUT", "/v1/admin/apps/\(hidden)/approvals", token: admin, body: Array(#"{"require": ["release_delete"]}"#.utf8)).status == 200)
+        let second = try app.client.postJSON("/v1/admin/apps/\(hidden)/releases", token: admin, json: ["version": "14.1.0", "build": "30000"])
+        let secondID = try #require(second.json["id"] as? String, "\(second.text)")
+        let proposed = try app.client.request("DELETE", "/v1/admin/apps/\(hidden)/releases/\(secondID)?confirm=\(secondID)", token: admin)
+        data.proposal = try #require((proposed.json["proposal"] as? [String: Any])?["id"] as? String, "\(proposed.text)")
         return data
     }
 
@@ -59,6 +67,7 @@ import WatchdogTesting
         var path = template.replacingOccurrences(of: "{app}", with: app).replacingOccurrences(of: "{release}", with: data.release)
             .replacingOccurrences(of: "{key_id}", with: data.keyID).replacingOccurrences(of: "{version}", with: "1")
             .replacingOccurrences(of: "{rule}", with: "fix").replacingOccurrences(of: "{action}", with: "pause")
+        if template.contains("/proposals/") { path = path.replacingOccurrences(of: "{id}", with: data.proposal) }
         if template.contains("/alerts/rules/") { path = path.replacingOccurrences(of: "{id}", with: data.rule) }
         if template.contains("/alerts/hooks/") { path = path.replacingOccurrences(of: "{id}", with: data.hook) }
         path = path.replacingOccurrences(of: "{id}", with: data.reportID)
@@ -79,6 +88,8 @@ import WatchdogTesting
         case "/v1/admin/apps/{app}/rollouts": json = #"{"rule": "fix"}"#
         case "/v1/admin/apps/{app}/admission": json = #"{"mode": "open"}"#
         case "/v1/admin/apps/{app}/attestation": json = #"{"mode": "off"}"#
+        case "/v1/admin/apps/{app}/approvals": json = #"{"require": ["release_delete"]}"#
+        case "/v1/admin/apps/{app}/proposals/{id}/approve", "/v1/admin/apps/{app}/proposals/{id}/refuse": json = "{}"
         case "/v1/admin/apps/{app}/rollouts/{rule}/{action}", "/v1/admin/apps/{app}/keys", "/v1/admin/apps/{app}/alerts/hooks/{id}/test": json = "{}"
         default: json = #"{"test_crash": true}"#
         }
@@ -91,7 +102,7 @@ import WatchdogTesting
         let data = try Self.makeHiddenData(app, admin: admin)
         let outsider = try app.addToken(role: "admin", name: "mine-admin", apps: [Self.mine])
         let insider = try app.addToken(role: "admin", name: "alpha-admin", apps: [Self.hidden])
-        let secrets = [Self.hidden, data.reportID, data.hook, data.rule, data.keyID]
+        let secrets = [Self.hidden, data.reportID, data.hook, data.rule, data.keyID, data.proposal]
         var walked = 0
         for (template, methods) in app.application.endpoints {
             for method in methods {
@@ -122,5 +133,24 @@ import WatchdogTesting
             }
         }
         #expect(walked >= 50, "the walk called \(walked) routes")
+    }
+
+    /// The routes of ingest keys: data, not changes, so not audited.
+    static let ingestRoutes: Set<String> = ["POST /v1/reports", "POST /v1/sessions", "POST /v1/attest/challenge", "POST /v1/attest"]
+
+    /// Every route that changes something is audited under a dotted `noun.verb` action
+    /// (`AuditActions`), the scheme the CLI's rows use: a new route fails here until named.
+    @Test func everyChangingRouteHasADottedAuditActionName() throws {
+        let app = try TestApplication()
+        var named = 0
+        for (template, methods) in app.application.endpoints {
+            for method in methods where method != "GET" && !Self.openRoutes.contains("\(method) \(template)") && !Self.ingestRoutes.contains("\(method) \(template)") {
+                let parameters = template.contains("{action}") ? ["action": "pause"] : [:]
+                let action = AuditActions.name(method: method, template: template, parameters: parameters)
+                #expect(!action.contains(" ") && action.contains("."), "\(method) \(template) is audited as \(action)")
+                named += 1
+            }
+        }
+        #expect(named >= 20, "\(named) changing routes")
     }
 }

@@ -54,7 +54,7 @@ import Testing
         #expect((ops["after"] as? [String: Any])?["apps"] as? [String] == ["com.example.mail", "com.example.maps"])
         #expect(!audit.stdout.contains(token) && !audit.stdout.contains(String(token.suffix(64))))
         let changes = try daemon.runCommand(["audit", "--app", "com.example.maps"]).stdout
-        #expect(changes.contains("PATCH /v1/admin/apps/{app}/config") && changes.contains("\"actor\":\"ops\""), "\(changes)")
+        #expect(changes.contains("\"action\":\"config.update\"") && changes.contains("\"actor\":\"ops\""), "\(changes)")
         #expect(changes.contains("app.add"))
     }
 

@@ -64,7 +64,10 @@ export function releaseActions(app, host, done) {
     delete: (r) => run(async () => {
       const body = el('p', { 'data-role': 'what' }, 'This deletes ', clientText(r.release), ` for good, with its ${number(r.sessions + (r.implausible_sessions ?? 0))} session starts and `,
         `${number(r.all_reports ?? r.reports)} reports.`);
-      if (await ask(`Delete ${r.release}?`, body, 'Delete', r.release)) await api.delete(`${base}/${q(r.id)}?confirm=${q(r.release)}`);
+      if (!(await ask(`Delete ${r.release}?`, body, 'Delete', r.release))) return;
+      const answer = await api.delete(`${base}/${q(r.id)}?confirm=${q(r.release)}`);
+      // Four eyes: proposed, not deleted, when the app needs a second person's approval.
+      if (answer?.applied === false) throw new Error(`Proposed, not applied: ${answer.message}`);
     }),
   };
 }

@@ -48,14 +48,16 @@ export async function renderAttestation(holder, app, { admin }) {
           consequence: 'Reports and sessions without a valid App Attest assertion will be refused: simulators, old devices and builds without App Attest keep them on the device. Observe first to see the attested share per release.' });
         if (!go) return;
       }
+      let answer;
       try {
-        await api.put(path, next);
+        answer = (await api.put(path, next)).data;
       } catch (error) {
         message.textContent = error.message;  // the form keeps what was typed, to correct it
         return;
       }
       await draw();
-      message.textContent = 'Saved.';
+      // Four eyes: `require` may need a second person's approval (the Config view lists it).
+      message.textContent = answer?.applied === false ? `Proposed, not applied: ${answer.message}` : 'Saved.';
       card.querySelector('#attestation-mode')?.focus();
     });
     return element;

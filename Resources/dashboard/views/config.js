@@ -4,6 +4,8 @@ import { time, number } from '../format.js';
 import { whenChanged } from '../changes.js';
 import { renderAlerts } from './alerts.js';
 import { renderAttestation } from './attestation.js';
+import { renderProposals } from './proposals.js';
+import { diff } from '../diff.js';
 
 const switches = [['enabled', 'Watchdog enabled (kill switch)'], ['auto_fix', 'Auto-fix misplaced views'], ['test_crash', 'Crash on purpose after a reported glitch']];
 /** Switching test_crash on for more installs than this needs the app's name typed. */
@@ -27,9 +29,10 @@ export async function render(main, params, { session }) {
   const dialog = el('dialog', { 'aria-labelledby': titleID });
   const alertsHolder = el('div');
   const attestationHolder = el('div');
+  const proposalsHolder = el('div');
   replace(main, el('h1', {}, 'Config'),
     admin ? null : el('p', { class: 'muted', 'data-role': 'read-only' }, 'Signed in as a viewer: you see the config; operators and admins change it.'),
-    message, holder, alertsHolder, attestationHolder, dialog);
+    message, proposalsHolder, holder, alertsHolder, attestationHolder, dialog);
 
   /** Dry-run first, then ask, then change with If-Match; focus goes back to `returnTo` (a
    * selector: the invoking control is redrawn). */
@@ -38,11 +41,14 @@ export async function render(main, params, { session }) {
     try {
       const preview = (await perform(true, {})).data;
       const answer = await confirmDialog(description, preview, extra);
-      if (answer) await perform(false, answer);
+      // Four eyes: the app may need a second person's approval, and the change is proposed.
+      const done = answer ? (await perform(false, answer)).data : null;
+      if (done?.applied === false) message.textContent = `Proposed, not applied: ${done.message}`;
     } catch (error) {
       message.textContent = error instanceof APIError && error.status === 409 ? 'Someone changed the config meanwhile; reloaded — try again.' : error.message;
     }
     await draw();  // the switches show the server's state again, whatever happened
+    await proposals?.refresh();
     holder.querySelector(returnTo)?.focus();
   }
 
@@ -218,23 +224,10 @@ export async function render(main, params, { session }) {
           : el('p', { class: 'muted', 'data-role': 'no-history' }, 'No changes yet: the built-in defaults apply.')));
   });
 
+  let proposals = null;
   await draw();
+  proposals = await renderProposals(proposalsHolder, app, { session, current: async () => (await api.getWithETag(base)).data });
   const alerts = await renderAlerts(alertsHolder, app, { admin });
   const attestation = await renderAttestation(attestationHolder, app, { admin: attestationAdmin });
-  return { refresh: async () => { if (!dialog.open) { await draw(false); await alerts.refresh(); await attestation.refresh(); } } };
-}
-
-/** Key-level differences between two documents, as text lines. */
-function diff(before, after) {
-  const flat = (doc) => Object.fromEntries([...Object.entries(doc?.defaults ?? {}).map(([k, v]) => [`defaults.${k}`, JSON.stringify(v)]),
-    ...(doc?.rules ?? []).map((r) => [`rule ${r.id}`, JSON.stringify({ name: r.name, match: r.match, set: r.set })]),
-    ...(doc?.rules?.length > 1 ? [['rules, in order', doc.rules.map((r) => r.name || r.id).join(' → ')]] : [])]);
-  const a = flat(before), b = flat(after);
-  const lines = [];
-  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
-    if (a[key] === b[key]) continue;
-    if (a[key] !== undefined) lines.push(el('div', { class: 'diff-del' }, `− ${key}: ${a[key]}`));
-    if (b[key] !== undefined) lines.push(el('div', { class: 'diff-add' }, `+ ${key}: ${b[key]}`));
-  }
-  return lines.length ? el('div', {}, lines) : 'no change';
+  return { refresh: async () => { if (!dialog.open) { await draw(false); await alerts.refresh(); await attestation.refresh(); await proposals.refresh(); } } };
 }

@@ -46,8 +46,14 @@ struct AuditLog: Sendable {
 /// The current change's pending audit row, for a handler that knows the state before and
 /// after better than the request's body (config documents, settings).
 enum AuditNote {
+    /// An approved proposal's `approval` (who approved which proposal) stays in `after`.
     static func set(before: JSONValue?, after: JSONValue?) {
         PendingAudit.current?.update { entry in
+            var after = after
+            if case .object(let old)? = entry.after.map(AuditRedaction.value), let approval = old["approval"], case .object(var fields)? = after {
+                fields["approval"] = approval
+                after = .object(fields)
+            }
             entry.before = before.map(AuditRedaction.text)
             entry.after = after.map(AuditRedaction.text)
         }

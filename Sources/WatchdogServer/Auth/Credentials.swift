@@ -36,6 +36,10 @@ public struct Principal: Sendable, Equatable {
 
     /// Whether the caller may touch every app (create apps, read lists across apps unfiltered).
     public var seesEveryApp: Bool { apps == nil }
+
+    /// Who the caller is as a person, for four eyes (a proposer cannot approve their own
+    /// change): the credential's name — a token's name, or the name a sign-in gave the session.
+    public var person: String { name }
 }
 
 /// Makes new credentials: a public id and a 256-bit random secret, e.g.

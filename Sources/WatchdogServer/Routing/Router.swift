@@ -19,6 +19,8 @@ struct Router: Sendable {
     /// On a database across the network, the threads every request but the probes runs on
     /// (`RequestOffload`); `nil`: on the calling thread.
     let offload: RequestOffload?
+    /// Proposes, instead of applying, a change its app requires a second person's approval for.
+    let fourEyes: FourEyes
 
     /// The paths answered on the calling thread whatever `offload` is: they call no store.
     static let answeredInPlace: Set<String> = ["/healthz", "/readyz"]
@@ -63,6 +65,9 @@ struct Router: Sendable {
         let caller = try authorize(request, for: route, parameters: parameters)
         let context = RequestContext(parameters: parameters, caller: caller)
         guard let caller, Self.changes(route, request) else { return try route.handler(request, context) }
+        // Four eyes: on an app that requires it, the change is proposed instead (202).
+        let address = IngestRoutes.client(of: request, trusting: trustedProxies)
+        if let proposed = try fourEyes.proposal(for: route, request, caller: caller, context: context, address: address) { return proposed }
         return try audited(route, request, caller: caller, context: context)
     }
 
@@ -74,14 +79,14 @@ struct Router: Sendable {
         return request.query["dry_run"] != "true"
     }
 
-    /// Runs the handler with its audit row pending: action `METHOD template`, the caller's name
+    /// Runs the handler with its audit row pending: action `AuditActions.name` (`config.update`), the caller's name
     /// and address, the path's app (or the body's, creating an app), the request's body as
     /// `after` (redacted) unless the handler says better. Written with the change.
     private func audited(_ route: Route, _ request: HTTPRequest, caller: Principal, context: RequestContext) throws(APIError) -> Response {
         let body = request.body.isEmpty ? nil : JSONValue.parse(request.body)
         var app = context.parameters["app"]
         if app == nil, case .object(let fields)? = body, case .string(let named)? = fields["app"] { app = named }
-        let entry = audit.entry("\(route.method) \(route.path)", app: app, actor: caller.name,
+        let entry = audit.entry(AuditActions.name(method: route.method, template: route.path, parameters: context.parameters), app: app, actor: caller.name,
                                 address: IngestRoutes.client(of: request, trusting: trustedProxies), after: body)
         return try audit.around(entry) { () throws(APIError) in try route.handler(request, context) }
     }

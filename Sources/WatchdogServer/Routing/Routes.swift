@@ -33,6 +33,8 @@ enum Routes {
         let rollouts = RolloutRoutes(rollouts: services.rollouts)
         let admission = AdmissionRoutes(store: store, lookup: lookup, admission: services.admission, unlisted: unlisted, clock: services.clock)
         let attestation = AttestationRoutes(attestation: services.attestation, ingest: services.ingest)
+        let proposals = ProposalRoutes(fourEyes: services.fourEyes)
+        let trustedProxies = services.settings.trustedProxies
 
         return [
             Route("GET", "/", .open) { _, _ throws(APIError) in .now(try resources.dashboard("index.html")) },
@@ -163,6 +165,20 @@ enum Routes {
             Route("PUT", "/v1/admin/apps/{app}/attestation", .admin(.path)) { request, context throws(APIError) in
                 .now(try attestation.saveSettings(request, app: context["app"]))
             },
+            Route("GET", "/v1/admin/apps/{app}/approvals", .viewer(.path)) { _, context throws(APIError) in .now(try proposals.settings(app: context["app"])) },
+            Route("PUT", "/v1/admin/apps/{app}/approvals", .admin(.path)) { request, context throws(APIError) in
+                .now(try proposals.saveSettings(request, app: context["app"]))
+            },
+            Route("GET", "/v1/admin/apps/{app}/proposals", .viewer(.path)) { request, context throws(APIError) in
+                .now(try proposals.list(request, app: context["app"]))
+            },
+            Route("POST", "/v1/admin/apps/{app}/proposals/{id}/approve", .operator(.path)) { request, context throws(APIError) in
+                .now(try proposals.approve(request, app: context["app"], id: context["id"], approver: context.principal(),
+                                           address: IngestRoutes.client(of: request, trusting: trustedProxies)))
+            },
+            Route("POST", "/v1/admin/apps/{app}/proposals/{id}/refuse", .operator(.path)) { request, context throws(APIError) in
+                .now(try proposals.refuse(request, app: context["app"], id: context["id"], refuser: context.principal()))
+            },
             Route("GET", "/v1/admin/apps/{app}/alerts/rules", .operator(.path)) { _, context throws(APIError) in .now(try alerts.rules(app: context["app"])) },
             Route("POST", "/v1/admin/apps/{app}/alerts/rules", .operator(.path)) { request, context throws(APIError) in
                 .now(try alerts.createRule(request, app: context["app"], principal: context.principal()))
@@ -215,4 +231,5 @@ struct Services: Sendable {
     let audit: AuditLog
     /// OpenID Connect sign-in, when `--oidc-issuer` is set.
     let oidc: OIDCSignIn?
+    let fourEyes: FourEyes
 }

@@ -138,6 +138,7 @@ public final class SQLiteToPostgres {
         "session_issue_marks", "session_affected_marks", "session_value_marks",
         "install_origins", "ingest_hourly_counts", "release_networks", "release_admissions", "app_admission", "rollouts",
         "attest_challenges", "attested_keys", "app_attestation", "audit_log",
+        "approval_settings", "proposals",
     ]
 
     /// `true` when continuing an unfinished copy; throws when the destination has anything else.
@@ -280,6 +281,10 @@ public final class SQLiteToPostgres {
         Table(name: "config_changes", columns: columns("app, version:i, changed_at:i, changed_by, before, after, note")),
         Table(name: "rollouts", columns: columns("app, rule_id, revision:i, status, document, updated_at:i")),
         Table(name: "audit_log", columns: columns("id:i, at:i, actor, address, action, app, before, after")),
+        Table(name: "approval_settings", columns: columns("app, require")),
+        Table(name: "proposals", columns: columns("""
+            id, app, kinds, action, proposer, created_at:i, expires_at:i, method, path, query, body, if_match, impact, status, decided_by, decided_at:i, outcome
+            """)),
         Table(name: "test_crash_daily", columns: columns("app, install_id, day:i, crashes:i")),
         Table(name: "alert_hooks", columns: columns("id, app, name, url, secret, created_at:i, created_by")),
         Table(name: "alert_rules", columns: columns("""

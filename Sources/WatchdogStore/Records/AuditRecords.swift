@@ -11,7 +11,7 @@ public struct AuditEntry: Sendable, Equatable {
     public var actor: String
     /// The client's address (behind a trusted proxy, the one it names); `local` for the CLI.
     public var address: String
-    /// What was done, e.g. `config.change`, `token.add`, `signin.failed`.
+    /// What was done: a dotted name (`AuditActions`), e.g. `config.update`, `token.add`, `signin.failed`.
     public var action: String
     /// The app changed; `nil` for changes of no one app (tokens, sign-ins).
     public var app: String?
