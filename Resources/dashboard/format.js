@@ -46,6 +46,12 @@ export function ratioSentence(comparison, what) {
     return `${what} appeared (none in the base release); ${named} of the ratio ${upper === null ? `at least ${times(lower)}` : `${times(lower)}–${times(upper)}`}×`;
   }
   if (ratio === 0) return `no ${what} any more` + (upper ? ` (${named}: at least ${times(1 / upper)}× fewer)` : '');
+  // An interval that holds 1 allows more and fewer alike: said as both ends, never as "1.1× fewer".
+  if (lower < 1 && (upper === null || upper > 1)) {
+    const more = upper === null ? 'any number of times more' : `${times(upper)}× more`;
+    const fewer = lower > 0 ? `${times(1 / lower)}× fewer` : 'none at all';
+    return `between ${more} and ${fewer} ${what}: no change (${named})`;
+  }
   if (ratio < 1) {
     const range = upper === null
       ? (lower > 0 ? `of the ratio at least ${times(lower)}× (unbounded above)` : 'unbounded')

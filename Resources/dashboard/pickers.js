@@ -70,5 +70,14 @@ export const releaseLabel = (releases, value) => findRelease(releases, value)?.r
 /** The default base for a target: the release just before it (the next older one), else any other. */
 export function releaseBefore(releases, target) {
   const index = releases.findIndex((r) => r.id === target);
-  return (index >= 0 ? releases[index + 1] : null)?.id ?? releases.find((r) => r.id !== target)?.id ?? null;
+  const older = index >= 0 ? releases.slice(index + 1) : [];
+  // The newest older release with counted sessions, as the gate's base (one admitted but empty
+  // would compare against nothing), else the next one, else any other.
+  return (older.find((r) => r.sessions > 0) ?? older[0])?.id ?? releases.find((r) => r.id !== target)?.id ?? null;
+}
+
+/** The release a view opens on: the newest listed release with counted sessions (a release
+ * just declared or admitted, with none yet, would show "n/a" everywhere), else the newest. */
+export function newestCounted(releases) {
+  return (releases.find((r) => r.sessions > 0) ?? releases[0])?.id ?? null;
 }

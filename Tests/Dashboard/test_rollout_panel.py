@@ -40,6 +40,10 @@ def test_a_rollout_its_evidence_and_its_controls_each_confirmed(admin):
         expect(card.locator('[data-role="rollout-decision"]')).to_contain_text(re.compile(r"wait — .*(hours|sessions)"))
         evidence = card.locator("table").nth(1)
         expect(evidence.locator("th", has_text="Always-valid 95 % interval")).to_be_visible()
+        # Issue 44: what the guard decides on comes first — verdict, reliability (and why not),
+        # the interval — and the counts after, so a long reason does not push them off screen.
+        headers = [h.strip() for h in evidence.locator("thead th").all_inner_texts()]
+        assert headers[3:6] == ["Verdict", "Reliable", "Always-valid 95 % interval"], headers
         expect(evidence.locator("tbody tr", has_text="latest look").first).to_contain_text("14.2.0")
 
         # Pause: the dialog starts on Cancel; Escape changes nothing and gives focus back.

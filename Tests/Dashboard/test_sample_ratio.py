@@ -2,6 +2,7 @@
 (sample ratio mismatch), and that the split is as configured when it is."""
 import datetime
 import os
+import re
 import urllib.parse
 import uuid
 
@@ -62,6 +63,8 @@ def test_config_effect_names_a_sample_ratio_mismatch(admin):
         demo = admin.open("cohort", release="14.2.0 (31245)", rule="split")
         expect(demo.locator('[data-role="sample-ratio"]')).to_contain_text("Split as configured")
         expect(demo.locator('[data-role="sample-ratio-warning"]')).to_have_count(0)
+        # A rule that changes nothing: an interval holding 1 says both ends and "no change", not "1.1× fewer".
+        expect(demo.locator("#cohort .sentence")).to_contain_text(re.compile(r"between [0-9.]+× more and [0-9.]+× fewer sessions with [a-z ]+: no change"))
     finally:
         api("PUT", f"/v1/admin/apps/{APP}/admission", admission)
         api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": []})

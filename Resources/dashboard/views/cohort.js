@@ -2,7 +2,7 @@ import { api, q, APIError } from '../api.js';
 import { el, replace, clientText } from '../dom.js';
 import { whenChanged } from '../changes.js';
 import { number, percent, ratioSentence, kindName } from '../format.js';
-import { loadReleases, releaseParam, releaseSelect, navigatingSelect, option } from '../pickers.js';
+import { loadReleases, releaseParam, releaseSelect, navigatingSelect, option, newestCounted } from '../pickers.js';
 import { rolloutCard } from './rollout.js';
 import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown, intervalChoice, intervalPicker, intervalNote } from '../comparison.js';
 
@@ -56,7 +56,7 @@ async function loadRules(app, session) {
 export async function render(main, params, { go, settle, session }) {
   const app = params.get('app');
   const [releases, rules] = await Promise.all([loadReleases(app), loadRules(app, session)]);
-  const release = releaseParam(releases, params.get('release') ?? releases[0]?.id ?? '');
+  const release = releaseParam(releases, params.get('release') ?? newestCounted(releases) ?? '');
   const rule = params.get('rule') ?? (rules ?? []).find((r) => r.percent !== null && r.percent !== undefined && r.percent > 0 && r.percent < 100)?.id ?? rules?.[0]?.id ?? '';
   const interval = intervalChoice(params);
   const reopen = (change) => go('cohort', Object.fromEntries(Object.entries({ release, rule, interval, ...change }).filter(([, v]) => v)));

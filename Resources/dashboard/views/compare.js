@@ -3,7 +3,7 @@ import { el, replace, shortened } from '../dom.js';
 import { drawChart, color, describeChart, chartTable } from '../charts.js';
 import { whenChanged } from '../changes.js';
 import { ratioSentence, kindName, number } from '../format.js';
-import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore } from '../pickers.js';
+import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore, newestCounted } from '../pickers.js';
 import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown, intervalChoice, intervalPicker, intervalNote } from '../comparison.js';
 
 /** Release comparison: base vs target — the change in sessions with a glitch in words, its
@@ -12,8 +12,9 @@ export async function render(main, params, { go, settle }) {
   const app = params.get('app');
   const releases = await loadReleases(app);
   // API calls carry release ids; a link with display text (made before ids) still resolves.
-  // Default: the newest release against the one before it.
-  const target = releaseParam(releases, params.get('target') ?? releases[0]?.id ?? null);
+  // Default: the newest release with counted sessions against the newest older one with sessions
+  // (a release just declared or admitted has none yet).
+  const target = releaseParam(releases, params.get('target') ?? newestCounted(releases));
   const base = releaseParam(releases, params.get('base') ?? releaseBefore(releases, target));
   const interval = intervalChoice(params);
   const picker = (name, value) => el('label', {}, `${name} `, releaseSelect(name, releases, value,

@@ -2,14 +2,14 @@ import { api, q } from '../api.js';
 import { el, replace, table, clientText } from '../dom.js';
 import { whenChanged } from '../changes.js';
 import { number, percent, time, kindName } from '../format.js';
-import { loadReleases, releaseParam, releaseSelect, releaseLabel } from '../pickers.js';
+import { loadReleases, releaseParam, releaseSelect, releaseLabel, newestCounted } from '../pickers.js';
 
 /** Top issues of a release, with new / regressed badges and the previous release's rate to
  * check them against; each leads to its reports. */
 export async function render(main, params, { link, go, settle }) {
   const app = params.get('app');
   const releases = await loadReleases(app);
-  const release = releaseParam(releases, params.get('release') ?? releases[0]?.id ?? '');
+  const release = releaseParam(releases, params.get('release') ?? newestCounted(releases) ?? '');
   const holder = el('div');
   replace(main, el('h1', {}, 'Top issues', release ? [' of ', clientText(releaseLabel(releases, release), 'span', { 'data-role': 'release' })] : null),
     el('form', { class: 'inline' }, el('label', {}, 'Release ', releaseSelect('release', releases, release, (chosen) => go('issues', { release: chosen })))),

@@ -22,16 +22,19 @@ const controls = {
 function evidenceRows(step, evidence) {
   return (evidence ?? []).flatMap((release) => release.verdicts.map((v) => ({
     data: release,
+    // What the guard decides on first — verdict, reliability and why, the interval — so they sit
+    // in view at 1300 px; the counts after.
     cells: [step, clientText(release.release), v.scope === 'overall' ? 'all kinds' : clientText(v.scope),
+      v.verdict ?? 'none', release.reliable ? 'yes' : el('span', { 'data-role': 'unreliable-reasons' }, 'no: ', release.reasons.join('; ')),
+      interval(v), ratio(v.ratio),
+      release.sample_ratio?.mismatch ? `mismatch: ${percent(release.sample_ratio.installs.share)} of installs matched, ${percent(release.sample_ratio.sessions.share)} of sessions` : 'as configured',
       `${number(release.matched.sessions)} (${number(release.matched.step_sessions)} at step)`,
-      `${number(release.unmatched.sessions)} (${number(release.unmatched.step_sessions)} at step)`,
-      ratio(v.ratio), interval(v), v.verdict ?? 'none', release.reliable ? 'yes' : release.reasons.join('; '),
-      release.sample_ratio?.mismatch ? `mismatch: ${percent(release.sample_ratio.installs.share)} of installs matched, ${percent(release.sample_ratio.sessions.share)} of sessions` : 'as configured'],
+      `${number(release.unmatched.sessions)} (${number(release.unmatched.step_sessions)} at step)`],
   })));
 }
 
-const evidenceHeaders = ['Step', 'Release', 'Verdict on', { label: 'Matched sessions', num: true }, { label: 'Not matched', num: true },
-  { label: 'Ratio', num: true }, 'Always-valid 95 % interval', 'Verdict', 'Reliable', 'Split'];
+const evidenceHeaders = ['Step', 'Release', 'Verdict on', 'Verdict', 'Reliable', 'Always-valid 95 % interval', { label: 'Ratio', num: true },
+  'Split', { label: 'Matched sessions', num: true }, { label: 'Not matched', num: true }];
 
 /** The guarded rollout of one rule (admins): where it stands, its steps with the evidence of
  * each, the guard's latest decision, and pause/resume/advance/abort, each confirmed. */

@@ -3,7 +3,7 @@ import { el, replace, table, clientText, shortened } from '../dom.js';
 import { drawChart, color, describeChart } from '../charts.js';
 import { whenChanged } from '../changes.js';
 import { kindName, number, time } from '../format.js';
-import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore, navigatingSelect, option } from '../pickers.js';
+import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore, navigatingSelect, option, newestCounted } from '../pickers.js';
 
 const knownKinds = ['view_frame_mismatch', 'input_covered_by_keyboard', 'keyboard_without_input', 'interaction_lock'];
 
@@ -30,7 +30,7 @@ export async function render(main, params, { go, settle }) {
   const app = params.get('app');
   const releases = await loadReleases(app);
   // `release=` (links made before the overlay) names the target.
-  const target = releaseParam(releases, params.get('target') ?? params.get('release') ?? releases[0]?.id ?? '');
+  const target = releaseParam(releases, params.get('target') ?? params.get('release') ?? newestCounted(releases) ?? '');
   const base = releaseParam(releases, params.get('base') ?? releaseBefore(releases, target) ?? '');
   const kind = params.get('kind') ?? '';
   const bucket = params.get('bucket') === 'hour' ? 'hour' : 'day';
