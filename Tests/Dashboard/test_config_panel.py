@@ -60,6 +60,8 @@ def test_test_crash_shows_budget_expiry_impact_and_needs_the_apps_name(admin):
     switch(page, "test_crash").click()
     dialog = open_dialog(page)
     expect(dialog.locator('[data-role="impact"]')).to_contain_text(f"{switched:,}")
+    # Which switch and which way (issue 44), and the installs per release in the table under it.
+    expect(dialog.locator('[data-role="impact"]')).to_contain_text("test_crash off → on for every install: this switches")
     expect(dialog.locator('[data-role="budget"]')).to_contain_text(re.compile(r"\d+ test crash"))
     expect(dialog.locator('[data-role="expiry"]')).to_contain_text("Expires")
     apply = dialog.get_by_role("button", name="Apply")

@@ -53,7 +53,7 @@ export async function render(main, params, { session }) {
   }
 
   /** Resolves to false (Cancel, Escape) or to what the dialog's fields add to the change. */
-  function confirmDialog(description, preview, { testCrash, diffFrom }) {
+  function confirmDialog(description, preview, { testCrash, diffFrom, effect }) {
     return new Promise((resolve) => {
       const impact = preview.impact ?? [];
       const switched = impact.reduce((sum, r) => sum + r.switched, 0);
@@ -77,7 +77,9 @@ export async function render(main, params, { session }) {
       const budget = preview.document?.defaults?.test_crash_budget ?? BUILT_IN_BUDGET;
       replace(dialog,
         el('h2', { id: titleID }, description),
-        el('p', { 'data-role': 'impact' }, `This switches ${number(switched)} of the installs seen in the last ${preview.impact_window_days ?? 7} days.`),
+        // Which switch, which way, and how many installs of each release (issue 44).
+        el('p', { 'data-role': 'impact' }, effect ? `${effect}: ` : '', `this switches ${number(switched)} of the installs seen in the last ${preview.impact_window_days ?? 7} days`,
+          impact.length ? ', per release below.' : '.'),
         impact.length ? el('div', { class: 'scroll' }, table(['Release', { label: 'Recent installs', num: true }, { label: 'Switched', num: true }],
           impact.map((r) => ({ data: r, cells: [clientText(r.release), number(r.recent_installs), number(r.switched)] })))) : el('p', { class: 'muted' }, 'No recent installs recorded.'),
         testCrash ? [
@@ -130,7 +132,7 @@ export async function render(main, params, { session }) {
   const drawPanel = whenChanged((server, etag, { versions: history, more }) => {
     const rules = server.rules ?? [];
     const restore = (version, label, perform) => el('button', { type: 'button', 'data-version': version,
-      onclick: () => change(`Restore version ${label}`, perform, `button[data-version="${version}"]`, { diffFrom: server }) }, `Restore version ${label}`);
+      onclick: () => change(`Restore version ${label}`, perform, `button[data-version="${version}"]`, { diffFrom: server, effect: `every switch and rule back to version ${label}` }) }, `Restore version ${label}`);
     const saveRules = (description, next, returnTo) => change(description,
       (dry) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`, { rules: next }, etag), returnTo, { diffFrom: server });
     const label = (r) => r.name || r.id;
@@ -206,7 +208,7 @@ export async function render(main, params, { session }) {
                 const body = { [key]: turnOn };
                 change(`${turnOn ? 'Turn on' : 'Turn off'} ${key} for everyone`,
                   (dry, extra) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`, { ...body, ...extra }, etag), `input[data-key="${key}"]`,
-                  { testCrash: key === 'test_crash' && turnOn });
+                  { testCrash: key === 'test_crash' && turnOn, effect: `${key} ${turnOn ? 'off → on' : 'on → off'} for every install` });
               } }),
             ' ', el('label', { for: id }, label),
             key === 'test_crash' && server.defaults.test_crash_expires_at ? el('small', { class: 'muted' }, ` (expires ${time(server.defaults.test_crash_expires_at)})`) : null);
