@@ -6,6 +6,10 @@ import WatchdogTesting
 /// E-mail hooks against a real SMTP server on loopback (`Tests/Notify/smtp_receiver.py`:
 /// aiosmtpd, STARTTLS required with a throwaway self-signed certificate, AUTH PLAIN/LOGIN).
 @Suite struct NotifyMailTests {
+    struct ReceiverFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+
     /// The receiver: a python process serving until its stdin closes; messages it accepted are
     /// lines of `messages.jsonl` in its directory.
     final class SMTPReceiver {
@@ -23,11 +27,17 @@ import WatchdogTesting
             process.arguments = ["python3", script.path, directory.path, user, password]
             process.standardInput = input
             process.standardOutput = output
-            // aiosmtpd's own deprecation notes, kept out of the test log.
-            process.standardError = FileHandle.nullDevice
+            // aiosmtpd's own notes (and python's errors), kept out of the test log.
+            let errors = directory.appendingPathComponent("stderr")
+            FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errors)
             try process.run()
             let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let port = Int(line) else { throw CocoaError(.fileReadCorruptFile, userInfo: ["receiver said": line]) }
+            guard let port = Int(line) else {
+                process.waitUntilExit()
+                let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+                throw ReceiverFailed(description: "Tests/Notify/smtp_receiver.py did not start (it needs `python3 -m pip install aiosmtpd`, and openssl): \(said.suffix(600))")
+            }
             self.port = port
         }
 

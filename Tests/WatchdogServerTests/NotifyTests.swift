@@ -128,7 +128,9 @@ import WatchdogWire
         let hooks = try setup.app.client.request("GET", "\(Self.alerts)/hooks", token: setup.admin).json["hooks"] as? [[String: Any]] ?? []
         let email = hooks.first { $0["kind"] as? String == "email" }
         #expect(email?["recipients"] as? [String] == ["oncall@example.com", "dev+alerts@example.org"] && email?["digest"] as? Bool == true)
-        #expect(hooks.first?["kind"] as? String == "webhook" && hooks.first?["digest"] as? Bool == false)
+        let webhook = hooks.first { $0["url"] as? String == "http://127.0.0.1:9/hook" && $0["kind"] as? String != "teams" }
+        #expect(webhook?["kind"] as? String == "webhook" && webhook?["digest"] as? Bool == false && webhook?["recipients"] == nil, "\(hooks)")
+        #expect(hooks.count == 3)
     }
 
     // MARK: Teams
