@@ -85,8 +85,8 @@ struct AlertHookView: Encodable {
     var digest: Bool
     var createdAt: String
     var createdBy: String
-    /// Set only when the hook was just made, and never for a `pagerduty` hook (its routing
-    /// key was given, and is not shown again).
+    /// Set only when a `webhook` or `teams` hook was just made (a `pagerduty` hook's routing
+    /// key was given and is not shown again; an `email` hook signs nothing).
     var secret: String?
     /// The newest deliveries, newest first.
     var deliveries: [AlertDeliveryView]
@@ -100,7 +100,8 @@ struct AlertHookView: Encodable {
         digest = hook.digest
         createdAt = Timestamp.format(milliseconds: hook.createdAt)
         createdBy = hook.createdBy
-        secret = showSecret && hook.kind != HookKind.pagerduty.rawValue ? hook.secret : nil
+        // Only the kinds that sign get theirs: a pagerduty hook's is its routing key, an email hook signs nothing.
+        secret = showSecret && (hook.kind == HookKind.webhook.rawValue || hook.kind == HookKind.teams.rawValue) ? hook.secret : nil
         self.deliveries = deliveries.map(AlertDeliveryView.init)
     }
 
