@@ -29,7 +29,7 @@ import WatchdogTesting
             process.standardOutput = output
             // aiosmtpd's own notes (and python's errors), kept out of the test log.
             let errors = directory.appendingPathComponent("stderr")
-            FileManager.default.createFile(atPath: errors.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
             process.standardError = try FileHandle(forWritingTo: errors)
             try process.run()
             let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -130,5 +130,25 @@ import WatchdogTesting
         #expect(log.first?["state"] as? String == "pending" && log.first?["next_attempt_at"] is String, "\(log)")
         #expect((log.first?["last_error"] as? String)?.isEmpty == false)
         #expect(receiver.messages.isEmpty)
+    }
+
+    @Test func anSMTPServerThatNeverGreetsCostsOneTimeoutAndHoldsUpNoOtherHook() throws {
+        // An HTTP server waits for a request while an SMTP client waits for its 220 greeting:
+        // a mail server that accepts and says nothing.
+        let silent = try WebhookReceiver()
+        let other = try WebhookReceiver()
+        let app = try TestApplication { settings in
+            settings.smtpURL = "smtp://127.0.0.1:\(silent.port)"
+            settings.alertTimeoutSeconds = 1
+        }
+        let setup = try NotifyTests.setUp(hook: ["kind": "email", "recipients": ["oncall@example.com"]], rule: false, app: app)
+        let webhook = try app.client.postJSON("\(AlertTests.alerts)/hooks", token: setup.admin, json: ["url": other.url]).json["id"] as? String ?? ""
+        for hook in [setup.hookID, webhook] {
+            #expect(try app.client.request("POST", "\(AlertTests.alerts)/hooks/\(hook)/test", token: setup.admin).status == 202)
+        }
+        #expect(try app.application.deliverAlerts() == 2)
+        let mail = try NotifyTests.deliveries(setup).first
+        #expect(mail?["state"] as? String == "pending" && (mail?["last_error"] as? String)?.contains("within 1000 ms") == true, "\(mail ?? [:])")
+        #expect(other.received.count == 1, "the webhook's delivery went on its own worker")
     }
 }
