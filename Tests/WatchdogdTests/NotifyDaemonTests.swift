@@ -14,7 +14,8 @@ import Testing
         let teams = try WebhookReceiver(status: 202)
         let daemon = try Daemon(extraArguments: ["--alert-delay", "0", "--smtp-url", "smtp://localhost:2525", "--smtp-from", "watchdog@example.com"])
         let key = try daemon.addApp(Self.app)
-        let keyFile = daemon.dataDir.appendingPathComponent("routing-key")
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("watchdog-routing-key-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: keyFile) }
         try "\(Self.routingKey)\n".write(to: keyFile, atomically: true, encoding: .utf8)
         let added = try daemon.runCommand(["alerts", "hooks", "add", Self.app, "--kind", "pagerduty", "--url", pagerDuty.url, "--routing-key-file", keyFile.path])
         let hook = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
