@@ -107,6 +107,18 @@ import WatchdogWire
         #expect(try AlertTests.pass(setup.app) == (0, 0))
     }
 
+    @Test func aPagerDutyTestIsAnInfoTriggerResolvedAtOnce() throws {
+        let receiver = try WebhookReceiver(status: 202)
+        let setup = try Self.setUp(hook: ["kind": "pagerduty", "url": receiver.url, "routing_key": Self.routingKey], rule: false)
+        let queued = try setup.app.client.request("POST", "\(Self.alerts)/hooks/\(setup.hookID)/test", token: setup.admin)
+        #expect(queued.status == 202)
+        #expect(try setup.app.application.deliverAlerts() == 2)
+        let events = receiver.received.map(\.json)
+        #expect(events.map { $0["event_action"] as? String } == ["trigger", "resolve"], "the trigger first, then its resolve")
+        #expect(events.map { $0["dedup_key"] as? String } == [queued.json["alert_id"] as? String, queued.json["alert_id"] as? String])
+        #expect((events.first?["payload"] as? [String: Any])?["severity"] as? String == "info")
+    }
+
     @Test func hookFieldsAreCheckedPerKind() throws {
         let setup = try Self.setUp(hook: ["url": "http://127.0.0.1:9/hook"], rule: false)
         for (body, status) in [

@@ -97,6 +97,12 @@ struct AlertRoutes: Sendable {
         let hook = try ownHook(app: app, id: id)
         let delivery = AlertMessage.test(hook: hook, by: principal.name, now: clock())
         let row = try storeCall { try store.enqueueAlertDelivery(delivery) }
+        if hook.kind == HookKind.pagerduty.rawValue {
+            // PagerDuty's test incident closes by itself: a resolve follows the trigger (a hook's deliveries go in order).
+            var resolve = delivery
+            resolve.event = "resolve"
+            _ = try storeCall { try store.enqueueAlertDelivery(resolve) }
+        }
         alerts.wakeDeliveries()
         return JSONBody.response(status: 202, QueuedTestView(hook: hook.id, alertID: delivery.alertID, delivery: row))
     }
