@@ -7,7 +7,9 @@ set -euo pipefail
 # libcurl4-openssl-dev, libpq-dev: the headers of libcurl (webhooks, Sources/CWebhookPost) and libpq
 # (Sources/CLibPQ); both libraries are loaded with dlopen when first needed, not linked.
 # libzstd-dev: stored bodies are zstd frames with a trained dictionary (Sources/CZstd, Sources/ZstdDictionaries).
-packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libjs-chart.js chromium)
+# python3-aiosmtpd, openssl: the e-mail hook tests (NotifyMailTests) send to a real SMTP server on
+# loopback, with STARTTLS on a throwaway certificate.
+packages=(pkg-config libmicrohttpd-dev libsqlite3-dev libpq-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libjs-chart.js chromium python3-aiosmtpd openssl)
 # valgrind: instructions per stored report (callgrind; perf's hardware counters are often not
 # available in a VM).
 # python3-venv: Tests/Benchmarks/peer.sh installs Bugsink from PyPI into a virtualenv.

@@ -162,3 +162,73 @@ void http_request(const char *url, const char *headers, const unsigned char *bod
                   unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result) {
     perform(url, headers, body, body_length, timeout_ms, answer, answer_capacity, cancel, 1, result);
 }
+
+typedef struct {
+    const unsigned char *data;
+    size_t length;
+    size_t sent;
+} upload;
+
+static size_t on_read(char *buffer, size_t size, size_t count, void *context) {
+    upload *u = context;
+    size_t room = size * count, left = u->length - u->sent;
+    size_t given = left < room ? left : room;
+    memcpy(buffer, u->data + u->sent, given);
+    u->sent += given;
+    return given;
+}
+
+void smtp_send(const char *url, const char *ca_file, const char *username, const char *password, const char *from, const char *recipients,
+               const unsigned char *message, size_t message_length, long timeout_ms, const int *cancel, webhook_post_result *result) {
+    memset(result, 0, sizeof *result);
+    const char *unavailable = webhook_post_global_init();
+    if (unavailable) {
+        snprintf(result->error, sizeof result->error, "%s", unavailable);
+        return;
+    }
+    CURL *curl = call_curl_easy_init();
+    if (!curl) {
+        snprintf(result->error, sizeof result->error, "libcurl could not start a transfer");
+        return;
+    }
+    struct curl_slist *list = NULL;
+    char *copy = strdup(recipients), *rest = NULL;
+    for (char *line = copy ? strtok_r(copy, "\n", &rest) : NULL; line; line = strtok_r(NULL, "\n", &rest)) list = call_curl_slist_append(list, line);
+    free(copy);
+    char error[CURL_ERROR_SIZE] = "";
+    upload u = {message, message_length, 0};
+    call_curl_easy_setopt(curl, CURLOPT_URL, url);
+    call_curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+    // smtp:// must upgrade with STARTTLS (or fail); smtps:// is TLS from the first byte.
+    call_curl_easy_setopt(curl, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+    if (ca_file && ca_file[0]) call_curl_easy_setopt(curl, CURLOPT_CAINFO, ca_file);
+    if (username && username[0]) call_curl_easy_setopt(curl, CURLOPT_USERNAME, username);
+    if (password && password[0]) call_curl_easy_setopt(curl, CURLOPT_PASSWORD, password);
+    call_curl_easy_setopt(curl, CURLOPT_MAIL_FROM, from);
+    call_curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, list);
+    call_curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    call_curl_easy_setopt(curl, CURLOPT_READFUNCTION, on_read);
+    call_curl_easy_setopt(curl, CURLOPT_READDATA, &u);
+    call_curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)message_length);
+    call_curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    call_curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+    call_curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+    call_curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    call_curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    call_curl_easy_setopt(curl, CURLOPT_XFERINFODATA, (void *)cancel);
+    call_curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+    CURLcode code = call_curl_easy_perform(curl);
+    long reply = 0;
+    call_curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply);
+    if (code == CURLE_OK) {
+        result->status = reply > 0 ? reply : 250;
+    } else if (code == CURLE_ABORTED_BY_CALLBACK) {
+        snprintf(result->error, sizeof result->error, "cancelled: watchdogd is stopping");
+    } else if (code == CURLE_OPERATION_TIMEDOUT) {
+        snprintf(result->error, sizeof result->error, "no complete answer within %ld ms; connection cut", timeout_ms);
+    } else {
+        snprintf(result->error, sizeof result->error, "%s (SMTP reply %ld)", error[0] ? error : call_curl_easy_strerror(code), reply);
+    }
+    call_curl_slist_free_all(list);
+    call_curl_easy_cleanup(curl);
+}

@@ -174,6 +174,13 @@ public final class WatchdogApplication: Sendable {
         try alerts.evaluate()
     }
 
+    /// Queues the last complete week's digest for every digest hook that has not had it (the
+    /// alerts' thread does it every minute); how many were queued. For tests.
+    @discardableResult
+    public func queueDigests() throws -> Int {
+        try alerts.digests.queueDue()
+    }
+
     /// One pass of the rollout guard now (its thread does it every `rolloutIntervalSeconds`);
     /// how many steps it took. For tests that run the guard's passes by hand.
     @discardableResult

@@ -171,6 +171,11 @@ public protocol TelemetryStore: Sendable {
     /// at least one of them was not already firing — its delivery. Returns the ids of the
     /// alerts stored.
     func recordAlerts(_ alerts: [NewAlert], cleared: [AlertFiringRecord]) throws -> [String]
+    /// The last ISO week (`2026-W48`) whose digest was queued for a hook, if any.
+    func alertDigestWeek(hookID: String) throws -> String?
+    /// In one transaction: records `week` as the hook's last digest week and queues its
+    /// delivery — unless that week was already queued (or the hook is gone): then `false`.
+    func queueAlertDigest(_ delivery: AlertDeliveryRecord, week: String) throws -> Bool
     /// Queues a delivery (a test); its row id.
     func enqueueAlertDelivery(_ delivery: AlertDeliveryRecord) throws -> Int64
     /// Pending deliveries whose next attempt is due, the earliest first: at most `perHook` of

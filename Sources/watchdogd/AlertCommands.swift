@@ -8,7 +8,7 @@ struct Alerts: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage alert rules and the webhooks they post to.",
         discussion: "A running serve evaluates new rules at its next pass, after the next data arrives (docs/api.md, \"Alerts\").",
-        subcommands: [Hooks.self, Rules.self]
+        subcommands: [Hooks.self, Rules.self, Digest.self]
     )
 
     struct Hooks: ParsableCommand {
@@ -22,33 +22,51 @@ struct Alerts: ParsableCommand {
 
             @OptionGroup var common: CommonOptions
             @Argument(help: "The app's bundle id.") var app: String
-            @Option(help: "An http:// or https:// URL, e.g. a Slack incoming webhook.") var url: String
+            @Option(help: "webhook (default), pagerduty, teams or email.") var kind: String?
+            @Option(help: "An http:// or https:// URL: a Slack incoming webhook, a Teams workflow's URL; pagerduty: default PagerDuty's Events API v2.")
+            var url: String?
             @Option(help: "A name for the dashboard and the alert's text.") var name: String?
+            @Option(help: "pagerduty: a file holding the Events API v2 integration (routing) key, kept out of the process list.") var routingKeyFile: String?
+            @Option(help: "email: a recipient address, repeatable.") var recipient: [String] = []
+            @Flag(help: "Send the app's weekly digest to this hook too (not pagerduty).") var digest = false
 
             func run() throws {
                 let hook: AlertHookRecord
-                do { hook = try AlertRules.hook(name: name, url: url, app: app, createdAt: WatchdogServer.systemClock(), createdBy: "watchdogd alerts") } catch {
+                var routingKey: String?
+                if let routingKeyFile {
+                    routingKey = try String(contentsOfFile: routingKeyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+                }
+                do {
+                    hook = try HookKind.hook(kind: kind, name: name, url: url, routingKey: routingKey, recipients: recipient.isEmpty ? nil : recipient,
+                                             digest: digest, app: app, createdAt: WatchdogServer.systemClock(), createdBy: "watchdogd alerts")
+                } catch {
                     throw ValidationError(error.message)
                 }
                 let store = try common.openStore()
                 defer { try? store.close() }
                 guard try store.appExists(app) else { throw CLIError("no app \(app)") }
                 guard try store.alertHooks(app: app).count < AlertRules.maximumHooks else { throw CLIError("\(app) has \(AlertRules.maximumHooks) hooks already") }
-                try audited(store, "alert.hook.add", app: app, after: "{\"hook\": \"\(hook.id)\", \"url\": \(jsonQuoted(hook.url))}") { try store.createAlertHook(hook) }
-                say("created hook \(hook.id) for \(app)")
-                emit(hook.secret)
+                try audited(store, "alert.hook.add", app: app,
+                            after: "{\"hook\": \"\(hook.id)\", \"kind\": \"\(hook.kind)\", \"url\": \(jsonQuoted(hook.url)), \"digest\": \(hook.digest)}") {
+                    try store.createAlertHook(hook)
+                }
+                say("created \(hook.kind) hook \(hook.id) for \(app)")
+                // A pagerduty hook's secret is the routing key it was given: not printed.
+                emit(hook.kind == "pagerduty" ? hook.id : hook.secret)
             }
         }
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List an app's webhooks (id, name, URL), one a line.")
+            static let configuration = CommandConfiguration(abstract: "List an app's hooks (id, kind, name, URL or recipients), one a line.")
             @OptionGroup var common: CommonOptions
             @Argument(help: "The app's bundle id.") var app: String
 
             func run() throws {
                 let store = try common.openStore()
                 defer { try? store.close() }
-                for hook in try store.alertHooks(app: app) { emit("\(hook.id)\t\(hook.name)\t\(hook.url)") }
+                for hook in try store.alertHooks(app: app) {
+                    emit("\(hook.id)\t\(hook.kind)\t\(hook.name)\t\(hook.kind == "email" ? hook.recipients.joined(separator: ",") : hook.url)")
+                }
             }
         }
 

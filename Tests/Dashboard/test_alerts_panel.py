@@ -109,3 +109,46 @@ def test_a_viewer_is_told_alerts_are_for_admins(viewer):
     page = viewer.open("config")
     expect(page.get_by_text("Alert rules and webhooks are managed by admins.")).to_be_visible()
     expect(page.locator("#hook-url")).to_have_count(0)
+
+
+def test_hooks_of_each_kind_made_by_choosing_it_and_a_teams_test_arrives_as_a_card(admin, receiver):
+    """Issue 42: the hook form's kind selector shows each kind's fields; a Teams hook's test is an Adaptive Card."""
+    page = admin.open("config")
+    card = page.locator('[data-role="alerts"]')
+    page.select_option("#hook-kind", "email")
+    expect(page.locator("#hook-recipients")).to_be_visible()
+    expect(page.locator("#hook-url")).to_be_hidden()
+    expect(page.locator("#hook-routing-key")).to_be_hidden()
+    page.fill("#hook-name", "ios team mail")
+    page.fill("#hook-recipients", "oncall@example.com, ios@example.com")
+    page.check("#hook-digest")
+    page.get_by_role("button", name="Add webhook").click()
+    expect(card.locator("td", has_text="oncall@example.com, ios@example.com")).to_be_visible()
+    page.select_option("#hook-kind", "pagerduty")
+    expect(page.locator("#hook-routing-key")).to_be_visible()
+    expect(page.locator("#hook-digest")).to_be_hidden()
+    page.select_option("#hook-kind", "teams")
+    expect(page.locator("#hook-url")).to_be_visible()
+    expect(page.locator("#hook-routing-key")).to_be_hidden()
+    page.fill("#hook-name", "teams channel")
+    page.fill("#hook-url", receiver)
+    page.uncheck("#hook-digest")
+    page.get_by_role("button", name="Add webhook").click()
+    expect(page.locator('[data-role="secret-value"]')).to_have_text(re.compile(r"^whsec_[0-9a-f]{64}$"))
+    hooks = {h["name"]: h for h in alerts("hooks")}
+    mail, teams = hooks["ios team mail"], hooks["teams channel"]
+    assert (mail["kind"], mail["recipients"], mail["digest"], mail["url"]) == ("email", ["oncall@example.com", "ios@example.com"], True, "")
+    assert (teams["kind"], teams["digest"], teams["url"]) == ("teams", False, receiver)
+    expect(card.locator("td", has_text="Microsoft Teams workflow")).to_be_visible()
+
+    page.get_by_role("button", name="Send a test to webhook teams channel").click()
+    expect(page.locator('[data-role="alerts-message"]')).to_contain_text("Test delivered (HTTP 200")
+    headers, body = Receiver.received[0]
+    message = json.loads(body)
+    assert message["type"] == "message" and message["attachments"][0]["contentType"] == "application/vnd.microsoft.card.adaptive"
+    content = message["attachments"][0]["content"]
+    assert content["type"] == "AdaptiveCard" and content["version"] == "1.4" and content["body"]
+    for hook in hooks.values():
+        api("DELETE", f"/v1/admin/apps/{APP}/alerts/hooks/{hook['id']}")
+    assert alerts("hooks") == []
+    assert not admin.uncaught

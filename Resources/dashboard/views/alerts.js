@@ -70,17 +70,53 @@ export async function renderAlerts(holder, app, { admin }) {
       d.last_status === null ? '—' : String(d.last_status), d.last_latency_ms === null ? '—' : `${d.last_latency_ms} ms`, clientText(d.last_error ?? '')] }));
   }
 
+  /** What each hook kind's form shows and sends (docs/api.md, "Hook kinds"). */
+  const hookKinds = {
+    webhook: { label: 'Webhook (signed JSON)', fields: ['url', 'digest'] },
+    teams: { label: 'Microsoft Teams workflow', fields: ['url', 'digest'] },
+    pagerduty: { label: 'PagerDuty (Events API v2)', fields: ['url', 'routing_key'] },
+    email: { label: 'E-mail', fields: ['recipients', 'digest'] },
+  };
+
   function hookForm() {
+    const kind = el('select', { id: 'hook-kind' }, Object.entries(hookKinds).map(([value, k]) => el('option', { value }, k.label)));
     const name = el('input', { id: 'hook-name', type: 'text', maxlength: 128, placeholder: 'release channel' });
-    const url = el('input', { id: 'hook-url', type: 'url', maxlength: 2048, required: 'required', placeholder: 'https://hooks.slack.com/services/…' });
+    const url = el('input', { id: 'hook-url', type: 'url', maxlength: 2048, placeholder: 'https://hooks.slack.com/services/…' });
+    const routingKey = el('input', { id: 'hook-routing-key', type: 'password', maxlength: 32, autocomplete: 'off', placeholder: '32 letters and digits' });
+    const recipients = el('input', { id: 'hook-recipients', type: 'text', maxlength: 2000, placeholder: 'oncall@example.com, ios@example.com' });
+    const digest = el('input', { id: 'hook-digest', type: 'checkbox' });
+    const fields = {
+      url: el('label', { for: 'hook-url' }, 'URL ', url),
+      routing_key: el('label', { for: 'hook-routing-key' }, 'Routing key ', routingKey),
+      recipients: el('label', { for: 'hook-recipients' }, 'Recipients ', recipients),
+      digest: el('label', { for: 'hook-digest' }, digest, ' Weekly digest'),
+    };
+    const show = () => {
+      const shown = hookKinds[kind.value].fields;
+      for (const [field, label] of Object.entries(fields)) label.hidden = !shown.includes(field);
+      // PagerDuty has a default URL; the others need theirs.
+      url.required = kind.value === 'webhook' || kind.value === 'teams';
+      routingKey.required = kind.value === 'pagerduty';
+      recipients.required = kind.value === 'email';
+    };
+    kind.addEventListener('change', show);
     const form = el('form', { class: 'inline', 'aria-labelledby': 'hook-form-title' },
       el('h3', { id: 'hook-form-title' }, 'New webhook'),
-      el('label', { for: 'hook-name' }, 'Webhook label ', name), el('label', { for: 'hook-url' }, 'URL ', url),
+      el('label', { for: 'hook-kind' }, 'Kind ', kind),
+      el('label', { for: 'hook-name' }, 'Webhook label ', name), fields.url, fields.routing_key, fields.recipients, fields.digest,
       el('button', { type: 'submit', class: 'primary' }, 'Add webhook'));
+    show();
     form.addEventListener('submit', (event) => {
       event.preventDefault();
-      const request = { url: url.value.trim(), ...(name.value.trim() ? { name: name.value.trim() } : {}) };
+      const shown = hookKinds[kind.value].fields;
+      const request = { kind: kind.value, ...(name.value.trim() ? { name: name.value.trim() } : {}) };
+      if (shown.includes('url') && url.value.trim()) request.url = url.value.trim();
+      if (shown.includes('routing_key')) request.routing_key = routingKey.value.trim();
+      if (shown.includes('recipients')) request.recipients = recipients.value.split(',').map((r) => r.trim()).filter((r) => r);
+      if (shown.includes('digest') && digest.checked) request.digest = true;
       act(() => api.post(`${base}/hooks`, request), (hook) => {
+        routingKey.value = '';
+        if (!hook.secret) return;
         replace(secret, el('p', { class: 'notice' }, `Secret of webhook ${hook.name} — shown this once; receivers verify Watchdog-Signature with it: `,
           el('code', { 'data-role': 'secret-value' }, hook.secret)));
       });
@@ -137,8 +173,8 @@ export async function renderAlerts(holder, app, { admin }) {
     const hookName = Object.fromEntries(hooks.map((h) => [h.id, h.name]));
     replace(body,
       el('h3', {}, 'Webhooks'),
-      hooks.length ? el('div', { class: 'scroll' }, table(['Name', 'URL', { label: 'Actions' }], hooks.map((h) => ({ data: h, cells: [
-        clientText(h.name), clientText(h.url),
+      hooks.length ? el('div', { class: 'scroll' }, table(['Name', 'Kind', 'URL or recipients', 'Digest', { label: 'Actions' }], hooks.map((h) => ({ data: h, cells: [
+        clientText(h.name), hookKinds[h.kind]?.label ?? h.kind, clientText(h.kind === 'email' ? (h.recipients ?? []).join(', ') : h.url), h.digest ? 'weekly' : '—',
         el('span', { class: 'actions' },
           el('button', { type: 'button', 'data-hook-test': h.id, 'aria-label': `Send a test to webhook ${h.name}`,
             onclick: () => act(() => api.post(`${base}/hooks/${q(h.id)}/test`), awaitTest) }, 'Send test'), ' ',

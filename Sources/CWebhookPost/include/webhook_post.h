@@ -38,6 +38,15 @@ void webhook_post(const char *url, const char *headers, const unsigned char *bod
 void http_request(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
                   unsigned char *answer, size_t answer_capacity, const int *cancel, webhook_post_result *result);
 
+/// Sends one e-mail over SMTP (`url` smtp:// with STARTTLS required, or smtps://), logging in
+/// with `username`/`password` when given (libcurl picks PLAIN or LOGIN as the server offers),
+/// from `from` to `recipients` (`<addr>` lines separated by `\n`); `message` is the whole
+/// RFC 5322 message with CRLF line ends. `ca_file`: the CA bundle to trust instead of the
+/// system's (empty: the system's). `status` is the server's last reply code (250) on success,
+/// 0 with `error` otherwise. Limits as `webhook_post`: `timeout_ms`, `*cancel`.
+void smtp_send(const char *url, const char *ca_file, const char *username, const char *password, const char *from, const char *recipients,
+               const unsigned char *message, size_t message_length, long timeout_ms, const int *cancel, webhook_post_result *result);
+
 /// Sets a flag `webhook_post` watches (from any thread).
 void webhook_post_cancel(int *cancel);
 

@@ -57,6 +57,8 @@ final class AlertDeliverer: Sendable {
     private let store: any TelemetryStore
     private let clock: @Sendable () -> Int64
     private let transport: WebhookTransport
+    /// Where e-mail hooks send (`--smtp-url`); `nil`: their deliveries fail and are retried.
+    private let smtp: SMTPSettings?
     private let policy: AlertRetryPolicy
     /// Lowercased; empty: any host.
     private let allowedHosts: Set<String>
@@ -76,8 +78,9 @@ final class AlertDeliverer: Sendable {
     /// `dispatching`: a thread of its own looks for due deliveries every second and when
     /// woken (the daemon); without it only `deliverDue` does (tests run passes by hand).
     init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, transport: WebhookTransport, policy: AlertRetryPolicy,
-         allowedHosts: Set<String> = [], logger: Logger, dispatching: Bool = false) {
+         allowedHosts: Set<String> = [], smtp: SMTPSettings? = nil, logger: Logger, dispatching: Bool = false) {
         self.store = store
+        self.smtp = smtp
         self.allowedHosts = allowedHosts
         self.clock = clock
         self.transport = transport
@@ -198,17 +201,21 @@ final class AlertDeliverer: Sendable {
 
     /// One hook's due deliveries in order, until the first failure.
     private func run(_ job: Job) throws -> (finished: Int, attempted: Int) {
-        guard let hook = try store.alertHook(id: job.hookID), let url = URL(string: hook.url) else { return (0, 0) }
+        guard let hook = try store.alertHook(id: job.hookID) else { return (0, 0) }
+        let isMail = hook.kind == HookKind.email.rawValue
+        let url = URL(string: hook.url)
+        guard isMail || url != nil else { return (0, 0) }
         var finished = 0, attempted = 0
         for delivery in job.deliveries {
             guard !isStopping else { break }
-            if !allowedHosts.isEmpty, !allowedHosts.contains(url.host?.lowercased() ?? "") {
+            // E-mail goes to the operator's --smtp-url, not to a host a hook names.
+            if !isMail, let url, !allowedHosts.isEmpty, !allowedHosts.contains(url.host?.lowercased() ?? "") {
                 try store.recordAlertAttempt(deliveryID: delivery.id, AlertAttempt(
                     at: clock(), status: nil, latencyMilliseconds: 0, error: "host \(url.host ?? "") is not in --alert-allowed-hosts; not sent", delivered: false, retryAt: nil))
                 finished += 1
                 continue
             }
-            let outcome = send(delivery, to: url, secret: hook.secret)
+            let outcome = send(delivery, hook: hook, url: url)
             guard !isStopping else { break }
             attempted += 1
             let now = clock()
@@ -227,17 +234,28 @@ final class AlertDeliverer: Sendable {
         return (finished, attempted)
     }
 
-    private func send(_ delivery: AlertDeliveryRecord, to url: URL, secret: String) -> WebhookTransport.Outcome {
-        let body = Array(delivery.body.utf8)
-        let timestamp = clock() / 1000
-        return transport.post(url, headers: [
-            ("Content-Type", "application/json"),
-            ("User-Agent", "watchdogd"),
-            ("Watchdog-Event", delivery.event),
-            ("Watchdog-Delivery", delivery.alertID),
-            ("Idempotency-Key", delivery.alertID),
-            ("Watchdog-Timestamp", String(timestamp)),
-            ("Watchdog-Signature", WebhookSignature.header(secret: secret, timestamp: timestamp, body: body)),
-        ], body: body)
+    /// One attempt in the hook's format (`HookFormats`): a POST, signed with the hook's secret
+    /// where the format allows (not PagerDuty's, whose secret is its routing key), or an e-mail.
+    private func send(_ delivery: AlertDeliveryRecord, hook: AlertHookRecord, url: URL?) -> WebhookTransport.Outcome {
+        switch HookFormats.request(delivery, hook: hook, sender: smtp?.sender ?? "watchdogd@localhost") {
+        case .mail(let recipients, let message):
+            guard let smtp else { return WebhookTransport.Outcome(status: nil, error: "e-mail is not set up: no --smtp-url, or its --smtp-credentials-file could not be read", milliseconds: 0) }
+            return transport.sendMail(smtp, recipients: recipients, message: message)
+        case .post(let body, let signed):
+            guard let url else { return WebhookTransport.Outcome(status: nil, error: "the hook has no URL", milliseconds: 0) }
+            let timestamp = clock() / 1000
+            var headers = [
+                ("Content-Type", "application/json"),
+                ("User-Agent", "watchdogd"),
+                ("Watchdog-Event", delivery.event),
+                ("Watchdog-Delivery", delivery.alertID),
+                ("Idempotency-Key", delivery.alertID + (delivery.event == "resolve" ? "-resolve" : "")),
+            ]
+            if signed {
+                headers.append(("Watchdog-Timestamp", String(timestamp)))
+                headers.append(("Watchdog-Signature", WebhookSignature.header(secret: hook.secret, timestamp: timestamp, body: body)))
+            }
+            return transport.post(url, headers: headers, body: body)
+        }
     }
 }

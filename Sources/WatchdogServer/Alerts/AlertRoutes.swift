@@ -64,9 +64,11 @@ struct AlertRoutes: Sendable {
 
     /// `POST …/alerts/hooks {"url": …, "name": …}` → 201 with the hook and its secret, shown once.
     func createHook(_ request: HTTPRequest, app: String, principal: Principal) throws(APIError) -> HTTPResponse {
-        let fields = try Self.object(request, example: #"{"name": "release channel", "url": "https://hooks.slack.com/services/…"}"#, allowed: ["name", "url"])
-        guard let url = try Self.string(fields, "url") else { throw .badRequest("invalid_shape", "a hook needs a url: {\"url\": \"https://…\", \"name\": \"…\"}") }
-        let hook = try AlertRules.hook(name: try Self.string(fields, "name"), url: url, app: app, createdAt: clock(), createdBy: principal.name)
+        let fields = try Self.object(request, example: #"{"name": "release channel", "url": "https://hooks.slack.com/services/…"}"#,
+                                     allowed: ["name", "url", "kind", "routing_key", "recipients", "digest"])
+        let hook = try HookKind.hook(kind: try Self.string(fields, "kind"), name: try Self.string(fields, "name"), url: try Self.string(fields, "url"),
+                                     routingKey: try Self.string(fields, "routing_key"), recipients: try Self.strings(fields, "recipients"),
+                                     digest: try Self.bool(fields, "digest"), app: app, createdAt: clock(), createdBy: principal.name)
         try requireApp(app)
         guard try storeCall({ try store.alertHooks(app: app) }).count < AlertRules.maximumHooks else {
             throw APIError(status: 409, code: "limit_reached", message: "\(app) has \(AlertRules.maximumHooks) hooks, the most an app may have; delete one first")
@@ -95,6 +97,24 @@ struct AlertRoutes: Sendable {
         let hook = try ownHook(app: app, id: id)
         let delivery = AlertMessage.test(hook: hook, by: principal.name, now: clock())
         let row = try storeCall { try store.enqueueAlertDelivery(delivery) }
+        if hook.kind == HookKind.pagerduty.rawValue {
+            // PagerDuty's test incident closes by itself: a resolve follows the trigger (a hook's deliveries go in order).
+            var resolve = delivery
+            resolve.event = "resolve"
+            _ = try storeCall { try store.enqueueAlertDelivery(resolve) }
+        }
+        alerts.wakeDeliveries()
+        return JSONBody.response(status: 202, QueuedTestView(hook: hook.id, alertID: delivery.alertID, delivery: row))
+    }
+
+    /// `POST …/alerts/hooks/{id}/digest`: queues a digest of the last 7 days to the hook now
+    /// (for trying a hook; the weekly one is unaffected): 202, as a test delivery.
+    func sendDigest(app: String, id: String) throws(APIError) -> HTTPResponse {
+        let hook = try ownHook(app: app, id: id)
+        guard HookKind(rawValue: hook.kind)?.takesDigest ?? false else {
+            throw APIError(status: 409, code: "no_digest", message: "hook \(hook.id) is a \(hook.kind) hook, which takes no digest; use an email, teams or webhook hook")
+        }
+        let (delivery, row) = try alerts.digests.queueNow(hook: hook)
         alerts.wakeDeliveries()
         return JSONBody.response(status: 202, QueuedTestView(hook: hook.id, alertID: delivery.alertID, delivery: row))
     }
@@ -123,6 +143,29 @@ struct AlertRoutes: Sendable {
         case nil: return nil
         case .string(let value)?: return value
         case let other?: throw .badRequest("invalid_field", "\(name) must be a string, got \(other.typeName)")
+        }
+    }
+
+    static func bool(_ fields: [String: JSONValue], _ name: String) throws(APIError) -> Bool? {
+        switch fields[name] {
+        case nil: return nil
+        case .bool(let value)?: return value
+        case let other?: throw .badRequest("invalid_field", "\(name) must be true or false, got \(other.typeName)")
+        }
+    }
+
+    /// An array of strings, at most 100.
+    static func strings(_ fields: [String: JSONValue], _ name: String) throws(APIError) -> [String]? {
+        switch fields[name] {
+        case nil: return nil
+        case .array(let values)? where values.count <= 100:
+            var strings: [String] = []
+            for value in values {
+                guard case .string(let text) = value else { throw .badRequest("invalid_field", "\(name) must be an array of strings, got an element \(value.typeName)") }
+                strings.append(text)
+            }
+            return strings
+        case let other?: throw .badRequest("invalid_field", "\(name) must be an array of at most 100 strings, got \(other.typeName)")
         }
     }
 

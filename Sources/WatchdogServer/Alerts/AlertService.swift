@@ -24,6 +24,8 @@ final class AlertService: Sendable {
     private let store: any TelemetryStore
     private let evaluator: AlertEvaluator
     let deliverer: AlertDeliverer
+    /// Weekly digests, queued on this service's thread.
+    let digests: DigestScheduler
     private let transport: WebhookTransport
     private let clock: @Sendable () -> Int64
     private let logger: Logger
@@ -41,11 +43,14 @@ final class AlertService: Sendable {
         self.clock = clock
         self.logger = logger
         evaluator = AlertEvaluator(lookup: lookup)
+        digests = DigestScheduler(store: store, digest: WeeklyDigest(lookup: lookup), clock: clock, logger: logger)
         transport = WebhookTransport(timeoutSeconds: settings.alertTimeoutSeconds)
         var policy = AlertRetryPolicy()
         policy.baseSeconds = settings.alertRetryBaseSeconds
-        deliverer = AlertDeliverer(store: store, clock: clock, transport: transport, policy: policy, allowedHosts: settings.alertAllowedHosts, logger: logger,
-                                   dispatching: settings.alertsInBackground)
+        var smtp: SMTPSettings?
+        do { smtp = try SMTPSettings.of(settings) } catch { logger.error("--smtp-credentials-file could not be read: \(error); e-mail hooks cannot send") }
+        deliverer = AlertDeliverer(store: store, clock: clock, transport: transport, policy: policy, allowedHosts: settings.alertAllowedHosts, smtp: smtp,
+                                   logger: logger, dispatching: settings.alertsInBackground)
         delayNanoseconds = UInt64(settings.alertDelaySeconds) * 1_000_000_000
         background = settings.alertsInBackground
         // A pass soon after start: commits of before a restart (or a kill -9) and rules added
@@ -101,7 +106,8 @@ final class AlertService: Sendable {
         guard !fresh.isEmpty || !cleared.isEmpty else { return 0 }
         let hooks = Dictionary(try store.alertHooks(app: app).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let alerts = AlertMessage.alerts(fresh, hooks: hooks, app: app, now: clock())
-        return try store.recordAlerts(alerts, cleared: cleared).count
+        let resolves = AlertMessage.resolves(cleared: cleared, firings: firings, rules: rules, hooks: hooks, app: app, now: clock())
+        return try store.recordAlerts(alerts + resolves, cleared: cleared).count
     }
 
     /// Stops the evaluation thread and the deliverer's; a delivery in flight is cancelled and
@@ -117,7 +123,11 @@ final class AlertService: Sendable {
 
     var isStopping: Bool { state.withLock { $0.stopping } }
 
+    /// Seconds between looks for a week's digests to queue.
+    static let digestIntervalSeconds: UInt64 = 60
+
     private func run() {
+        var digestsDueAt = DispatchTime.now().uptimeNanoseconds
         while true {
             _ = wakeUp.wait(timeout: .now() + .seconds(1))
             let now = DispatchTime.now().uptimeNanoseconds
@@ -130,6 +140,12 @@ final class AlertService: Sendable {
             if stopping { break }
             if evaluateNow {
                 do { try evaluate() } catch where !PostgresStore.isUnreachable(error) { logger.warning("alert evaluation failed: \(error)") } catch {}
+            }
+            if now >= digestsDueAt {
+                digestsDueAt = now + Self.digestIntervalSeconds * 1_000_000_000
+                do {
+                    if try digests.queueDue() > 0 { wakeDeliveries() }
+                } catch where !PostgresStore.isUnreachable(error) { logger.warning("weekly digests not queued: \(error)") } catch {}
             }
         }
         finished.signal()

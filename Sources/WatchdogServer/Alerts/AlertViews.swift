@@ -75,10 +75,18 @@ struct AlertHooksView: Encodable {
 struct AlertHookView: Encodable {
     var id: String
     var name: String
+    /// `webhook`, `pagerduty`, `teams` or `email`.
+    var kind: String
+    /// Empty for an `email` hook.
     var url: String
+    /// An `email` hook's recipients (absent for the other kinds).
+    var recipients: [String]?
+    /// Whether the hook gets the weekly digest.
+    var digest: Bool
     var createdAt: String
     var createdBy: String
-    /// Set only when the hook was just made.
+    /// Set only when a `webhook` or `teams` hook was just made (a `pagerduty` hook's routing
+    /// key was given and is not shown again; an `email` hook signs nothing).
     var secret: String?
     /// The newest deliveries, newest first.
     var deliveries: [AlertDeliveryView]
@@ -86,15 +94,19 @@ struct AlertHookView: Encodable {
     init(_ hook: AlertHookRecord, deliveries: [AlertDeliveryRecord], showSecret: Bool = false) {
         id = hook.id
         name = hook.name
+        kind = hook.kind
         url = hook.url
+        recipients = hook.kind == HookKind.email.rawValue ? hook.recipients : nil
+        digest = hook.digest
         createdAt = Timestamp.format(milliseconds: hook.createdAt)
         createdBy = hook.createdBy
-        secret = showSecret ? hook.secret : nil
+        // Only the kinds that sign get theirs: a pagerduty hook's is its routing key, an email hook signs nothing.
+        secret = showSecret && (hook.kind == HookKind.webhook.rawValue || hook.kind == HookKind.teams.rawValue) ? hook.secret : nil
         self.deliveries = deliveries.map(AlertDeliveryView.init)
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, url, secret, deliveries
+        case id, name, kind, url, recipients, digest, secret, deliveries
         case createdAt = "created_at"
         case createdBy = "created_by"
     }

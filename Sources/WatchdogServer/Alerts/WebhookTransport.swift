@@ -40,7 +40,8 @@ final class WebhookTransport: Sendable {
         self.timeoutSeconds = timeoutSeconds
     }
 
-    func post(_ url: URL, headers: [(name: String, value: String)], body: [UInt8]) -> Outcome {
+    /// Runs `body` with a cancel flag `cancel` can set; `nil` once `cancel` was called.
+    private func withCancelFlag<T>(_ body: (UnsafeMutablePointer<Int32>) -> T) -> T? {
         let flag = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
         flag.initialize(to: 0)
         defer { flag.deallocate() }
@@ -48,9 +49,34 @@ final class WebhookTransport: Sendable {
             guard !current.cancelled else { return false }
             current.flags.append(flag)
             return true
-        }) else { return Outcome(status: nil, error: "cancelled: watchdogd is stopping", milliseconds: 0) }
+        }) else { return nil }
         defer { current.withLock { $0.flags.removeAll { $0 == flag } } }
+        return body(flag)
+    }
 
+    /// Sends one e-mail (`EmailMessage`) through `smtp` with the same deadline and cancel as a
+    /// POST: the outcome's status is the server's last SMTP reply (250) when it was accepted.
+    func sendMail(_ smtp: SMTPSettings, recipients: [String], message: [UInt8]) -> Outcome {
+        withCancelFlag { flag -> Outcome in
+            let startedAt = DispatchTime.now().uptimeNanoseconds
+            var result = webhook_post_result()
+            let lines = recipients.map { "<\($0)>" }.joined(separator: "\n")
+            message.withUnsafeBufferPointer { message in
+                smtp_send(smtp.url, smtp.caFile ?? "", smtp.username ?? "", smtp.password ?? "", "<\(smtp.sender)>", lines,
+                          message.baseAddress, message.count, Int(timeoutSeconds * 1000), flag, &result)
+            }
+            let milliseconds = Int((DispatchTime.now().uptimeNanoseconds - startedAt) / 1_000_000)
+            let error = withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return Outcome(status: result.status > 0 ? result.status : nil, error: error.isEmpty ? nil : error, milliseconds: milliseconds)
+        } ?? Outcome(status: nil, error: "cancelled: watchdogd is stopping", milliseconds: 0)
+    }
+
+    func post(_ url: URL, headers: [(name: String, value: String)], body: [UInt8]) -> Outcome {
+        withCancelFlag { flag in post(url, headers: headers, body: body, flag: flag) }
+            ?? Outcome(status: nil, error: "cancelled: watchdogd is stopping", milliseconds: 0)
+    }
+
+    private func post(_ url: URL, headers: [(name: String, value: String)], body: [UInt8], flag: UnsafeMutablePointer<Int32>) -> Outcome {
         let startedAt = DispatchTime.now().uptimeNanoseconds
         // Header values are ours (ids, a timestamp, a signature): no line breaks in them.
         let lines = headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n")

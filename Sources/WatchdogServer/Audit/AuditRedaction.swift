@@ -5,6 +5,7 @@ enum AuditRedaction {
     /// Keys whose values are secrets, wherever they appear.
     static let secretKeys: Set<String> = [
         "token", "ingest_key", "secret", "secret_hash", "code", "path", "csrf_token", "password", "authorization", "cookie",
+        "routing_key",
     ]
 
     /// The value with its secrets replaced by `"[redacted]"`.

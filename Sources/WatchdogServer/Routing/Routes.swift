@@ -199,6 +199,9 @@ enum Routes {
             Route("POST", "/v1/admin/apps/{app}/alerts/hooks/{id}/test", .operator(.path)) { _, context throws(APIError) in
                 .now(try alerts.sendTest(app: context["app"], id: context["id"], principal: context.principal()))
             },
+            Route("POST", "/v1/admin/apps/{app}/alerts/hooks/{id}/digest", .operator(.path)) { _, context throws(APIError) in
+                .now(try alerts.sendDigest(app: context["app"], id: context["id"]))
+            },
             Route("GET", "/v1/admin/apps/{app}/rollouts", .operator(.path)) { _, context throws(APIError) in .now(try rollouts.list(app: context["app"])) },
             Route("POST", "/v1/admin/apps/{app}/rollouts", .operator(.path)) { request, context throws(APIError) in
                 .now(try rollouts.start(request, app: context["app"], principal: context.principal()))

@@ -68,6 +68,15 @@ public struct ServerSettings: Sendable {
     public var alertAllowedHosts: Set<String> = []
     /// How long a webhook receiver may take to answer.
     public var alertTimeoutSeconds: Double = 10
+    /// The SMTP server `email` hooks send through: `smtp://host:587` (STARTTLS required) or
+    /// `smtps://host:465`; unset: e-mail hooks' deliveries fail and are retried.
+    public var smtpURL: String?
+    /// The `From` address of alert e-mails.
+    public var smtpSender: String = "watchdogd@localhost"
+    /// A file of two lines, the SMTP user name and password (unset: no login).
+    public var smtpCredentialsFile: String?
+    /// A CA bundle to trust for the SMTP server instead of the system's (a private CA).
+    public var smtpCAFile: String?
     /// Evaluate and deliver alerts on their own thread. `WatchdogTesting` turns it off and runs
     /// passes by hand (`WatchdogApplication.evaluateAlerts`, `deliverAlerts`).
     public var alertsInBackground = true

@@ -174,6 +174,28 @@ public enum SettingsTable {
                 shown: { String(Int($0.alertRetryBaseSeconds)) }) { settings, values throws(Setting.Invalid) in
             settings.alertRetryBaseSeconds = Double(try Setting.whole(values, 1...3_600))
         },
+        Setting(name: "smtp-url", kind: .value(placeholder: "url"),
+                help: "SMTP server of e-mail alert hooks: smtp://host:587 (STARTTLS required) or smtps://host:465.", hidden: false,
+                shown: { $0.smtpURL }) { settings, values throws(Setting.Invalid) in
+            guard let value = values.last else { return }
+            guard SMTPSettings.validURL(value) else { throw Setting.Invalid(mustBe: "an smtp:// or smtps:// URL with a host, e.g. smtp://mail.example.com:587") }
+            settings.smtpURL = value
+        },
+        Setting(name: "smtp-from", kind: .value(placeholder: "address"), help: "The From address of alert e-mails.", hidden: false,
+                shown: { $0.smtpSender }) { settings, values throws(Setting.Invalid) in
+            guard let value = values.last else { return }
+            guard EmailAddress.isValid(value) else { throw Setting.Invalid(mustBe: "an e-mail address such as watchdog@example.com") }
+            settings.smtpSender = value
+        },
+        Setting(name: "smtp-credentials-file", kind: .value(placeholder: "path"),
+                help: "File of two lines, the SMTP user name and password (kept out of argv and the environment).", hidden: false,
+                shown: { $0.smtpCredentialsFile }) { settings, values throws(Setting.Invalid) in
+            settings.smtpCredentialsFile = values.last
+        },
+        Setting(name: "smtp-ca-file", kind: .value(placeholder: "path"), help: "CA bundle trusted for the SMTP server instead of the system's.", hidden: false,
+                shown: { $0.smtpCAFile }) { settings, values throws(Setting.Invalid) in
+            settings.smtpCAFile = values.last
+        },
         Setting(name: "chart-js-dir", kind: .value(placeholder: "path"), help: "Debian's Chart.js (libjs-chart.js), served to the dashboard.", hidden: false,
                 shown: { $0.chartDirectory }) { settings, values throws(Setting.Invalid) in
             if let value = values.last { settings.chartDirectory = value }

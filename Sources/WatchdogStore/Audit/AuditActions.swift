@@ -25,6 +25,7 @@ public enum AuditActions {
         "POST /v1/admin/apps/{app}/alerts/hooks": "alert.hook.add",
         "DELETE /v1/admin/apps/{app}/alerts/hooks/{id}": "alert.hook.delete",
         "POST /v1/admin/apps/{app}/alerts/hooks/{id}/test": "alert.hook.test",
+        "POST /v1/admin/apps/{app}/alerts/hooks/{id}/digest": "alert.hook.digest",
         "POST /v1/admin/apps/{app}/rollouts": "rollout.start",
         "POST /v1/auth/links": "signin.link",
         "POST /v1/auth/logout": "signin.logout",

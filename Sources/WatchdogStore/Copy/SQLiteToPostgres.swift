@@ -137,7 +137,7 @@ public final class SQLiteToPostgres {
         "release_installs", "release_install_kinds", "release_hourly_sessions", "issue_releases", "keyboard_heights",
         "session_issue_marks", "session_affected_marks", "session_value_marks",
         "install_origins", "ingest_hourly_counts", "release_networks", "release_admissions", "app_admission", "rollouts",
-        "attest_challenges", "attested_keys", "app_attestation", "audit_log",
+        "attest_challenges", "attested_keys", "app_attestation", "audit_log", "alert_digests",
         "approval_settings", "proposals",
     ]
 
@@ -286,7 +286,8 @@ public final class SQLiteToPostgres {
             id, app, kinds, action, proposer, created_at:i, expires_at:i, method, path, query, body, if_match, impact, status, decided_by, decided_at:i, outcome
             """)),
         Table(name: "test_crash_daily", columns: columns("app, install_id, day:i, crashes:i")),
-        Table(name: "alert_hooks", columns: columns("id, app, name, url, secret, created_at:i, created_by")),
+        Table(name: "alert_hooks", columns: columns("id, app, name, url, secret, created_at:i, created_by, kind, recipients, digest:b")),
+        Table(name: "alert_digests", columns: columns("hook_id, week")),
         Table(name: "alert_rules", columns: columns("""
             id, app, name, condition, kind, minimum_sessions:i, minimum_affected_sessions:i, threshold:d, hook_id, created_at:i, created_by,
             minimum_installs:i, installs

@@ -11,10 +11,11 @@ extension PostgresStore {
         try auditedConnection { connection in
             // One statement: apps are never deleted, and the foreign key backs the check.
             let inserted = try connection.query("""
-                INSERT INTO alert_hooks (id, app, name, url, secret, created_at, created_by)
-                SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::text
+                INSERT INTO alert_hooks (id, app, name, url, secret, created_at, created_by, kind, recipients, digest)
+                SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::bigint, $7::text, $8::text, $9::text, $10::boolean
                 WHERE EXISTS (SELECT 1 FROM apps WHERE id = $2::text)
-                """, [hook.id, hook.app, hook.name, hook.url, hook.secret, hook.createdAt, hook.createdBy]).affected
+                """, [hook.id, hook.app, hook.name, hook.url, hook.secret, hook.createdAt, hook.createdBy, hook.kind,
+                      hook.recipients.joined(separator: "\n"), hook.digest]).affected
             if inserted == 0 { throw StoreError.unknownApp(hook.app) }
         }
     }
@@ -123,11 +124,32 @@ extension PostgresStore {
                         WHERE EXISTS (SELECT 1 FROM alert_rules WHERE id = $1::text FOR KEY SHARE) ON CONFLICT DO NOTHING
                         """, [firing.ruleID, firing.subject, firing.release.version, firing.release.build, firing.alertID, firing.firedAt]).affected
                 }
-                guard fresh > 0 else { continue }
+                guard fresh > 0 || alert.firings.isEmpty else { continue }
                 try Self.insert(alert.delivery, connection)
                 stored.append(alert.delivery.alertID)
             }
             return stored
+        }
+    }
+
+    /// The last ISO week whose digest was queued for a hook, if any.
+    public func alertDigestWeek(hookID: String) throws -> String? {
+        try auditedConnection { connection in
+            try connection.query("SELECT week FROM alert_digests WHERE hook_id = $1", [hookID]).first.map { $0.text(0) }
+        }
+    }
+
+    /// Records the hook's digest week and queues its delivery, unless that week was queued. The
+    /// hook's row is locked: two nodes deciding the same week at once queue it once.
+    public func queueAlertDigest(_ delivery: AlertDeliveryRecord, week: String) throws -> Bool {
+        try auditedTransaction { connection in
+            guard try !connection.query("SELECT 1 FROM alert_hooks WHERE id = $1 FOR UPDATE", [delivery.hookID]).isEmpty,
+                  try connection.query("SELECT week FROM alert_digests WHERE hook_id = $1", [delivery.hookID]).first?.text(0) != week else { return false }
+            try connection.query("""
+                INSERT INTO alert_digests (hook_id, week) VALUES ($1, $2) ON CONFLICT (hook_id) DO UPDATE SET week = excluded.week
+                """, [delivery.hookID, week])
+            _ = try Self.insert(delivery, connection)
+            return true
         }
     }
 
@@ -195,11 +217,12 @@ extension PostgresStore {
                   delivery.nextAttemptAt ?? delivery.createdAt]).first?.integer(0) ?? 0
     }
 
-    private static let hookColumns = "id, app, name, url, secret, created_at, created_by"
+    private static let hookColumns = "id, app, name, url, secret, created_at, created_by, kind, recipients, digest"
 
     private static func alertHook(_ row: PostgresRow) -> AlertHookRecord {
         AlertHookRecord(id: row.text(0), app: row.text(1), name: row.text(2), url: row.text(3), secret: row.text(4),
-                        createdAt: row.integer(5), createdBy: row.text(6))
+                        createdAt: row.integer(5), createdBy: row.text(6), kind: row.text(7),
+                        recipients: row.text(8).split(separator: "\n").map(String.init), digest: row.bool(9))
     }
 
     private static let deliveryColumns = """

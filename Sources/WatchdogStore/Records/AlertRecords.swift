@@ -1,15 +1,24 @@
-/// A webhook alerts are posted to, with the secret that signs them.
+/// Where alerts go: a signed webhook, PagerDuty, a Teams workflow or e-mail (`kind`).
 public struct AlertHookRecord: Sendable, Equatable {
     public var id: String
     public var app: String
     public var name: String
+    /// The endpoint posted to; empty for an `email` hook (the server's `--smtp-url` sends).
     public var url: String
-    /// The HMAC-SHA256 key of the `Watchdog-Signature` header; never listed.
+    /// The HMAC-SHA256 key of the `Watchdog-Signature` header, or a `pagerduty` hook's routing
+    /// key; never listed.
     public var secret: String
     public var createdAt: Int64
     public var createdBy: String
+    /// `webhook`, `pagerduty`, `teams` or `email`.
+    public var kind: String
+    /// An `email` hook's recipients.
+    public var recipients: [String]
+    /// Whether the hook gets the app's weekly digest.
+    public var digest: Bool
 
-    public init(id: String, app: String, name: String, url: String, secret: String, createdAt: Int64, createdBy: String) {
+    public init(id: String, app: String, name: String, url: String, secret: String, createdAt: Int64, createdBy: String,
+                kind: String = "webhook", recipients: [String] = [], digest: Bool = false) {
         self.id = id
         self.app = app
         self.name = name
@@ -17,6 +26,9 @@ public struct AlertHookRecord: Sendable, Equatable {
         self.secret = secret
         self.createdAt = createdAt
         self.createdBy = createdBy
+        self.kind = kind
+        self.recipients = recipients
+        self.digest = digest
     }
 }
 
@@ -132,7 +144,8 @@ public struct AlertDeliveryRecord: Sendable, Equatable {
     }
 }
 
-/// A new alert: the firings it reports and the delivery that carries it.
+/// A new alert: the firings it reports and the delivery that carries it. Without firings the
+/// delivery is stored whatever else happened (a PagerDuty `resolve` of a cleared alert).
 public struct NewAlert: Sendable {
     public var firings: [AlertFiringRecord]
     public var delivery: AlertDeliveryRecord

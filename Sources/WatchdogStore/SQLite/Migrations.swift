@@ -384,6 +384,7 @@ enum Migrations {
         registerLastReceived(&migrator)
         registerAppRoles(&migrator)
         registerAuditLog(&migrator)
+        registerNotify(&migrator)
         registerApprovals(&migrator)
         return migrator
     }

@@ -4,8 +4,10 @@ extension SQLiteStore {
     public func createAlertHook(_ hook: AlertHookRecord) throws {
         try auditedWrite { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM apps WHERE id = ?", arguments: [hook.app]) != nil else { throw StoreError.unknownApp(hook.app) }
-            try db.execute(sql: "INSERT INTO alert_hooks (id, app, name, url, secret, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [hook.id, hook.app, hook.name, hook.url, hook.secret, hook.createdAt, hook.createdBy])
+            try db.execute(sql: """
+                INSERT INTO alert_hooks (id, app, name, url, secret, created_at, created_by, kind, recipients, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [hook.id, hook.app, hook.name, hook.url, hook.secret, hook.createdAt, hook.createdBy, hook.kind,
+                                 hook.recipients.joined(separator: "\n"), hook.digest])
         }
     }
 
@@ -89,11 +91,26 @@ extension SQLiteStore {
                         """, arguments: [firing.ruleID, firing.subject, firing.release.version, firing.release.build, firing.alertID, firing.firedAt, firing.ruleID])
                     fresh += db.changesCount
                 }
-                guard fresh > 0 else { continue }
+                guard fresh > 0 || alert.firings.isEmpty else { continue }
                 try Self.insert(alert.delivery, db)
                 stored.append(alert.delivery.alertID)
             }
             return stored
+        }
+    }
+
+    public func alertDigestWeek(hookID: String) throws -> String? {
+        try pool.read { db in try String.fetchOne(db, sql: "SELECT week FROM alert_digests WHERE hook_id = ?", arguments: [hookID]) }
+    }
+
+    public func queueAlertDigest(_ delivery: AlertDeliveryRecord, week: String) throws -> Bool {
+        try auditedWrite { db in
+            guard try String.fetchOne(db, sql: "SELECT week FROM alert_digests WHERE hook_id = ?", arguments: [delivery.hookID]) != week,
+                  try Bool.fetchOne(db, sql: "SELECT 1 FROM alert_hooks WHERE id = ?", arguments: [delivery.hookID]) != nil else { return false }
+            try db.execute(sql: "INSERT INTO alert_digests (hook_id, week) VALUES (?, ?) ON CONFLICT (hook_id) DO UPDATE SET week = excluded.week",
+                           arguments: [delivery.hookID, week])
+            try Self.insert(delivery, db)
+            return true
         }
     }
 
@@ -152,7 +169,8 @@ extension SQLiteStore {
 
     private static func alertHook(_ row: Row) -> AlertHookRecord {
         AlertHookRecord(id: row["id"], app: row["app"], name: row["name"], url: row["url"], secret: row["secret"],
-                        createdAt: row["created_at"], createdBy: row["created_by"])
+                        createdAt: row["created_at"], createdBy: row["created_by"], kind: row["kind"],
+                        recipients: (row["recipients"] as String).split(separator: "\n").map(String.init), digest: row["digest"])
     }
 
     private static func alertDelivery(_ row: Row) -> AlertDeliveryRecord {
