@@ -28,6 +28,8 @@ export async function render(main, params, { link, go, settle }) {
           number(i.affected_sessions), percent(i.affected_session_rate), previous(i.previous),
           number(i.reports), number(i.reports_per_1k_sessions, 1), number(i.flooded_reports), clientText(i.first_release), time(i.last_seen)] })))) :
         el('p', { class: 'muted' }, 'No issues in this release.'),
+      el('p', {}, el('a', { href: `/v1/apps/${q(app)}/issues.csv?release=${q(release)}&limit=1000`, download: '', 'data-role': 'csv' }, 'Download CSV'),
+        el('small', { class: 'muted' }, ' (this release’s issues, up to 1,000)')),
       el('p', { class: 'muted' }, 'Rate: share of the release’s sessions with this issue. New: first seen in this release. Regressed: its rate rose significantly ',
         'against the previous release (95 % interval above 1, at least 5 sessions). Flooded: reports past the per-session cap, kept out of the rates.'));
   });
