@@ -21,7 +21,8 @@ enum Routes {
         let history = ConfigHistoryRoutes(store: store)
         let compare = CompareRoutes(lookup: lookup, config: services.config, attestation: services.attestation)
         let gate = GateRoutes(lookup: lookup, attestation: services.attestation)
-        let issues = IssueRoutes(lookup: lookup)
+        let issues = IssueRoutes(lookup: lookup, clock: services.clock)
+        let triage = TriageRoutes(lookup: lookup, clock: services.clock)
         let series = SeriesRoutes(lookup: lookup, clock: services.clock)
         let drillDown = ReportRoutes(lookup: lookup)
         let csv = CSVRoutes(reads: reads, compare: compare, issues: issues, reports: drillDown)
@@ -95,6 +96,9 @@ enum Routes {
             },
             Route("GET", "/v1/apps/{app}/issues.csv", .viewer(.path)) { request, context throws(APIError) in
                 .now(try csv.issues(app: context["app"], request: request))
+            },
+            Route("POST", "/v1/apps/{app}/issues/{fingerprint}/{action}", .operator(.path)) { request, context throws(APIError) in
+                .now(try triage.act(request, action: context["action"], app: context["app"], fingerprint: context["fingerprint"], principal: context.principal()))
             },
             Route("GET", "/v1/apps/{app}/timeseries", .viewer(.path)) { request, context throws(APIError) in
                 .now(try series.timeseries(app: context["app"], request: request))

@@ -24,6 +24,7 @@ enum PostgresMigrations {
         ("2026-11-27-last-received", lastReceived),
         ("2026-11-27-app-roles", appRoles),
         ("2026-11-27-audit-log", auditLog),
+        ("2026-11-28-triage", triage),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {

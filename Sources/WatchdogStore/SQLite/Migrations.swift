@@ -384,6 +384,7 @@ enum Migrations {
         registerLastReceived(&migrator)
         registerAppRoles(&migrator)
         registerAuditLog(&migrator)
+        registerTriage(&migrator)
         return migrator
     }
 }

@@ -1,0 +1,113 @@
+import WatchdogHTTP
+import WatchdogStore
+import WatchdogWire
+
+/// `POST /v1/apps/{app}/issues/{fingerprint}/{action}`: resolve, mute or reopen an issue, by
+/// an operator or admin of the app, with a note. Each is one row of the audit log, written in
+/// the change's transaction (`issue.resolve`, `issue.mute`, `issue.reopen`, with the triage
+/// before and after).
+struct TriageRoutes: Sendable {
+    let lookup: ReleaseLookup
+    let clock: @Sendable () -> Int64
+
+    /// The longest note, in characters.
+    static let noteLength = 1000
+    static let actions: Set<String> = ["resolve", "mute", "reopen"]
+    /// The furthest a mute may reach: a year.
+    static let longestMute: Int64 = 366 * 86_400_000
+    static let mostMuteSessions = 1_000_000_000
+
+    func act(_ request: HTTPRequest, action: String, app: String, fingerprint: String, principal: Principal) throws(APIError) -> HTTPResponse {
+        guard Self.actions.contains(action) else {
+            throw .notFound("no issue action \(action.prefix(40)); the actions are mute, reopen and resolve")
+        }
+        guard Fingerprint.isValid(fingerprint) else {
+            throw .badRequest("invalid_parameter", "fingerprint must look like fp_0123456789abcdef, got \(fingerprint.prefix(40))")
+        }
+        let allowed: Set<String> = switch action {
+        case "resolve": ["note", "release", "next_release"]
+        case "mute": ["note", "until", "sessions"]
+        default: ["note"]
+        }
+        let fields = request.body.isEmpty ? [:] : try AlertRoutes.object(request, example: #"{"note": "fixed by the new layout"}"#, allowed: allowed)
+        let note = try Self.note(try AlertRoutes.string(fields, "note") ?? "")
+        let releases = try lookup.releases(of: app)
+        let triage = IssueTriage(lookup: lookup)
+        let seen = try triage.presence(app: app, fingerprints: [fingerprint], releases: releases)[fingerprint] ?? []
+        guard !seen.isEmpty else { throw .notFound("app \(app) has no issue \(fingerprint) in its listed releases") }
+        let now = clock()
+        let store = lookup.store
+        let before = try storeCall { try store.issueTriage(app: app) }.first { $0.fingerprint == fingerprint }
+        var record = IssueTriageRecord(app: app, fingerprint: fingerprint, resolution: before?.resolution ?? "open",
+                                       resolvedIn: before?.resolvedIn, nextRelease: before?.nextRelease ?? false, resolvedAt: before?.resolvedAt,
+                                       note: note, changedBy: principal.name, changedAt: now)
+        switch action {
+        case "resolve":
+            let next = try Self.flag(fields, "next_release")
+            record.resolution = "resolved"
+            record.nextRelease = next
+            record.resolvedAt = now
+            if let text = try AlertRoutes.string(fields, "release") {
+                guard !next else { throw .badRequest("invalid_field", "give release or next_release, not both") }
+                record.resolvedIn = try ReleaseResolver(releases: releases).resolve(text, parameter: "release").release
+            } else if next {
+                // The fix ships in the next release listed: any listed after today's newest counts.
+                record.resolvedIn = ReleaseOrder.sorted(releases, by: \.release).last?.release
+            } else {
+                // Fixed as of the newest listed release it was seen in.
+                record.resolvedIn = seen.last?.release.release
+            }
+        case "mute":
+            let until = try AlertRoutes.string(fields, "until").map { text throws(APIError) -> Int64 in
+                guard let at = Timestamp.parseMilliseconds(text) else {
+                    throw .badRequest("invalid_field", "until must be an RFC 3339 time such as 2026-12-01T00:00:00Z, got \"\(text.prefix(40))\"")
+                }
+                guard at > now, at - now <= Self.longestMute else { throw .badRequest("invalid_field", "until must be in the future and within a year") }
+                return at
+            }
+            let sessions = try AlertRoutes.whole(fields, "sessions")
+            if let sessions, !(1...Self.mostMuteSessions).contains(sessions) {
+                throw .badRequest("invalid_field", "sessions must be a whole number from 1 to \(Self.mostMuteSessions), got \(sessions)")
+            }
+            guard until != nil || sessions != nil else {
+                throw .badRequest("invalid_field", "a mute needs until (a time) or sessions (more affected sessions), or both: it ends at the first")
+            }
+            record.muteUntil = until
+            record.muteSessions = sessions
+            record.muteBaseline = seen.reduce(0) { $0 + $1.row.affectedSessions }
+        default:
+            record.resolution = "open"
+            record.resolvedIn = nil
+            record.nextRelease = false
+            record.resolvedAt = nil
+        }
+        let beforeView = TriageView(before.map { IssueTriage.state($0, seen: seen, now: now) } ?? .untouched, fingerprint: fingerprint)
+        let after = TriageView(IssueTriage.state(record, seen: seen, now: now), fingerprint: fingerprint)
+        PendingAudit.current?.update { $0.action = "issue.\(action)" }
+        AuditNote.set(before: before == nil ? nil : Self.value(beforeView), after: Self.value(after))
+        try storeCall { try store.saveIssueTriage(record) }
+        return JSONBody.response(after)
+    }
+
+    static func value(_ view: TriageView) -> JSONValue? {
+        (try? JSONBody.encode(view)).flatMap(JSONValue.parse)
+    }
+
+    /// A note: text of at most `noteLength` characters; line breaks and tabs are allowed, other
+    /// control characters are not (it is shown as text, never markup, wherever it appears).
+    static func note(_ text: String) throws(APIError) -> String {
+        guard text.unicodeScalars.count <= noteLength else { throw .badRequest("invalid_field", "note is longer than \(noteLength) characters") }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t" }) else {
+            throw .badRequest("invalid_field", "note must be text: line breaks and tabs, no other control characters")
+        }
+        return text
+    }
+
+    static func flag(_ fields: [String: JSONValue], _ name: String) throws(APIError) -> Bool {
+        switch fields[name] {
+        case nil: return false
+        case .bool(let value)?: return value
+        case let other?: throw .badRequest("invalid_field", "\(name) must be true or false, got \(other.typeName)")
+        }
+    }
+}
