@@ -12,24 +12,34 @@ struct TriageRoutes: Sendable {
 
     /// The longest note, in characters.
     static let noteLength = 1000
-    static let actions: Set<String> = ["resolve", "mute", "reopen"]
     /// The furthest a mute may reach: a year.
     static let longestMute: Int64 = 366 * 86_400_000
     static let mostMuteSessions = 1_000_000_000
 
     func act(_ request: HTTPRequest, action: String, app: String, fingerprint: String, principal: Principal) throws(APIError) -> HTTPResponse {
-        guard Self.actions.contains(action) else {
-            throw .notFound("no issue action \(action.prefix(40)); the actions are mute, reopen and resolve")
+        let allowed = try Self.fields(of: action)
+        let fields = request.body.isEmpty ? [:] : try AlertRoutes.object(request, example: #"{"note": "fixed by the new layout"}"#, allowed: allowed)
+        PendingAudit.current?.update { $0.action = "issue.\(action)" }
+        return JSONBody.response(try change(action: action, app: app, fingerprint: fingerprint, fields: fields, actor: principal.name))
+    }
+
+    /// The fields an action's body may have, or 404 for an action that does not exist.
+    static func fields(of action: String) throws(APIError) -> Set<String> {
+        switch action {
+        case "resolve": ["note", "release", "next_release"]
+        case "mute": ["note", "until", "sessions"]
+        case "reopen": ["note"]
+        default: throw .notFound("no issue action \(action.prefix(40)); the actions are mute, reopen and resolve")
         }
+    }
+
+    /// Makes the change (the API's and the CLI's): checks the fields, stores the row with the
+    /// pending audit row (its before and after set here), returns the triage after it.
+    func change(action: String, app: String, fingerprint: String, fields: [String: JSONValue], actor: String) throws(APIError) -> TriageView {
+        _ = try Self.fields(of: action)
         guard Fingerprint.isValid(fingerprint) else {
             throw .badRequest("invalid_parameter", "fingerprint must look like fp_0123456789abcdef, got \(fingerprint.prefix(40))")
         }
-        let allowed: Set<String> = switch action {
-        case "resolve": ["note", "release", "next_release"]
-        case "mute": ["note", "until", "sessions"]
-        default: ["note"]
-        }
-        let fields = request.body.isEmpty ? [:] : try AlertRoutes.object(request, example: #"{"note": "fixed by the new layout"}"#, allowed: allowed)
         let note = try Self.note(try AlertRoutes.string(fields, "note") ?? "")
         let releases = try lookup.releases(of: app)
         let triage = IssueTriage(lookup: lookup)
@@ -40,7 +50,7 @@ struct TriageRoutes: Sendable {
         let before = try storeCall { try store.issueTriage(app: app) }.first { $0.fingerprint == fingerprint }
         var record = IssueTriageRecord(app: app, fingerprint: fingerprint, resolution: before?.resolution ?? "open",
                                        resolvedIn: before?.resolvedIn, nextRelease: before?.nextRelease ?? false, resolvedAt: before?.resolvedAt,
-                                       note: note, changedBy: principal.name, changedAt: now)
+                                       note: note, changedBy: actor, changedAt: now)
         switch action {
         case "resolve":
             let next = try Self.flag(fields, "next_release")
@@ -83,10 +93,9 @@ struct TriageRoutes: Sendable {
         }
         let beforeView = TriageView(before.map { IssueTriage.state($0, seen: seen, now: now) } ?? .untouched, fingerprint: fingerprint)
         let after = TriageView(IssueTriage.state(record, seen: seen, now: now), fingerprint: fingerprint)
-        PendingAudit.current?.update { $0.action = "issue.\(action)" }
         AuditNote.set(before: before == nil ? nil : Self.value(beforeView), after: Self.value(after))
         try storeCall { try store.saveIssueTriage(record) }
-        return JSONBody.response(after)
+        return after
     }
 
     static func value(_ view: TriageView) -> JSONValue? {
@@ -108,6 +117,26 @@ struct TriageRoutes: Sendable {
         case nil: return false
         case .bool(let value)?: return value
         case let other?: throw .badRequest("invalid_field", "\(name) must be true or false, got \(other.typeName)")
+        }
+    }
+}
+
+/// `watchdogd issues resolve|mute|reopen` on the store directly: the API's change, by the CLI's
+/// actor, with its audit row (`issue.resolve`, …) in the change's transaction.
+public enum IssueTriageCommand {
+    /// The change's triage after it, as the API's JSON; `until` an RFC 3339 time.
+    public static func run(store: any TelemetryStore, action: String, app: String, fingerprint: String, note: String?, release: String? = nil,
+                           nextRelease: Bool = false, until: String? = nil, sessions: Int? = nil, actor: String, now: Int64) throws -> String {
+        var fields: [String: JSONValue] = [:]
+        if let note { fields["note"] = .string(note) }
+        if let release { fields["release"] = .string(release) }
+        if nextRelease { fields["next_release"] = .bool(true) }
+        if let until { fields["until"] = .string(until) }
+        if let sessions { fields["sessions"] = .number(Double(sessions)) }
+        let routes = TriageRoutes(lookup: ReleaseLookup(store: store, admission: AdmissionService(store: store)), clock: { now })
+        return try AuditExport.recording(store, action: "issue.\(action)", app: app, actor: actor, now: now) {
+            let view = try routes.change(action: action, app: app, fingerprint: fingerprint, fields: fields, actor: actor)
+            return String(decoding: (try? JSONBody.encode(view)) ?? [], as: UTF8.self)
         }
     }
 }
