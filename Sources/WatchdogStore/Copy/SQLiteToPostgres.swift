@@ -137,7 +137,7 @@ public final class SQLiteToPostgres {
         "release_installs", "release_install_kinds", "release_hourly_sessions", "issue_releases", "keyboard_heights",
         "session_issue_marks", "session_affected_marks", "session_value_marks",
         "install_origins", "ingest_hourly_counts", "release_networks", "release_admissions", "app_admission", "rollouts",
-        "attest_challenges", "attested_keys", "app_attestation", "audit_log",
+        "attest_challenges", "attested_keys", "app_attestation", "audit_log", "issue_triage",
     ]
 
     /// `true` when continuing an unfinished copy; throws when the destination has anything else.
@@ -280,6 +280,10 @@ public final class SQLiteToPostgres {
         Table(name: "config_changes", columns: columns("app, version:i, changed_at:i, changed_by, before, after, note")),
         Table(name: "rollouts", columns: columns("app, rule_id, revision:i, status, document, updated_at:i")),
         Table(name: "audit_log", columns: columns("id:i, at:i, actor, address, action, app, before, after")),
+        Table(name: "issue_triage", columns: columns("""
+            app, fingerprint, resolution, resolved_version, resolved_build, next_release:b, resolved_at:i, mute_until:i, mute_sessions:i,
+            mute_baseline:i, note, changed_by, changed_at:i
+            """)),
         Table(name: "test_crash_daily", columns: columns("app, install_id, day:i, crashes:i")),
         Table(name: "alert_hooks", columns: columns("id, app, name, url, secret, created_at:i, created_by")),
         Table(name: "alert_rules", columns: columns("""
