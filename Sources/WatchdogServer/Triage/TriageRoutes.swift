@@ -18,6 +18,13 @@ struct TriageRoutes: Sendable {
 
     func act(_ request: HTTPRequest, action: String, app: String, fingerprint: String, principal: Principal) throws(APIError) -> HTTPResponse {
         let allowed = try Self.fields(of: action)
+        // The issue first (404), then its body: what is asked of an issue that does not exist
+        // is not worth a 400.
+        try Self.checkFingerprint(fingerprint)
+        let releases = try lookup.releases(of: app)
+        guard try IssueTriage(lookup: lookup).presence(app: app, fingerprints: [fingerprint], releases: releases)[fingerprint] != nil else {
+            throw .notFound("app \(app) has no issue \(fingerprint) in its listed releases")
+        }
         let fields = request.body.isEmpty ? [:] : try AlertRoutes.object(request, example: #"{"note": "fixed by the new layout"}"#, allowed: allowed)
         PendingAudit.current?.update { $0.action = "issue.\(action)" }
         return JSONBody.response(try change(action: action, app: app, fingerprint: fingerprint, fields: fields, actor: principal.name))
@@ -37,9 +44,7 @@ struct TriageRoutes: Sendable {
     /// pending audit row (its before and after set here), returns the triage after it.
     func change(action: String, app: String, fingerprint: String, fields: [String: JSONValue], actor: String) throws(APIError) -> TriageView {
         _ = try Self.fields(of: action)
-        guard Fingerprint.isValid(fingerprint) else {
-            throw .badRequest("invalid_parameter", "fingerprint must look like fp_0123456789abcdef, got \(fingerprint.prefix(40))")
-        }
+        try Self.checkFingerprint(fingerprint)
         let note = try Self.note(try AlertRoutes.string(fields, "note") ?? "")
         let releases = try lookup.releases(of: app)
         let triage = IssueTriage(lookup: lookup)
@@ -96,6 +101,12 @@ struct TriageRoutes: Sendable {
         AuditNote.set(before: before == nil ? nil : Self.value(beforeView), after: Self.value(after))
         try storeCall { try store.saveIssueTriage(record) }
         return after
+    }
+
+    static func checkFingerprint(_ fingerprint: String) throws(APIError) {
+        guard Fingerprint.isValid(fingerprint) else {
+            throw .badRequest("invalid_parameter", "fingerprint must look like fp_0123456789abcdef, got \(fingerprint.prefix(40))")
+        }
     }
 
     static func value(_ view: TriageView) -> JSONValue? {
