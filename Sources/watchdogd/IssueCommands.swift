@@ -22,12 +22,12 @@ struct Issues: ParsableCommand {
         @Option(help: "Why (at most 1,000 characters of text).")
         var note: String?
 
-        func run(_ action: String, release: String? = nil, nextRelease: Bool = false, until: String? = nil, sessions: Int? = nil) throws {
+        func run(_ action: String, release: String? = nil, nextRelease: Bool = false, hours: Int? = nil, sessions: Int? = nil) throws {
             let store = try common.openStore()
             defer { try? store.close() }
             do {
                 emit(try IssueTriageCommand.run(store: store, action: action, app: app, fingerprint: fingerprint, note: note, release: release,
-                                                nextRelease: nextRelease, until: until, sessions: sessions, actor: cliActor(), now: WatchdogServer.systemClock()))
+                                                nextRelease: nextRelease, hours: hours, sessions: sessions, actor: cliActor(), now: WatchdogServer.systemClock()))
             } catch let error as APIError {
                 throw CLIError(error.message)
             }
@@ -49,15 +49,15 @@ struct Issues: ParsableCommand {
 
     struct Mute: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Mute an issue until a time and/or until more sessions are affected (whichever comes first); nothing fires meanwhile.")
+            abstract: "Mute an issue for some hours and/or until more sessions are affected (whichever comes first); nothing fires meanwhile.")
 
         @OptionGroup var target: Target
-        @Option(help: "Until this RFC 3339 time, e.g. 2026-12-05T00:00:00Z (at most a year ahead).")
-        var until: String?
+        @Option(help: "For this many hours (1 to 8784, a year).")
+        var hours: Int?
         @Option(help: "Until this many more sessions are affected.")
         var sessions: Int?
 
-        func run() throws { try target.run("mute", until: until, sessions: sessions) }
+        func run() throws { try target.run("mute", hours: hours, sessions: sessions) }
     }
 
     struct Reopen: ParsableCommand {

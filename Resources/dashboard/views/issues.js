@@ -34,12 +34,11 @@ export async function render(main, params, { link, go, settle, session }) {
   async function act(event, issue, action) {
     const button = event.currentTarget;
     const what = clientText(issue.title ?? kindName(issue.kind)).textContent;
-    const until = new Date(Date.now() + MUTE_DAYS * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
     const plan = {
       resolve: { title: `Resolve “${what}”?`, confirm: 'Resolve', body: {},
         consequence: 'Resolved in the newest listed release it was seen in. Seen again in a later listed release, it becomes regressed and issue_regressed alerts fire.' },
-      mute: { title: `Mute “${what}” for ${MUTE_DAYS} days?`, confirm: 'Mute', body: { until },
-        consequence: `No alert fires for it until ${until}; its state reads muted meanwhile.` },
+      mute: { title: `Mute “${what}” for ${MUTE_DAYS} days?`, confirm: 'Mute', body: { hours: MUTE_DAYS * 24 },
+        consequence: `No alert fires for it for ${MUTE_DAYS} days; its state reads muted meanwhile.` },
       reopen: { title: `Reopen “${what}”?`, confirm: 'Reopen', body: {},
         consequence: 'Open again: its resolution and any mute are cleared.' },
     }[action];

@@ -97,8 +97,14 @@ enum Routes {
             Route("GET", "/v1/apps/{app}/issues.csv", .viewer(.path)) { request, context throws(APIError) in
                 .now(try csv.issues(app: context["app"], request: request))
             },
-            Route("POST", "/v1/apps/{app}/issues/{fingerprint}/{action}", .operator(.path)) { request, context throws(APIError) in
-                .now(try triage.act(request, action: context["action"], app: context["app"], fingerprint: context["fingerprint"], principal: context.principal()))
+            Route("POST", "/v1/apps/{app}/issues/{fingerprint}/resolve", .operator(.path)) { request, context throws(APIError) in
+                .now(try triage.act(request, action: "resolve", app: context["app"], fingerprint: context["fingerprint"], principal: context.principal()))
+            },
+            Route("POST", "/v1/apps/{app}/issues/{fingerprint}/mute", .operator(.path)) { request, context throws(APIError) in
+                .now(try triage.act(request, action: "mute", app: context["app"], fingerprint: context["fingerprint"], principal: context.principal()))
+            },
+            Route("POST", "/v1/apps/{app}/issues/{fingerprint}/reopen", .operator(.path)) { request, context throws(APIError) in
+                .now(try triage.act(request, action: "reopen", app: context["app"], fingerprint: context["fingerprint"], principal: context.principal()))
             },
             Route("GET", "/v1/apps/{app}/timeseries", .viewer(.path)) { request, context throws(APIError) in
                 .now(try series.timeseries(app: context["app"], request: request))

@@ -2,7 +2,7 @@ import WatchdogHTTP
 import WatchdogStore
 import WatchdogWire
 
-/// `POST /v1/apps/{app}/issues/{fingerprint}/{action}`: resolve, mute or reopen an issue, by
+/// `POST /v1/apps/{app}/issues/{fingerprint}/resolve|mute|reopen`: triage of an issue, by
 /// an operator or admin of the app, with a note. Each is one row of the audit log, written in
 /// the change's transaction (`issue.resolve`, `issue.mute`, `issue.reopen`, with the triage
 /// before and after).
@@ -12,8 +12,8 @@ struct TriageRoutes: Sendable {
 
     /// The longest note, in characters.
     static let noteLength = 1000
-    /// The furthest a mute may reach: a year.
-    static let longestMute: Int64 = 366 * 86_400_000
+    /// The longest mute by time: a year, in hours.
+    static let longestMuteHours = 366 * 24
     static let mostMuteSessions = 1_000_000_000
 
     func act(_ request: HTTPRequest, action: String, app: String, fingerprint: String, principal: Principal) throws(APIError) -> HTTPResponse {
@@ -34,7 +34,7 @@ struct TriageRoutes: Sendable {
     static func fields(of action: String) throws(APIError) -> Set<String> {
         switch action {
         case "resolve": ["note", "release", "next_release"]
-        case "mute": ["note", "until", "sessions"]
+        case "mute": ["note", "hours", "sessions"]
         case "reopen": ["note"]
         default: throw .notFound("no issue action \(action.prefix(40)); the actions are mute, reopen and resolve")
         }
@@ -73,19 +73,17 @@ struct TriageRoutes: Sendable {
                 record.resolvedIn = seen.last?.release.release
             }
         case "mute":
-            let until = try AlertRoutes.string(fields, "until").map { text throws(APIError) -> Int64 in
-                guard let at = Timestamp.parseMilliseconds(text) else {
-                    throw .badRequest("invalid_field", "until must be an RFC 3339 time such as 2026-12-01T00:00:00Z, got \"\(text.prefix(40))\"")
-                }
-                guard at > now, at - now <= Self.longestMute else { throw .badRequest("invalid_field", "until must be in the future and within a year") }
-                return at
+            let hours = try AlertRoutes.whole(fields, "hours")
+            if let hours, !(1...Self.longestMuteHours).contains(hours) {
+                throw .badRequest("invalid_field", "hours must be a whole number from 1 to \(Self.longestMuteHours) (a year), got \(hours)")
             }
+            let until = hours.map { now + Int64($0) * 3_600_000 }
             let sessions = try AlertRoutes.whole(fields, "sessions")
             if let sessions, !(1...Self.mostMuteSessions).contains(sessions) {
                 throw .badRequest("invalid_field", "sessions must be a whole number from 1 to \(Self.mostMuteSessions), got \(sessions)")
             }
             guard until != nil || sessions != nil else {
-                throw .badRequest("invalid_field", "a mute needs until (a time) or sessions (more affected sessions), or both: it ends at the first")
+                throw .badRequest("invalid_field", "a mute needs hours or sessions (more affected sessions), or both: it ends at the first")
             }
             record.muteUntil = until
             record.muteSessions = sessions
@@ -135,14 +133,14 @@ struct TriageRoutes: Sendable {
 /// `watchdogd issues resolve|mute|reopen` on the store directly: the API's change, by the CLI's
 /// actor, with its audit row (`issue.resolve`, …) in the change's transaction.
 public enum IssueTriageCommand {
-    /// The change's triage after it, as the API's JSON; `until` an RFC 3339 time.
+    /// The change's triage after it, as the API's JSON.
     public static func run(store: any TelemetryStore, action: String, app: String, fingerprint: String, note: String?, release: String? = nil,
-                           nextRelease: Bool = false, until: String? = nil, sessions: Int? = nil, actor: String, now: Int64) throws -> String {
+                           nextRelease: Bool = false, hours: Int? = nil, sessions: Int? = nil, actor: String, now: Int64) throws -> String {
         var fields: [String: JSONValue] = [:]
         if let note { fields["note"] = .string(note) }
         if let release { fields["release"] = .string(release) }
         if nextRelease { fields["next_release"] = .bool(true) }
-        if let until { fields["until"] = .string(until) }
+        if let hours { fields["hours"] = .number(Double(hours)) }
         if let sessions { fields["sessions"] = .number(Double(sessions)) }
         let routes = TriageRoutes(lookup: ReleaseLookup(store: store, admission: AdmissionService(store: store)), clock: { now })
         return try AuditExport.recording(store, action: "issue.\(action)", app: app, actor: actor, now: now) {
