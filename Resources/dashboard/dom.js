@@ -52,7 +52,10 @@ export const shortened = (text, length = 32) => (String(text).length > length ? 
 /** Only links to the dashboard's own views: a `javascript:` (or any other) URL from data never becomes a link. */
 export function safeHref(value) {
   const text = String(value);
-  return text.startsWith('#/') ? text : '#/';
+  if (text.startsWith('#/')) return text;
+  // A CSV download of this server's API (`/v1/apps/{app}/releases.csv?…`): same origin, the
+  // app's name encoded as one segment (encodeURIComponent), so it can name no other host.
+  return /^\/v1\/apps\/[^/?#\\]+\/[a-z]+\.csv(\?[^#\\]*)?$/.test(text) ? text : '#/';
 }
 
 const SVG = 'http://www.w3.org/2000/svg';

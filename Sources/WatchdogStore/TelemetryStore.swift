@@ -190,6 +190,12 @@ public protocol TelemetryStore: Sendable {
 
     // MARK: Guarded rollouts
 
+    /// What people said about the app's issues (`Migrations+Triage.swift`), by fingerprint.
+    func issueTriage(app: String) throws -> [IssueTriageRecord]
+    /// Stores a triage change, replacing the fingerprint's row, with the pending audit row in
+    /// the same transaction (the server checks the app exists first).
+    func saveIssueTriage(_ record: IssueTriageRecord) throws
+
     /// The rollouts of `app` (every app's when `nil`), by app and rule.
     func rollouts(app: String?) throws -> [RolloutRecord]
     /// Saves a rollout if its stored revision is still `expectedRevision` (0: none stored) and

@@ -13,6 +13,6 @@ struct Watchdogd: ParsableCommand {
             wins over the file.
             """,
         version: BuildInfo.description,
-        subcommands: [Serve.self, Apps.self, Releases.self, Tokens.self, Alerts.self, Rollouts.self, Gate.self, Backup.self, Restore.self, Store.self, Demo.self, Migrate.self, Check.self, Audit.self, SettingsCommand.self]
+        subcommands: [Serve.self, Apps.self, Releases.self, Issues.self, Tokens.self, Alerts.self, Rollouts.self, Gate.self, Backup.self, Restore.self, Store.self, Demo.self, Migrate.self, Check.self, Audit.self, SettingsCommand.self]
     )
 }

@@ -82,6 +82,11 @@ struct StoreCopyTests {
         let rule = try app.client.postJSON("/v1/admin/apps/\(Self.app)/alerts/rules", token: admin,
                                            json: ["condition": "test_crashes", "hook": hook.json["id"] as? String ?? ""])
         #expect(rule.status == 201, "\(rule.text)")
+        // A triaged issue: resolved with a note, and a mute on top (the issues list shows both).
+        let issues = try app.client.request("GET", "/v1/apps/\(Self.app)/issues?release=14.2.0", token: admin)
+        let fingerprint = try #require((issues.json["issues"] as? [[String: Any]])?.first?["fingerprint"] as? String)
+        #expect(try app.client.postJSON("/v1/apps/\(Self.app)/issues/\(fingerprint)/resolve", token: admin, json: ["note": "fixed"]).status == 200)
+        #expect(try app.client.postJSON("/v1/apps/\(Self.app)/issues/\(fingerprint)/mute", token: admin, json: ["sessions": 50]).status == 200)
         // Rows as older data dirs have them: bodies as TEXT, an id that is not a canonical
         // lowercase UUID as TEXT.
         try app.stop()

@@ -50,6 +50,8 @@ export async function render(main, params, { link, session }) {
     const last = data.offset + data.releases.length;
     replace(holder,
       el('div', { class: 'scroll' }, table(headers, rows)),
+      el('p', {}, el('a', { href: `/v1/apps/${q(app)}/releases.csv?limit=1000`, download: '', 'data-role': 'csv' }, 'Download CSV'),
+        el('small', { class: 'muted' }, ' (every listed release, up to 1,000)')),
       data.total > data.releases.length ? el('p', { 'data-role': 'releases-page' }, `${number(data.offset + 1)}–${number(last)} of ${number(data.total)} listed releases `,
         el('button', { type: 'button', disabled: data.offset === 0 ? 'disabled' : null, onclick: () => { offset = Math.max(0, offset - PAGE); refresh(); } }, 'Newer'), ' ',
         el('button', { type: 'button', disabled: last >= data.total ? 'disabled' : null, onclick: () => { offset += PAGE; refresh(); } }, 'Older')) : null,

@@ -20,6 +20,8 @@ struct AlertEvaluator: Sendable {
         case regressed(base: ReleaseStats, comparison: SessionComparison)
         case newIssue(IssueView)
         case testCrashes(Int)
+        /// A resolved issue seen again in a later listed release.
+        case issueRegressed(TriageView)
         /// `sessions`: those the rate rests on (the release's, or its attested installs').
         case glitchFree(rate: Double, upperBound: Double, threshold: Double, sessions: Int)
     }
@@ -44,6 +46,17 @@ struct AlertEvaluator: Sendable {
             rule.attestedOnly ? try attested.cohort(release).sessions : release.sessions
         }
         var findings: [Finding] = []
+        // Triage states, read once per pass when a rule needs them: muted issues fire nothing.
+        let needsTriage = rules.contains { $0.condition == AlertCondition.newIssue.rawValue || $0.condition == AlertCondition.issueRegressed.rawValue }
+        let triage = needsTriage ? try IssueTriage(lookup: lookup).states(app: app, releases: releases, now: now) : [:]
+        for rule in rules where rule.condition == AlertCondition.issueRegressed.rawValue {
+            for (fingerprint, state) in triage.sorted(by: { $0.key < $1.key }) where state.state == "regressed" {
+                guard let release = state.regressedIn, let resolvedAt = state.record?.resolvedAt else { continue }
+                // One per resolution: resolving it again makes a new subject.
+                findings.append(Finding(rule: rule, subject: "\(fingerprint) resolved \(resolvedAt)", release: release,
+                                        detail: .issueRegressed(TriageView(state, fingerprint: fingerprint))))
+            }
+        }
         for release in watched {
             // Computed once per release, whatever number of rules read them.
             var comparisons: [Bool: CompareView?] = [:]
@@ -72,13 +85,14 @@ struct AlertEvaluator: Sendable {
                     if issues == nil {
                         issues = try IssueRoutes(lookup: lookup).issues(app: app, releases: releases, current: release, limit: 1000)
                     }
-                    for issue in issues?.issues ?? [] where issue.isNew && issue.affectedSessions >= rule.minimumAffectedSessions {
+                    for issue in issues?.issues ?? [] where issue.isNew && issue.affectedSessions >= rule.minimumAffectedSessions
+                        && triage[issue.fingerprint]?.state != "muted" {
                         findings.append(Finding(rule: rule, subject: "\(release.release.id) \(issue.fingerprint)", release: release, detail: .newIssue(issue)))
                     }
                 case .testCrashes:
                     guard release.testCrashes > 0 else { continue }
                     findings.append(Finding(rule: rule, subject: release.release.id, release: release, detail: .testCrashes(release.testCrashes)))
-                case .rolloutRolledBack, .rolloutCompleted, .rolloutPaused:
+                case .rolloutRolledBack, .rolloutCompleted, .rolloutPaused, .issueRegressed:
                     continue
                 case .glitchFreeRateBelow:
                     let sessions = try sessionsOf(release, rule)

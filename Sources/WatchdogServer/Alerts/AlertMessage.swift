@@ -55,9 +55,11 @@ struct AlertBody: Encodable {
     var installs: String?
     /// `rollout_rolled_back`, `rollout_completed`: the rollout as `GET …/rollouts/{rule}` shows it.
     var rollout: JSONValue?
+    /// `issue_regressed`: the issue's triage (who resolved it, in which release, the note).
+    var triage: TriageView?
 
     enum CodingKeys: String, CodingKey {
-        case id, app, condition, rule, hook, release, sessions, base, kind, comparison, issues, threshold, rollout, installs
+        case id, app, condition, rule, hook, release, sessions, base, kind, comparison, issues, threshold, rollout, installs, triage
         case createdAt = "created_at"
         case releaseID = "release_id"
         case testCrashes = "test_crashes"
@@ -173,6 +175,10 @@ enum AlertMessage {
             text = issues.count == 1
                 ? "Watchdog: new issue in \(subject): \(code(issues[0].title)) — \(number(issues[0].affectedSessions)) sessions affected of \(number(release.sessions))."
                 : "Watchdog: \(issues.count) new issues in \(subject): \(named)\(more)."
+        case .issueRegressed(let triage):
+            body.triage = triage
+            let by = triage.changedBy.isEmpty ? "" : " by \(code(triage.changedBy))"
+            text = "Watchdog: issue \(triage.fingerprint) of \(app), resolved in \(code(triage.resolvedIn ?? "?"))\(by), is back in \(subject)."
         case .testCrashes(let count):
             body.testCrashes = count
             text = "Watchdog: test crashes are arriving from \(subject): \(number(count)) so far."

@@ -12,6 +12,9 @@ public enum AlertCondition: String, Sendable, CaseIterable {
     case newIssue = "new_issue"
     /// The release's first test-crash reports arrived.
     case testCrashes = "test_crashes"
+    /// An issue a person resolved has headline reports in a listed release after the one it
+    /// was resolved in (`IssueTriage`): once per resolution, nothing while it is muted.
+    case issueRegressed = "issue_regressed"
     /// The release's glitch-free session rate is below `threshold` with 95 % confidence (the
     /// upper bound of its interval, widened by clustering by install, is below it).
     case glitchFreeRateBelow = "glitch_free_rate_below"
@@ -33,7 +36,7 @@ public enum AlertCondition: String, Sendable, CaseIterable {
         switch self {
         case .releaseRegressed: ["kind", "minimum_sessions", "minimum_installs", "installs"]
         case .newIssue: ["minimum_affected_sessions", "minimum_installs"]
-        case .testCrashes: []
+        case .testCrashes, .issueRegressed: []
         case .glitchFreeRateBelow: ["threshold", "minimum_sessions", "minimum_installs", "installs"]
         case .rolloutRolledBack, .rolloutCompleted, .rolloutPaused: []
         }

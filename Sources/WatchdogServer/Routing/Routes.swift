@@ -21,9 +21,11 @@ enum Routes {
         let history = ConfigHistoryRoutes(store: store)
         let compare = CompareRoutes(lookup: lookup, config: services.config, attestation: services.attestation)
         let gate = GateRoutes(lookup: lookup, attestation: services.attestation)
-        let issues = IssueRoutes(lookup: lookup)
+        let issues = IssueRoutes(lookup: lookup, clock: services.clock)
+        let triage = TriageRoutes(lookup: lookup, clock: services.clock)
         let series = SeriesRoutes(lookup: lookup, clock: services.clock)
         let drillDown = ReportRoutes(lookup: lookup)
+        let csv = CSVRoutes(reads: reads, compare: compare, issues: issues, reports: drillDown)
         let ingest = services.ingest
         let resources = StaticResources(directory: services.settings.resourcesDirectory, chartDirectory: services.settings.chartDirectory)
         let metricsAccess = MetricsAccess(token: services.settings.metricsToken, trustedProxies: services.settings.trustedProxies)
@@ -86,8 +88,14 @@ enum Routes {
             Route("GET", "/v1/apps/{app}/releases", .viewer(.path)) { request, context throws(APIError) in
                 .now(try reads.releases(app: context["app"], request: request))
             },
+            Route("GET", "/v1/apps/{app}/releases.csv", .viewer(.path)) { request, context throws(APIError) in
+                .now(try csv.releases(app: context["app"], request: request))
+            },
             Route("GET", "/v1/apps/{app}/compare", .viewer(.path)) { request, context throws(APIError) in
                 .now(try compare.compare(app: context["app"], request: request))
+            },
+            Route("GET", "/v1/apps/{app}/compare.csv", .viewer(.path)) { request, context throws(APIError) in
+                .now(try csv.comparison(app: context["app"], request: request))
             },
             Route("GET", "/v1/apps/{app}/gate", .viewer(.path)) { request, context throws(APIError) in
                 .now(try gate.gate(app: context["app"], request: request))
@@ -102,6 +110,18 @@ enum Routes {
             Route("GET", "/v1/apps/{app}/issues", .viewer(.path)) { request, context throws(APIError) in
                 .now(try issues.issues(app: context["app"], request: request))
             },
+            Route("GET", "/v1/apps/{app}/issues.csv", .viewer(.path)) { request, context throws(APIError) in
+                .now(try csv.issues(app: context["app"], request: request))
+            },
+            Route("POST", "/v1/apps/{app}/issues/{fingerprint}/resolve", .operator(.path)) { request, context throws(APIError) in
+                .now(try triage.act(request, action: "resolve", app: context["app"], fingerprint: context["fingerprint"], principal: context.principal()))
+            },
+            Route("POST", "/v1/apps/{app}/issues/{fingerprint}/mute", .operator(.path)) { request, context throws(APIError) in
+                .now(try triage.act(request, action: "mute", app: context["app"], fingerprint: context["fingerprint"], principal: context.principal()))
+            },
+            Route("POST", "/v1/apps/{app}/issues/{fingerprint}/reopen", .operator(.path)) { request, context throws(APIError) in
+                .now(try triage.act(request, action: "reopen", app: context["app"], fingerprint: context["fingerprint"], principal: context.principal()))
+            },
             Route("GET", "/v1/apps/{app}/timeseries", .viewer(.path)) { request, context throws(APIError) in
                 .now(try series.timeseries(app: context["app"], request: request))
             },
@@ -113,6 +133,9 @@ enum Routes {
             },
             Route("GET", "/v1/apps/{app}/reports.ndjson", .viewer(.path)) { request, context throws(APIError) in
                 .now(try drillDown.export(app: context["app"], request: request, credential: context.principal().credentialID))
+            },
+            Route("GET", "/v1/apps/{app}/reports.csv", .viewer(.path)) { request, context throws(APIError) in
+                .now(try csv.reports(app: context["app"], request: request, credential: context.principal().credentialID))
             },
             Route("GET", "/v1/reports/{id}", .viewer(.filtered)) { request, context throws(APIError) in
                 .now(try drillDown.get(id: context["id"], request: request, principal: context.principal()))

@@ -1,3 +1,4 @@
+import Foundation
 import WatchdogHTTP
 import WatchdogStore
 import WatchdogWire
@@ -6,6 +7,8 @@ import WatchdogWire
 /// previous release (with sessions) by the same affected-session comparison as `compare`.
 struct IssueRoutes: Sendable {
     let lookup: ReleaseLookup
+    /// Now, for the triage states (a mute that ended).
+    var clock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// `regressed` also needs this many affected sessions in the release: a significant rise
     /// from 1 to 4 sessions is not worth a badge.
@@ -19,8 +22,25 @@ struct IssueRoutes: Sendable {
         let current = try request.query["release"].map { text throws(APIError) in try ReleaseResolver(releases: releases).resolve(text, parameter: "release") }
             ?? releases[releases.count - 1]
         let limit = try ReleaseLookup.limit(request.query["limit"], default: 100, maximum: 1000)
-        return JSONBody.response(writing: try issues(app: app, releases: releases, current: current, limit: limit))
+        let wanted = request.query["state"]
+        if let wanted, !Self.states.contains(wanted) {
+            throw .badRequest("invalid_parameter", "state must be one of \(Self.states.sorted().joined(separator: ", ")), got \"\(wanted.prefix(40))\"")
+        }
+        // Triage states are read for the whole list, then the list is cut: a state filter
+        // finds its issues among the 1,000 with the most affected sessions.
+        var view = try issues(app: app, releases: releases, current: current, limit: wanted == nil ? limit : 1000)
+        let states = try IssueTriage(lookup: lookup).states(app: app, releases: releases, now: clock())
+        for index in view.issues.indices {
+            guard let state = states[view.issues[index].fingerprint] else { continue }
+            view.issues[index].state = state.state
+            view.issues[index].triage = TriageView(state, fingerprint: view.issues[index].fingerprint)
+        }
+        if let wanted { view.issues = Array(view.issues.filter { $0.state == wanted }.prefix(limit)) }
+        return JSONBody.response(writing: view)
     }
+
+    /// What `state=` may ask for.
+    static let states: Set<String> = ["open", "resolved", "regressed", "muted"]
 
     /// The issues of `current` (the `limit` with the most affected sessions), each against the
     /// previous release with sessions; `releases` oldest first. What `issues` answers, and what

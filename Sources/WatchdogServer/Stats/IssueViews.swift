@@ -27,6 +27,10 @@ struct IssueView: Encodable {
     @NullWhenAbsent var previous: PreviousRelease? = nil
     /// This release against the previous one, when there is one.
     @NullWhenAbsent var trend: SessionComparison? = nil
+    /// `open`, `resolved`, `regressed` or `muted` (`IssueTriage`); `open` when nobody triaged it.
+    var state = "open"
+    /// What a person said about it, when someone did.
+    @NullWhenAbsent var triage: TriageView? = nil
 
     init(row: IssueRow, sessions: Int, firstRelease: ReleaseID, isNew: Bool, regressed: Bool, previous: PreviousRelease?, trend: SessionComparison?) {
         fingerprint = row.fingerprint
@@ -68,7 +72,7 @@ struct IssueView: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case fingerprint, title, kind, screen, view, reports, regressed, trend, previous
+        case fingerprint, title, kind, screen, view, reports, regressed, trend, previous, state, triage
         case keyboardMode = "keyboard_mode"
         case suspectReports = "suspect_reports"
         case floodedReports = "flooded_reports"
@@ -150,9 +154,11 @@ extension IssueView: JSONWritable {
             json.member("reports", reports)
             json.member("reports_per_1k_sessions", reportsPer1kSessions)
             json.member("screen", screen)
+            json.member("state", state)
             json.member("suspect_reports", suspectReports)
             json.member("title", title)
             json.member("trend", trend)
+            json.member("triage", triage)
             json.member("view", view)
         }
     }

@@ -62,7 +62,8 @@ struct ReportRoutes: Sendable {
         ], stream: ReportExport(store: store, app: app, filter: filter, slot: slot))
     }
 
-    private func filter(app: String, request: HTTPRequest) throws(APIError) -> ReportFilter {
+    /// The export's and the list's filter from the query (`release`, `kind`, `screen`, `fingerprint`).
+    func filter(app: String, request: HTTPRequest) throws(APIError) -> ReportFilter {
         var filter = ReportFilter()
         filter.release = try lookup.release(request.query, "release", of: app)?.release
         // An unknown app is a 404 also without a release parameter.

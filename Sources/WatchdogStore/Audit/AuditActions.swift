@@ -27,6 +27,9 @@ public enum AuditActions {
         "POST /v1/admin/apps/{app}/alerts/hooks/{id}/test": "alert.hook.test",
         "POST /v1/admin/apps/{app}/alerts/hooks/{id}/digest": "alert.hook.digest",
         "POST /v1/admin/apps/{app}/rollouts": "rollout.start",
+        "POST /v1/apps/{app}/issues/{fingerprint}/resolve": "issue.resolve",
+        "POST /v1/apps/{app}/issues/{fingerprint}/mute": "issue.mute",
+        "POST /v1/apps/{app}/issues/{fingerprint}/reopen": "issue.reopen",
         "POST /v1/auth/links": "signin.link",
         "POST /v1/auth/logout": "signin.logout",
     ]

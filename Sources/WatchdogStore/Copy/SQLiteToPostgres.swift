@@ -137,7 +137,7 @@ public final class SQLiteToPostgres {
         "release_installs", "release_install_kinds", "release_hourly_sessions", "issue_releases", "keyboard_heights",
         "session_issue_marks", "session_affected_marks", "session_value_marks",
         "install_origins", "ingest_hourly_counts", "release_networks", "release_admissions", "app_admission", "rollouts",
-        "attest_challenges", "attested_keys", "app_attestation", "audit_log", "alert_digests",
+        "attest_challenges", "attested_keys", "app_attestation", "audit_log", "alert_digests", "issue_triage",
         "approval_settings", "proposals",
     ]
 
@@ -284,6 +284,10 @@ public final class SQLiteToPostgres {
         Table(name: "approval_settings", columns: columns("app, require")),
         Table(name: "proposals", columns: columns("""
             id, app, kinds, action, proposer, created_at:i, expires_at:i, method, path, query, body, if_match, impact, status, decided_by, decided_at:i, outcome
+            """)),
+        Table(name: "issue_triage", columns: columns("""
+            app, fingerprint, resolution, resolved_version, resolved_build, next_release:b, resolved_at:i, mute_until:i, mute_sessions:i,
+            mute_baseline:i, note, changed_by, changed_at:i
             """)),
         Table(name: "test_crash_daily", columns: columns("app, install_id, day:i, crashes:i")),
         Table(name: "alert_hooks", columns: columns("id, app, name, url, secret, created_at:i, created_by, kind, recipients, digest:b")),

@@ -25,6 +25,7 @@ enum PostgresMigrations {
         ("2026-11-27-app-roles", appRoles),
         ("2026-11-27-audit-log", auditLog),
         ("2026-11-28-notify", NotifySchema.postgres),
+        ("2026-11-28-triage", triage),
         ("2026-11-28-approvals", approvals),
         ("2026-11-28-audit-actions", auditActions),
     ]

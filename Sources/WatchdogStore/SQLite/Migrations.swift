@@ -385,6 +385,7 @@ enum Migrations {
         registerAppRoles(&migrator)
         registerAuditLog(&migrator)
         registerNotify(&migrator)
+        registerTriage(&migrator)
         registerApprovals(&migrator)
         return migrator
     }
