@@ -2,7 +2,7 @@ import ArgumentParser
 import WatchdogServer
 
 /// `watchdogd issues resolve|mute|reopen APP FINGERPRINT …`: triage of an issue from the
-/// command line, on the store directly — the API's change (docs/api.md, "Triage"), by
+/// command line, on the store directly — the API's change (docs/api-alerts.md, "Triage"), by
 /// `cli:<user>`, with its audit row. Prints the issue's triage after it as JSON.
 struct Issues: ParsableCommand {
     static let configuration = CommandConfiguration(

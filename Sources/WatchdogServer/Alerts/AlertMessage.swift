@@ -2,7 +2,7 @@ import Foundation
 import WatchdogStore
 import WatchdogWire
 
-/// The JSON body of a webhook delivery (docs/api.md, "Alerts"). `text` is a sentence a person
+/// The JSON body of a webhook delivery (docs/api-alerts.md, "Alerts"). `text` is a sentence a person
 /// reads — a Slack incoming webhook posts it as is — and `alert` the same in fields.
 struct AlertPayload: Encodable {
     var text: String

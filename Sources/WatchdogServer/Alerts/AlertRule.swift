@@ -2,7 +2,7 @@ import Foundation
 import WatchdogStore
 import WatchdogWire
 
-/// What an alert rule watches a release for (docs/api.md, "Alerts"). Every condition rests on
+/// What an alert rule watches a release for (docs/api-alerts.md, "Alerts"). Every condition rests on
 /// sessions, never on report counts, so a flood from one device cannot fire it.
 public enum AlertCondition: String, Sendable, CaseIterable {
     /// The release's affected-session rate against its predecessor (the previous release with

@@ -2,7 +2,7 @@ import Foundation
 import WatchdogStore
 
 /// What one delivery becomes for its hook's kind. The outbox keeps the generic body (the
-/// `webhook` kind's, docs/api.md "Alerts"); the other kinds' requests are made from it at each
+/// `webhook` kind's, docs/api-alerts.md "Alerts"); the other kinds' requests are made from it at each
 /// attempt, the same bytes every time (nothing here reads the clock).
 ///
 /// Client text (a release's version, an issue's title) stays text in every format: PagerDuty's
