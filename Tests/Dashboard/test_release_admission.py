@@ -51,6 +51,8 @@ def test_admins_admit_then_delete_a_release_and_delete_an_unlisted_one_by_typing
     card.get_by_role("button", name=f"Admit {admitted}").click()
     dialog = page.locator("dialog[open]")
     expect(dialog.get_by_role("heading")).to_contain_text(f"Admit {admitted}")
+    # What it holds, before it is listed (issue 44).
+    expect(dialog.locator('[data-role="holds"]')).to_contain_text("It holds 3 counted session starts and 0 reports.")
     expect(dialog.get_by_role("button", name="Cancel")).to_be_focused()
     page.keyboard.press("Escape")
     expect(page.locator("dialog[open]")).to_have_count(0)

@@ -58,7 +58,15 @@ export function releaseActions(app, host, done) {
   const base = `/v1/admin/apps/${q(app)}/releases`;
   return {
     admit: (r) => run(async () => {
-      const body = el('p', {}, clientText(r.release), ' will be listed: it shows in the releases table and the pickers, and verdicts and alerts take it into account.');
+      // What the release holds (issue 44): admitting one without counted sessions lists a release
+      // every verdict reads as n/a until session starts arrive.
+      const sessions = r.sessions ?? 0, reports = r.reports + (r.suspect_reports ?? 0) + (r.flooded_reports ?? 0);
+      const body = [
+        el('p', {}, clientText(r.release), ' will be listed: it shows in the releases table and the pickers, and verdicts and alerts take it into account.'),
+        el('p', { 'data-role': 'holds' }, `It holds ${number(sessions)} counted session start${sessions === 1 ? '' : 's'}`,
+          r.implausible_sessions ? ` (and ${number(r.implausible_sessions)} held apart as implausible)` : '', ` and ${number(reports)} report${reports === 1 ? '' : 's'}`,
+          sessions ? '.' : ': with no counted session, its rates and verdicts read n/a until starts arrive, and the views keep opening on the newest release with sessions.'),
+      ];
       if (await ask(`Admit ${r.release}?`, body, 'Admit')) await api.post(`${base}/${q(r.id)}/admit`);
     }),
     delete: (r) => run(async () => {
