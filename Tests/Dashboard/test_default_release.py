@@ -40,5 +40,10 @@ def test_a_release_without_counted_sessions_is_not_the_default_target(admin):
         # Chosen by hand, the empty release still opens.
         chosen = admin.open("compare", target=declared["id"])
         expect(chosen.locator('select[name="target"] option:checked')).to_have_text(f"{VERSION} ({BUILD})")
+        # A side with no sessions has no bar and no 0 %: its cells say so.
+        first = chosen.locator('[data-role="chart-table"]').first
+        chosen.locator("details summary", has_text="Table").first.click()
+        expect(first.locator("tbody tr").first).to_contain_text("no sessions")
+        assert "0.0 %" not in first.locator("tbody tr").first.locator("td").nth(2).inner_text()
     finally:
         api("DELETE", f"/v1/admin/apps/{APP}/releases/{declared['id']}?" + urllib.parse.urlencode({"confirm": f"{VERSION} ({BUILD})"}))

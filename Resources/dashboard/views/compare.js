@@ -45,15 +45,16 @@ export async function render(main, params, { go, settle }) {
     const bars = (card, rows, label, what) => {
       const labels = rows.map((r) => label(r.value));
       const datasets = [
-        { label: `Base ${data.base.release}`, backgroundColor: color(7), data: rows.map((r) => (r.base.affected_session_rate ?? 0) * 100) },
-        { label: `Target ${data.target.release}`, backgroundColor: color(0), data: rows.map((r) => (r.target.affected_session_rate ?? 0) * 100) },
+        // A side with no sessions has no rate: no bar (a 0 % bar would read as "no glitches").
+        { label: `Base ${data.base.release}`, backgroundColor: color(7), data: rows.map((r) => (r.base.affected_session_rate == null ? null : r.base.affected_session_rate * 100)) },
+        { label: `Target ${data.target.release}`, backgroundColor: color(0), data: rows.map((r) => (r.target.affected_session_rate == null ? null : r.target.affected_session_rate * 100)) },
       ];
       drawChart(card.chart, {
         type: 'bar',
         options: { scales: { y: { beginAtZero: true, title: { display: true, text: '% of sessions with a glitch' } } } },
         data: { labels: labels.map((l) => shortened(l)), datasets: datasets.map((d) => ({ ...d, label: shortened(d.label, 40) })) },
       });
-      replace(card.table, chartTable(what, labels, datasets, (v) => `${number(v, 1)} %`));
+      replace(card.table, chartTable(what, labels, datasets, (v) => (v === null ? 'no sessions' : `${number(v, 1)} %`)));
     };
     bars(charts.kind, data.by_kind, kindName, 'Kind');
     bars(charts.screen, data.by_screen.slice(0, 8), none, 'Screen (the first 8 of the By screen table)');
