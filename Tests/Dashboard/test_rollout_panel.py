@@ -23,6 +23,11 @@ def test_a_rollout_its_evidence_and_its_controls_each_confirmed(admin):
         card = page.locator('[data-role="rollout"]')
         expect(card.locator('[data-role="rollout-state"]')).to_contain_text("is at 10 % of installs (step 1 of 3: 10 % → 50 % → 100 %)")
         expect(card.locator('[data-role="rollout-status"]')).to_have_text("active")
+        # What a step needs to advance, on the card (issue 44).
+        needs = card.locator('[data-role="rollout-needs"]')
+        expect(needs).to_contain_text("To advance, a step needs 1.0 hours and 1,000,000 sessions on each side")
+        expect(needs).to_contain_text("reliable evidence")
+        expect(needs).to_contain_text("sample ratio mismatch holds it")
         steps = card.locator("table").first
         expect(steps.locator("tbody tr")).to_have_count(1)
         expect(steps.locator("tbody tr").first).to_contain_text("started")

@@ -78,8 +78,9 @@ export function rolloutCard(app, rule) {
       el('p', { class: 'sentence', 'data-role': 'rollout-state' },
         `Rule ${rule} is at ${pct(rollout.percent)} of installs (step ${rollout.step + 1} of ${steps.length}: ${steps.map(pct).join(' → ')}); the rollout is `,
         el('strong', { 'data-role': 'rollout-status' }, statusWords[rollout.status] ?? rollout.status), '.'),
-      el('p', { class: 'muted' }, `Each step needs ${number(rollout.plan.minimum_hours, 1)} hours and ${number(rollout.plan.minimum_sessions)} sessions on each side; `,
-        `a regressed verdict on ${[rollout.plan.guard.overall ? 'all kinds' : null, ...rollout.plan.guard.kinds].filter(Boolean).join(', ')} rolls it back.`),
+      el('p', { class: 'muted', 'data-role': 'rollout-needs' }, `To advance, a step needs ${number(rollout.plan.minimum_hours, 1)} hours and ${number(rollout.plan.minimum_sessions)} sessions on each side since it began, `,
+        'a verdict on every watched scope, reliable evidence (unreliable evidence pauses the rollout for a person) and the split the rule asks for (a sample ratio mismatch holds it); ',
+        `a regressed verdict on ${[rollout.plan.guard.overall ? 'all kinds' : null, ...rollout.plan.guard.kinds].filter(Boolean).join(', ')} rolls it back once the step has its hours and sessions.`),
       look ? el('p', { 'data-role': 'rollout-decision' }, `The guard's latest look (${time(look.at)}): `, el('strong', {}, decisionWords[look.decision] ?? look.decision), ' — ', clientText(look.reason))
         : el('p', { class: 'muted', 'data-role': 'rollout-decision' }, 'The guard has not looked yet.'),
       buttons.length ? el('p', { class: 'actions', 'data-role': 'rollout-controls' }, buttons.flatMap((b) => [b, ' '])) : null,
