@@ -63,6 +63,12 @@ def test_config_effect_names_a_sample_ratio_mismatch(admin):
         demo = admin.open("cohort", release="14.2.0 (31245)", rule="split")
         expect(demo.locator('[data-role="sample-ratio"]')).to_contain_text("Split as configured")
         expect(demo.locator('[data-role="sample-ratio-warning"]')).to_have_count(0)
+        # Compare names the rule that switches part of both releases (issue 44).
+        compare = admin.open("compare")
+        note = compare.locator('[data-role="partial-rules"]')
+        expect(note).to_contain_text("rule split (auto_fix on for 50 % of installs) in the base and target")
+        expect(note.get_by_role("link", name="rule split")).to_have_attribute("href", re.compile(r"#/cohort\?app=.*&rule=split"))
+        demo = admin.open("cohort", release="14.2.0 (31245)", rule="split")
         # A rule that changes nothing: an interval holding 1 says both ends and "no change", not "1.1× fewer".
         expect(demo.locator("#cohort .sentence")).to_contain_text(re.compile(r"between [0-9.]+× more and [0-9.]+× fewer sessions with [a-z ]+: no change"))
     finally:

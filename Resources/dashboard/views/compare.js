@@ -5,9 +5,21 @@ import { whenChanged } from '../changes.js';
 import { ratioSentence, kindName, number } from '../format.js';
 import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore, newestCounted } from '../pickers.js';
 import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown, intervalChoice, intervalPicker, intervalNote } from '../comparison.js';
+import { describeSet } from './cohort.js';
 
 /** Release comparison: base vs target — the change in sessions with a glitch in words, its
  * interval and the verdict; report rates, flooded reports and concentration beside it. */
+/** The rules that switch part of either release (`partial_rules`): its figures mix installs with
+ * and without the switch, which Config effect splits (issue 44). */
+function partialRulesNote(data) {
+  const rules = data.partial_rules ?? [];
+  if (!rules.length) return null;
+  return el('p', { class: 'warning', 'data-role': 'partial-rules' }, 'Part of these releases is switched by a rule: ',
+    rules.map((r, i) => [i ? '; ' : '', el('a', { href: `#/cohort?app=${encodeURIComponent(data.app)}&release=${encodeURIComponent(r.sides.includes('target') ? data.target.id : data.base.id)}&rule=${encodeURIComponent(r.rule)}` },
+      `rule ${r.rule}`), ` (${describeSet(r.set)} for ${r.percent} % of installs) in the ${r.sides.join(' and ')}`]),
+    '. Each side mixes installs with and without it; Config effect compares them.');
+}
+
 export async function render(main, params, { go, settle }) {
   const app = params.get('app');
   const releases = await loadReleases(app);
@@ -38,6 +50,7 @@ export async function render(main, params, { go, settle }) {
     replace(summary,
       el('p', { class: 'sentence' }, `${data.target.release} against ${data.base.release}: `, ratioSentence(data.overall, sessionsWith(null)), ' ', verdictBadge(data.overall.verdict)),
       intervalNote(data.interval_method),
+      partialRulesNote(data),
       kindSentences(data.by_kind),
       secondary(data),
       sides(data));

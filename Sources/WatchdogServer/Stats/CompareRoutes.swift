@@ -35,6 +35,9 @@ struct CompareRoutes: Sendable {
         var view = try Self.comparison(lookup, app: app, base: baseStats, target: targetStats, method: method,
                                        installs: InstallFilter.of(request, app: app, attestation: attestation))
         view.cut(limit: limit)
+        if let document = try storeCall({ try config.document(app: app) }) {
+            view.partialRules = PartialRuleView.of(document.rules, base: baseStats.release, target: targetStats.release)
+        }
         return JSONBody.response(view)
     }
 

@@ -18,6 +18,8 @@ struct CompareView: Encodable {
     var byIdiom: [Breakdown]
     /// Set for a config-rule cohort comparison (`release=&rule=`).
     @NullWhenAbsent var cohort: CohortView? = nil
+    /// `compare` only: the config rules that switch part of either release (`PartialRuleView`).
+    @NullWhenAbsent var partialRules: [PartialRuleView]? = nil
     /// Who sent each side's session starts (a cohort's sides: its release's).
     var sessionConcentration: [String: SessionConcentrationView] = [:]
     /// Whether the verdicts can be acted on; when not, they read `unreliable`.
@@ -29,6 +31,7 @@ struct CompareView: Encodable {
         case app, method, base, target, overall, cohort, reliability, installs
         case intervalMethod = "interval_method"
         case sessionConcentration = "session_concentration"
+        case partialRules = "partial_rules"
         case byKind = "by_kind"
         case byScreen = "by_screen"
         case byKeyboardMode = "by_keyboard_mode"
