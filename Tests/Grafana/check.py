@@ -9,7 +9,10 @@ from datetime import datetime, timezone
 
 APP = "com.example.mail"
 # Quotes, a backslash, braces and a newline-free label breaker: a release name is client text.
-HOSTILE = ('9.9.9"} evil{x="1', '7\\')
+# Its version sorts newest, so it is no other release's predecessor: a declared release older
+# than the demo's would become their base (the gate's rule), and with no glitches of its own
+# it would leave them no ratio to chart.
+HOSTILE = ('99.9.9"} evil{x="1', '7\\')
 
 
 def call(method, url, token, body=None):
