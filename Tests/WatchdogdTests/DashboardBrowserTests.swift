@@ -129,7 +129,9 @@ import Testing
         #expect(home.contains("com.example.chat") && !home.contains("com.example.mail"), "\(home.suffix(2000))")
         let config = try browser.dom("http://127.0.0.1:\(daemon.port)\(try link())&next=/%23/config?app=com.example.chat")
         #expect(!config.contains("data-role=\"read-only\""))
-        let switches = config.components(separatedBy: "<input").dropFirst().map { $0.prefix { $0 != ">" } }.filter { $0.contains("type=\"checkbox\"") }
+        // The three switches (`data-key`), not the other checkboxes of the page (a hook's digest).
+        let switches = config.components(separatedBy: "<input").dropFirst().map { $0.prefix { $0 != ">" } }
+            .filter { $0.contains("type=\"checkbox\"") && $0.contains("data-key=") }
         #expect(switches.count == 3 && switches.allSatisfy { !$0.contains("disabled") }, "\(switches)")
     }
 }

@@ -276,7 +276,15 @@ import Testing
         let overall = try #require(try daemon.client.request("GET", "/v1/apps/\(Self.app)/compare?base=\(baseID)&target=\(targetID)", token: viewer).json["overall"] as? [String: Any])
         let ratio = try #require(overall["ratio"] as? Double)
         #expect(ratio < 1 && (overall["report_rate_ratio"] as? Double ?? 0) > 1, "the scenario: \(overall)")
-        #expect(compare.contains(": \(String(format: "%.1f", 1 / ratio))× fewer sessions with keyboard glitches, always-valid 95 % interval "), "compare: the headline is about sessions")
+        // An interval that holds 1 is said as its two ends and "no change" (issue 44), else "N× fewer".
+        let interval = overall["interval"] as? [String: Any]
+        let lower = interval?["lower"] as? Double ?? 0, upper = interval?["upper"] as? Double
+        if lower < 1, upper.map({ $0 > 1 }) ?? true {
+            #expect(compare.contains(" fewer sessions with keyboard glitches: no change (always-valid 95 % interval)") && compare.contains(": between "),
+                    "compare: the headline is about sessions, and says no change")
+        } else {
+            #expect(compare.contains(": \(String(format: "%.1f", 1 / ratio))× fewer sessions with keyboard glitches, always-valid 95 % interval "), "compare: the headline is about sessions")
+        }
     }
 
     @Test func configEffectComparesTheInstallsARuleMatchedWithTheRest() throws {
