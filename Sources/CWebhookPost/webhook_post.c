@@ -93,27 +93,37 @@ static int on_progress(void *context, curl_off_t dltotal, curl_off_t dlnow, curl
     return __atomic_load_n((const int *)context, __ATOMIC_SEQ_CST) != 0;
 }
 
+/// A cleared `result` and a new easy handle; NULL (the reason in `result`) when libcurl is
+/// missing or cannot start a transfer.
+static CURL *start_transfer(webhook_post_result *result) {
+    memset(result, 0, sizeof *result);
+    const char *unavailable = webhook_post_global_init();
+    if (unavailable) {
+        snprintf(result->error, sizeof result->error, "%s", unavailable);
+        return NULL;
+    }
+    CURL *curl = call_curl_easy_init();
+    if (!curl) snprintf(result->error, sizeof result->error, "libcurl could not start a transfer");
+    return curl;
+}
+
+/// `list` with each line of `text` (newline-separated) appended; strtok_r: several workers
+/// send at once.
+static struct curl_slist *append_lines(struct curl_slist *list, const char *text) {
+    char *copy = strdup(text), *rest = NULL;
+    for (char *line = copy ? strtok_r(copy, "\n", &rest) : NULL; line; line = strtok_r(NULL, "\n", &rest)) list = call_curl_slist_append(list, line);
+    free(copy);
+    return list;
+}
+
 /// A POST of `body` (`body` non-NULL) or a GET (`body` NULL); a 2xx answer's body is kept only
 /// when `keep_success_body`.
 static void perform(const char *url, const char *headers, const unsigned char *body, size_t body_length, long timeout_ms,
                     unsigned char *answer, size_t answer_capacity, const int *cancel, int keep_success_body,
                     webhook_post_result *result) {
-    memset(result, 0, sizeof *result);
-    const char *unavailable = webhook_post_global_init();
-    if (unavailable) {
-        snprintf(result->error, sizeof result->error, "%s", unavailable);
-        return;
-    }
-    CURL *curl = call_curl_easy_init();
-    if (!curl) {
-        snprintf(result->error, sizeof result->error, "libcurl could not start a transfer");
-        return;
-    }
-    struct curl_slist *list = NULL;
-    char *copy = strdup(headers), *rest = NULL;
-    // strtok_r: several workers post at once.
-    for (char *line = copy ? strtok_r(copy, "\n", &rest) : NULL; line; line = strtok_r(NULL, "\n", &rest)) list = call_curl_slist_append(list, line);
-    free(copy);
+    CURL *curl = start_transfer(result);
+    if (!curl) return;
+    struct curl_slist *list = append_lines(NULL, headers);
     // No "Expect: 100-continue" round trip.
     list = call_curl_slist_append(list, "Expect:");
     char error[CURL_ERROR_SIZE] = "";
@@ -180,21 +190,9 @@ static size_t on_read(char *buffer, size_t size, size_t count, void *context) {
 
 void smtp_send(const char *url, const char *ca_file, const char *username, const char *password, const char *from, const char *recipients,
                const unsigned char *message, size_t message_length, long timeout_ms, const int *cancel, webhook_post_result *result) {
-    memset(result, 0, sizeof *result);
-    const char *unavailable = webhook_post_global_init();
-    if (unavailable) {
-        snprintf(result->error, sizeof result->error, "%s", unavailable);
-        return;
-    }
-    CURL *curl = call_curl_easy_init();
-    if (!curl) {
-        snprintf(result->error, sizeof result->error, "libcurl could not start a transfer");
-        return;
-    }
-    struct curl_slist *list = NULL;
-    char *copy = strdup(recipients), *rest = NULL;
-    for (char *line = copy ? strtok_r(copy, "\n", &rest) : NULL; line; line = strtok_r(NULL, "\n", &rest)) list = call_curl_slist_append(list, line);
-    free(copy);
+    CURL *curl = start_transfer(result);
+    if (!curl) return;
+    struct curl_slist *list = append_lines(NULL, recipients);
     char error[CURL_ERROR_SIZE] = "";
     upload u = {message, message_length, 0};
     call_curl_easy_setopt(curl, CURLOPT_URL, url);
