@@ -72,20 +72,22 @@ ip netns exec "$tag-db" runuser -u postgres -- "$bin/createdb" -h "$work/pg" -U 
 store="postgres://postgres@$net.3.2:5432/watchdog"
 
 key=$(ip netns exec "$tag-n1" "$watchdogd" apps add com.example.partition --store "$store")
-start_node() {  # start_node NAME: serve on 127.0.0.1:0 in its namespace; prints its URL
+start_node() {  # start_node NAME VAR: serve on 127.0.0.1:0 in its namespace; its URL goes into VAR
+  # Not in a $(…) subshell: the node's pid must reach `pids`, or `cleanup` leaves it running.
   ip netns exec "$tag-$1" "$watchdogd" serve --store "$store" --listen 127.0.0.1:0 --data-dir "$work/$1" \
     --rate-per-key 0 --rate-per-address 0 --retention-days 0 > "$work/$1.out" 2> "$work/$1.log" &
   pids+=($!)
+  local url=""
   for _ in $(seq 1 300); do
     url=$(sed -n 's/^listening on //p' "$work/$1.out")
-    [ -n "$url" ] && { echo "$url"; return; }
+    [ -n "$url" ] && break
     sleep 0.1
   done
-  echo "$1 did not start: $(cat "$work/$1.log")" >&2
-  exit 1
+  [ -n "$url" ] || { echo "$1 did not start: $(cat "$work/$1.log")" >&2; exit 1; }
+  printf -v "$2" '%s' "$url"
 }
-url1=$(start_node n1)
-url2=$(start_node n2)
+start_node n1 url1
+start_node n2 url2
 
 total=$((before + cut + after))
 now() { date +%s.%N; }
@@ -127,10 +129,16 @@ printf '{"start": %s, "cut": %s, "heal": %s, "end": %s, "hold": %s, "loss": %s}\
 ip netns exec "$tag-db" runuser -u postgres -- "$bin/psql" -h "$work/pg" -U postgres -Atq -d watchdog \
   -c "SELECT id FROM reports WHERE app = 'com.example.partition'" > "$work/stored.txt"
 echo "n1's log during the run:"
-grep -iE "database|lost|error" "$work/n1.log" | cut -c1-300 | head -n 20 || true
-# Said once, counted in /metrics.
-ip netns exec "$tag-n1" curl -s "$url1/metrics" | grep -E '^watchdog_store_' | tee "$work/n1.metrics"
+grep -iE "database|lost|error|crash|fatal|signal" "$work/n1.log" | cut -c1-300 | head -n 20 || true
 failed=0
+# A node that died or stopped answering is said with its log's tail, not by a silent `set -e`.
+for node in 0 1; do
+  kill -0 "${pids[$node]}" 2> /dev/null || { echo "FAIL: n$((node + 1)) is not running any more; its log ends:"; tail -n 40 "$work/n$((node + 1)).log"; failed=1; }
+done
+# Said once, counted in /metrics.
+ip netns exec "$tag-n1" curl -sS --max-time 10 "$url1/metrics" > "$work/n1.all-metrics" ||
+  { echo "FAIL: n1 did not answer /metrics; its log ends:"; tail -n 40 "$work/n1.log"; failed=1; }
+grep -E '^watchdog_store_' "$work/n1.all-metrics" | tee "$work/n1.metrics" || true
 if [ -z "${LOSS:-}" ]; then
   lost_lines=$(grep -c "lost the database" "$work/n1.log" || true)
   [ "$lost_lines" = 1 ] || { echo "FAIL: n1 logged the loss $lost_lines times, not once"; failed=1; }

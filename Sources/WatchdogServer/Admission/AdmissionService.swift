@@ -9,22 +9,34 @@ import WatchdogStore
 final class AdmissionService: Sendable {
     private struct Entry {
         var settings: AdmissionSettings
-        var readAt: UInt64
+        var readAt: CacheAge
     }
 
     let store: any TelemetryStore
     private let entries = Locked<[String: Entry]>([:])
     static let maximumAgeSeconds: UInt64 = 10
 
-    init(store: any TelemetryStore) {
+    /// Seconds a settings read is kept (`maximumAgeSeconds`; tests give 0).
+    let cacheSeconds: UInt64
+
+    init(store: any TelemetryStore, cacheSeconds: UInt64 = maximumAgeSeconds) {
         self.store = store
+        self.cacheSeconds = cacheSeconds
     }
 
-    /// The app's settings (the defaults when none are stored, or the store cannot be read).
+    /// The app's settings (the defaults when none are stored). When the store cannot be read,
+    /// the last settings read are kept, not replaced by the defaults.
     func settings(app: String) -> AdmissionSettings {
-        let now = DispatchTime.now().uptimeNanoseconds
-        if let entry = entries.withLock({ $0[app] }), now - entry.readAt < Self.maximumAgeSeconds * 1_000_000_000 { return entry.settings }
-        let settings = (try? store.admissionSettings(app: app)).flatMap { $0 }.flatMap(AdmissionSettings.decoded) ?? AdmissionSettings()
+        let now = CacheAge.now
+        let cached = entries.withLock { $0[app] }
+        if let cached, cached.readAt.isFresh(at: now.readAt, maximumSeconds: cacheSeconds) { return cached.settings }
+        let stored: String?
+        do {
+            stored = try store.admissionSettings(app: app)
+        } catch {
+            return cached?.settings ?? AdmissionSettings()
+        }
+        let settings = stored.flatMap(AdmissionSettings.decoded) ?? AdmissionSettings()
         entries.withLock { entries in
             // Apps are made by admins: a handful. A bound all the same.
             if entries.count > 10_000 { entries.removeAll() }
@@ -45,7 +57,7 @@ final class AdmissionService: Sendable {
         } catch {
             throw .unavailable("the store could not save the settings; retry later")
         }
-        entries.withLock { $0[app] = Entry(settings: settings, readAt: DispatchTime.now().uptimeNanoseconds) }
+        entries.withLock { $0[app] = Entry(settings: settings, readAt: CacheAge.now) }
     }
 
     /// What the server adds to a session start before the store sees it: the network it came

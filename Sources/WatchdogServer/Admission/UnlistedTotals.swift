@@ -11,7 +11,7 @@ import WatchdogStore
 final class UnlistedTotals: Sendable {
     private struct Entry {
         var totals: UnlistedReleases
-        var readAt: UInt64
+        var readAt: CacheAge
         var refreshing = false
     }
 
@@ -32,7 +32,7 @@ final class UnlistedTotals: Sendable {
         let now = DispatchTime.now().uptimeNanoseconds
         let (cached, stale) = entries.withLock { entries -> (UnlistedReleases?, Bool) in
             guard var entry = entries[app] else { return (nil, false) }
-            guard now - entry.readAt >= Self.maximumAgeSeconds * 1_000_000_000, !entry.refreshing else { return (entry.totals, false) }
+            guard !entry.readAt.isFresh(at: now, maximumSeconds: Self.maximumAgeSeconds), !entry.refreshing else { return (entry.totals, false) }
             entry.refreshing = true
             entries[app] = entry
             return (entry.totals, true)
@@ -50,7 +50,7 @@ final class UnlistedTotals: Sendable {
     func store(_ totals: UnlistedReleases, app: String) {
         var totals = totals
         totals.page = []
-        let entry = Entry(totals: totals, readAt: DispatchTime.now().uptimeNanoseconds)
+        let entry = Entry(totals: totals, readAt: CacheAge.now)
         entries.withLock { entries in
             // Apps are made by admins: a handful. A bound all the same.
             if entries.count > 10_000 { entries.removeAll() }

@@ -14,10 +14,10 @@ final class AttestationService: Sendable {
     let store: any TelemetryStore
     let verifier: AttestationVerifier
     private let clock: @Sendable () -> Int64
-    private let settingsCache = Locked<[String: (settings: AttestationSettings, readAt: UInt64)]>([:])
+    private let settingsCache = Locked<[String: (settings: AttestationSettings, readAt: CacheAge)]>([:])
     /// Parsed public keys by app and key id: parsing a point costs more than verifying with it.
     private let keys = Locked<[KeyName: CachedKey]>([:])
-    private let attestedInstalls = Locked<[String: (installs: Set<String>, readAt: UInt64)]>([:])
+    private let attestedInstalls = Locked<[String: (installs: Set<String>, readAt: CacheAge)]>([:])
 
     /// A challenge is good for 5 minutes and once; a network may hold 16 unused ones per app,
     /// one address of it 4: a flooder takes its own share, not its neighbours'.
@@ -39,20 +39,33 @@ final class AttestationService: Sendable {
         var owner: Bool
     }
 
+    /// Seconds a settings or installs read is kept (`maximumAgeSeconds`; tests give 0).
+    let cacheSeconds: UInt64
+
     /// - Parameter roots: Apple's root unless a test gives its own CA (`WatchdogApplication`).
-    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, roots: [Certificate]) {
+    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, roots: [Certificate], cacheSeconds: UInt64 = maximumAgeSeconds) {
         self.store = store
         self.clock = clock
+        self.cacheSeconds = cacheSeconds
         verifier = AttestationVerifier(roots: roots)
     }
 
     // MARK: Settings
 
-    /// The app's settings (`off` when none are stored or the store cannot be read).
+    /// The app's settings (`off` when none are stored). When the store cannot be read, the
+    /// last settings read are kept — never replaced by the defaults, which would let a
+    /// `require` app take unattested uploads for `cacheSeconds` after a database blip.
     func settings(app: String) -> AttestationSettings {
-        let now = DispatchTime.now().uptimeNanoseconds
-        if let entry = settingsCache.withLock({ $0[app] }), now - entry.readAt < Self.maximumAgeSeconds * 1_000_000_000 { return entry.settings }
-        let settings = (try? store.attestationSettings(app: app)).flatMap { $0 }.flatMap(AttestationSettings.decoded) ?? AttestationSettings()
+        let now = CacheAge.now
+        let cached = settingsCache.withLock { $0[app] }
+        if let cached, cached.readAt.isFresh(at: now.readAt, maximumSeconds: cacheSeconds) { return cached.settings }
+        let stored: String?
+        do {
+            stored = try store.attestationSettings(app: app)
+        } catch {
+            return cached?.settings ?? AttestationSettings()
+        }
+        let settings = stored.flatMap(AttestationSettings.decoded) ?? AttestationSettings()
         settingsCache.withLock { cache in
             if cache.count > 10_000 { cache.removeAll() }
             cache[app] = (settings, now)
@@ -71,7 +84,7 @@ final class AttestationService: Sendable {
         } catch {
             throw .unavailable("the store could not save the settings; retry later")
         }
-        settingsCache.withLock { $0[app] = (settings, DispatchTime.now().uptimeNanoseconds) }
+        settingsCache.withLock { $0[app] = (settings, CacheAge.now) }
     }
 
     // MARK: Challenges and attestations
@@ -202,10 +215,10 @@ final class AttestationService: Sendable {
         return key
     }
 
-    /// The app's attested installs, read again after `maximumAgeSeconds` or a new attestation.
+    /// The app's attested installs, read again after `cacheSeconds` or a new attestation.
     func installs(app: String) throws(APIError) -> Set<String> {
-        let now = DispatchTime.now().uptimeNanoseconds
-        if let entry = attestedInstalls.withLock({ $0[app] }), now - entry.readAt < Self.maximumAgeSeconds * 1_000_000_000 { return entry.installs }
+        let now = CacheAge.now
+        if let entry = attestedInstalls.withLock({ $0[app] }), entry.readAt.isFresh(at: now.readAt, maximumSeconds: cacheSeconds) { return entry.installs }
         let installs = try storeCall { try store.attestedInstalls(app: app) }
         attestedInstalls.withLock { cache in
             if cache.count > 10_000 { cache.removeAll() }
