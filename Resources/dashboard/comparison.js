@@ -66,19 +66,20 @@ export function reliabilityWarning(data) {
 /** Base and target side by side: sessions, reports, what is counted apart, and how concentrated the reports and the sessions are. */
 export function sides(data, roles = ['Base', 'Target']) {
   const sessionSides = data.session_concentration ?? {};
+  // Sessions and how concentrated they are first (what the verdict rests on), reports after.
   const side = (role, summary, overall, key) => ({ data: summary, cells: [role, clientText(summary.release), number(summary.sessions),
-    number(overall.affected_sessions), percent(overall.affected_session_rate), number(summary.reports), number(overall.reports_per_1k_sessions, 1),
-    number(summary.flooded_reports), number(summary.suspect_reports),
+    number(overall.affected_sessions), percent(overall.affected_session_rate),
+    el('span', { 'data-role': 'session-concentration' }, sessionConcentrationText(sessionSides[key])),
     el('span', { class: flooded(summary.concentration) ? 'warn' : null, 'data-role': 'concentration' }, concentrationText(summary.concentration)),
-    el('span', { 'data-role': 'session-concentration' }, sessionConcentrationText(sessionSides[key]))] });
+    number(summary.reports), number(overall.reports_per_1k_sessions, 1), number(summary.flooded_reports), number(summary.suspect_reports)] });
   const warnings = [[roles[0], data.base], [roles[1], data.target]].filter(([, summary]) => flooded(summary.concentration)).map(([, summary]) =>
     el('p', { class: 'warning', 'data-role': 'flood-warning' },
       '⚠ ', clientText(summary.release), `: the ${concentrationText(summary.concentration)} — a few devices flood the report counts. `,
       'The verdict counts sessions with a glitch, so they cannot tip it.'));
   return [
-    el('div', { class: 'scroll' }, table(['Side', 'Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Rate', num: true },
-      { label: 'Reports', num: true }, { label: '/1k sessions', num: true }, { label: 'Flooded (not counted)', num: true }, { label: 'Suspect (not counted)', num: true },
-      'Report concentration', 'Session concentration'],
+    el('div', { class: 'scroll sides' }, table(['Side', 'Release', { label: 'Sessions', num: true }, { label: 'With a glitch', num: true }, { label: 'Rate', num: true },
+      'Session concentration', 'Report concentration',
+      { label: 'Reports', num: true }, { label: '/1k sessions', num: true }, { label: 'Flooded (not counted)', num: true }, { label: 'Suspect (not counted)', num: true }],
     [side(roles[0], data.base, data.overall.base, 'base'), side(roles[1], data.target, data.overall.target, 'target')])),
     reliabilityWarning(data),
     warnings,
@@ -88,14 +89,19 @@ export function sides(data, roles = ['Base', 'Target']) {
 /** The row summing the values past the answer's cut (and those folded at ingest): "other (N values folded)". */
 const otherLabel = (r) => el('span', { class: 'badge suspect', 'data-role': 'other-values' }, `other (${number(r.other_values)} ${r.other_values === 1 ? 'value' : 'values'} folded)`);
 
-/** A breakdown (by kind, screen, keyboard mode, idiom) as a table: affected sessions first, report rates second. */
-export function breakdown(list, label, roles = ['Base', 'Target'], what = 'Kind') {
-  const headers = [what, { label: `${roles[0]}: sessions with`, num: true }, { label: 'rate', num: true }, { label: `${roles[1]}: sessions with`, num: true }, { label: 'rate', num: true },
-    { label: `Change (${roles[1]} vs ${roles[0]})`, num: true }, { label: '95 % interval', num: true }, 'Verdict', { label: 'Reports / 1k sessions', num: true }];
+/** The interval's name in a column header: every view says which one its verdicts read. */
+export const intervalName = (method) => (method === 'sequential' ? 'Always-valid 95 % interval' : method === 'fixed' ? 'Fixed 95 % interval' : '95 % interval');
+
+/** A breakdown (by kind, screen, keyboard mode, idiom) as a table: the change, its interval and
+ * verdict first (inside 1,300 px), then the affected sessions, report rates last. */
+export function breakdown(list, label, roles = ['Base', 'Target'], what = 'Kind', method = undefined) {
+  const headers = [what, { label: `Change (${roles[1]} vs ${roles[0]})`, num: true }, { label: intervalName(method), num: true }, 'Verdict',
+    { label: `${roles[0]}: sessions with`, num: true }, { label: 'rate', num: true }, { label: `${roles[1]}: sessions with`, num: true }, { label: 'rate', num: true },
+    { label: 'Reports / 1k sessions', num: true }];
   const floodedNote = (r) => (r.base.flooded_reports || r.target.flooded_reports) ? ` (flooded ${number(r.base.flooded_reports)} → ${number(r.target.flooded_reports)})` : '';
   return el('div', { class: 'scroll' }, table(headers, list.map((r) => ({ data: r, cells: [r.other_values ? otherLabel(r) : clientText(label(r.value)),
-    number(r.base.affected_sessions), percent(r.base.affected_session_rate), number(r.target.affected_sessions), percent(r.target.affected_session_rate),
     ...ratioCells(r.ratio, r.interval), verdictBadge(r.verdict),
+    number(r.base.affected_sessions), percent(r.base.affected_session_rate), number(r.target.affected_sessions), percent(r.target.affected_session_rate),
     `${number(r.base.reports_per_1k_sessions, 1)} → ${number(r.target.reports_per_1k_sessions, 1)}${floodedNote(r)}`] }))));
 }
 

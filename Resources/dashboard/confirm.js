@@ -1,5 +1,19 @@
 import { el } from './dom.js';
 
+/** After a confirmed change redrew the view, puts focus back where the person was: the first of
+ * `targets` (elements or selectors, e.g. the redrawn control, then the status line that says what
+ * happened) that is on the page. A status line gets `tabindex=-1` so it can hold focus. */
+export function refocus(...targets) {
+  for (const target of targets) {
+    const node = typeof target === 'string' ? document.querySelector(target) : target;
+    if (!node?.isConnected) continue;
+    if (node.getAttribute('role') === 'status' && !node.hasAttribute('tabindex')) node.tabIndex = -1;
+    node.focus();
+    return node;
+  }
+  return null;
+}
+
 /** Asks before an action: a modal dialog whose Cancel has the focus (a stray Space or Enter
  * must not act), Escape cancels, and focus goes back to the button that asked. Resolves to
  * whether to go ahead. `role` names the dialog for tests (`data-role`). */

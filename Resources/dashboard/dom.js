@@ -69,11 +69,13 @@ export function svg(tag, attributes = {}, ...children) {
 }
 
 /** A table with a header row and rows of cells (nodes or strings). A header is a string or
- * `{label, num, sort}`: `num` aligns the column right, `sort` ("ascending"/"descending") says
- * how the rows are sorted by it (aria-sort). */
+ * `{label, num, sort, end}`: `num` aligns the column right, `sort` ("ascending"/"descending")
+ * says how the rows are sorted by it (aria-sort), `end` keeps the (last) column in view at the
+ * right edge of a table that scrolls sideways — a row's actions, reachable on a phone. */
 export function table(headers, rows, rowClass = () => null) {
+  const classes = (h) => [h?.num ? 'num' : null, h?.end ? 'end' : null].filter(Boolean).join(' ') || null;
   return el('table', {},
-    el('thead', {}, el('tr', {}, headers.map((h) => el('th', { class: h.num ? 'num' : null, 'aria-sort': h.sort }, h.label ?? h)))),
+    el('thead', {}, el('tr', {}, headers.map((h) => el('th', { class: classes(h), 'aria-sort': h.sort }, h.label ?? h)))),
     el('tbody', {}, rows.map((row) => el('tr', { class: rowClass(row.data) },
-      row.cells.map((cell, i) => el('td', { class: headers[i]?.num ? 'num' : null }, cell))))));
+      row.cells.map((cell, i) => el('td', { class: classes(headers[i]) }, cell))))));
 }

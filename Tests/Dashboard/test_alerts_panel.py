@@ -97,6 +97,9 @@ def test_a_webhook_and_a_rule_made_by_clicking_and_send_test_reaches_the_receive
     delete_rule.click()
     dialog.get_by_role("button", name="Delete", exact=True).click()
     expect(card.get_by_text("No alert rules.")).to_be_visible()
+    # The rule's row is gone: focus is on the status line that says so (issue 44), not lost.
+    expect(page.locator('[data-role="alerts-message"]')).to_have_text("Deleted.")
+    expect(page.locator('[data-role="alerts-message"]')).to_be_focused()
     page.get_by_role("button", name=f"Delete webhook {name}").click()
     expect(dialog).to_contain_text("its secret cannot be shown again")
     dialog.get_by_role("button", name="Delete", exact=True).click()

@@ -134,6 +134,8 @@ import WatchdogTesting
         #expect(tripled["new"] as? Bool == false)
         #expect(tripled["first_release"] as? String == "14.1.0 (31102)")
         #expect(tripled["previous_release"] as? String == "14.1.0 (31102)")
+        // The badge reads the always-valid interval, as Compare, alerts and the gate do (issue 44).
+        #expect((tripled["trend"] as? [String: Any])?["interval_method"] as? String == "sequential")
         let fewer = try #require(issues["view_frame_mismatch"])
         #expect(fewer["regressed"] as? Bool == false)
         #expect(fewer["reports"] as? Int == 100)

@@ -2,6 +2,7 @@ import { api, q } from '../api.js';
 import { el, replace, table, clientText } from '../dom.js';
 import { number, time } from '../format.js';
 import { whenChanged } from '../changes.js';
+import { refocus } from '../confirm.js';
 
 const PAGE = 20;
 let dialogs = 0;
@@ -20,7 +21,7 @@ export function unlistedLine(unlisted) {
 export function releaseActions(app, host, done) {
   const titleID = `release-dialog-title-${++dialogs}`;
   const dialog = el('dialog', { 'aria-labelledby': titleID });
-  const message = el('p', { class: 'error', role: 'status' });
+  const message = el('p', { role: 'status', 'data-role': 'release-message' });
   host.append(message, dialog);
 
   function ask(title, body, actionLabel, typedText) {
@@ -49,10 +50,20 @@ export function releaseActions(app, host, done) {
     });
   }
 
-  async function run(perform) {
+  /** Runs an action, redraws, and gives focus back: to the control that asked when it is still
+   * there (cancelled), else to the status line saying what happened (the row is gone). */
+  async function run(perform, returnTo) {
     message.textContent = '';
-    try { await perform(); } catch (error) { message.textContent = error.message; }
+    message.className = '';
+    try {
+      const said = await perform();
+      if (said) message.textContent = said;
+    } catch (error) {
+      message.className = 'error';
+      message.textContent = error.message;
+    }
     await done();
+    refocus(returnTo, message.textContent ? message : null);
   }
 
   const base = `/v1/admin/apps/${q(app)}/releases`;
@@ -67,16 +78,19 @@ export function releaseActions(app, host, done) {
           r.implausible_sessions ? ` (and ${number(r.implausible_sessions)} held apart as implausible)` : '', ` and ${number(reports)} report${reports === 1 ? '' : 's'}`,
           sessions ? '.' : ': with no counted session, its rates and verdicts read n/a until starts arrive, and the views keep opening on the newest release with sessions.'),
       ];
-      if (await ask(`Admit ${r.release}?`, body, 'Admit')) await api.post(`${base}/${q(r.id)}/admit`);
-    }),
+      if (!(await ask(`Admit ${r.release}?`, body, 'Admit'))) return null;
+      await api.post(`${base}/${q(r.id)}/admit`);
+      return `${r.release}: admitted.`;
+    }, `[data-admit="${CSS.escape(String(r.id))}"]`),
     delete: (r) => run(async () => {
       const body = el('p', { 'data-role': 'what' }, 'This deletes ', clientText(r.release), ` for good, with its ${number(r.sessions + (r.implausible_sessions ?? 0))} session starts and `,
         `${number(r.all_reports ?? r.reports)} reports.`);
-      if (!(await ask(`Delete ${r.release}?`, body, 'Delete', r.release))) return;
+      if (!(await ask(`Delete ${r.release}?`, body, 'Delete', r.release))) return null;
       const answer = await api.delete(`${base}/${q(r.id)}?confirm=${q(r.release)}`);
       // Four eyes: proposed, not deleted, when the app needs a second person's approval.
       if (answer?.applied === false) throw new Error(`Proposed, not applied: ${answer.message}`);
-    }),
+      return `${r.release}: deleted.`;
+    }, `[data-delete="${CSS.escape(String(r.id))}"]`),
   };
 }
 
@@ -99,7 +113,7 @@ export async function renderUnlisted(holder, app, actions) {
       el('p', { class: 'muted' }, 'Releases whose data arrived without a declaration and without enough installs on enough networks (or any, under strict admission). ',
         'Admit one to list it, or delete it with its data. Declare releases from CI: POST /v1/admin/apps/{app}/releases.'),
       unlisted.count ? [
-        el('div', { class: 'scroll' }, table(['Release', { label: 'Sessions', num: true }, { label: 'Implausible', num: true }, { label: 'Reports', num: true }, 'Last seen', 'Actions'], rows)),
+        el('div', { class: 'scroll' }, table(['Release', { label: 'Sessions', num: true }, { label: 'Implausible', num: true }, { label: 'Reports', num: true }, 'Last seen', { label: 'Actions', end: true }], rows)),
         el('p', { 'data-role': 'unlisted-page' }, `${number(offset + 1)}–${number(last)} of ${number(unlisted.count)} `,
           el('button', { type: 'button', disabled: offset === 0 ? 'disabled' : null, onclick: () => { offset = Math.max(0, offset - PAGE); refresh(); } }, 'Previous'), ' ',
           el('button', { type: 'button', disabled: last >= unlisted.count ? 'disabled' : null, onclick: () => { offset += PAGE; refresh(); } }, 'Next')),

@@ -1,7 +1,7 @@
 import { api, q } from '../api.js';
 import { el, replace, table, clientText } from '../dom.js';
 import { time, percent } from '../format.js';
-import { confirmAction } from '../confirm.js';
+import { confirmAction, refocus } from '../confirm.js';
 
 const conditions = [
   ['release_regressed', 'Release regressed against its predecessor'],
@@ -37,16 +37,22 @@ export async function renderAlerts(holder, app, { admin }) {
   /** Asks before a delete that cannot be undone (`confirmAction`: Cancel has the focus). */
   const confirmDelete = (title, consequence, returnTo) => confirmAction({ title, consequence, confirm: 'Delete', danger: true, role: 'alerts-delete', returnTo });
   async function deleteAfterAsking(event, title, consequence, path) {
-    if (await confirmDelete(title, consequence, event.currentTarget)) await act(() => api.delete(path));
+    if (!await confirmDelete(title, consequence, event.currentTarget)) return;
+    await act(() => api.delete(path));
+    // The row is gone with its button: the status line says what happened and takes the focus.
+    if (!message.textContent) message.textContent = 'Deleted.';
+    refocus(message);
   }
 
   async function act(perform, done) {
     message.textContent = '';
+    message.className = '';
     try {
       const result = await perform();
       await draw();
       if (done) await done(result);
     } catch (error) {
+      message.className = 'error';
       message.textContent = error.message;
     }
   }

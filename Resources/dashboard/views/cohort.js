@@ -99,7 +99,7 @@ export async function render(main, params, { go, settle, session }) {
         `base = the ${number(cohort.installs_not_matched)} it did not. Sessions without an install id (in neither): ${number(cohort.sessions_without_install)}.`),
       secondary(data),
       sides(data, roles));
-    replace(tables, el('h2', {}, 'By kind'), breakdown(data.by_kind, kindName, roles));
+    replace(tables, el('h2', {}, 'By kind'), breakdown(data.by_kind, kindName, roles, 'Kind', data.interval_method));
   });
   async function refresh() {
     if (!release) return replace(summary, 'No releases yet.');

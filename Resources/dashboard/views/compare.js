@@ -73,10 +73,10 @@ export async function render(main, params, { go, settle }) {
     bars(charts.screen, data.by_screen.slice(0, 8), none, 'Screen (the first 8 of the By screen table)');
     bars(charts.keyboard_mode, data.by_keyboard_mode, none, 'Keyboard mode');
     replace(tables,
-      el('h2', {}, 'By kind'), breakdown(data.by_kind, kindName),
-      el('h2', {}, 'By screen'), breakdown(data.by_screen, none, undefined, 'Screen'),
-      el('h2', {}, 'By keyboard mode'), breakdown(data.by_keyboard_mode, none, undefined, 'Keyboard mode'),
-      el('h2', {}, 'By device idiom (per session on that idiom)'), breakdown(data.by_idiom, none, undefined, 'Idiom'),
+      el('h2', {}, 'By kind'), breakdown(data.by_kind, kindName, undefined, 'Kind', data.interval_method),
+      el('h2', {}, 'By screen'), breakdown(data.by_screen, none, undefined, 'Screen', data.interval_method),
+      el('h2', {}, 'By keyboard mode'), breakdown(data.by_keyboard_mode, none, undefined, 'Keyboard mode', data.interval_method),
+      el('h2', {}, 'By device idiom (per session on that idiom)'), breakdown(data.by_idiom, none, undefined, 'Idiom', data.interval_method),
       el('p', { class: 'muted' }, '(not reported): reports that did not say their screen, keyboard mode or idiom (older clients, or no keyboard on screen).'));
   });
   async function refresh() {

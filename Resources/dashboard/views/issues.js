@@ -3,7 +3,7 @@ import { el, replace, table, clientText } from '../dom.js';
 import { whenChanged } from '../changes.js';
 import { number, percent, time, kindName } from '../format.js';
 import { loadReleases, releaseParam, releaseSelect, releaseLabel, navigatingSelect, option, newestCounted } from '../pickers.js';
-import { confirmAction } from '../confirm.js';
+import { confirmAction, refocus } from '../confirm.js';
 
 const STATES = [['', 'Any state'], ['open', 'Open'], ['resolved', 'Resolved'], ['regressed', 'Regressed'], ['muted', 'Muted']];
 const MUTE_DAYS = 7;
@@ -53,6 +53,8 @@ export async function render(main, params, { link, go, settle, session }) {
     } catch (error) {
       message.textContent = `Not changed: ${error.message}`;
     }
+    // The row's buttons were redrawn (Resolve became Reopen): the status line says what happened.
+    refocus(message);
   }
   const actions = (i) => el('span', { class: 'actions' },
     i.state === 'open' || i.state === 'regressed' ? el('button', { type: 'button', 'data-action': 'resolve', 'aria-label': `Resolve ${i.title}`, onclick: (e) => act(e, i, 'resolve') }, 'Resolve') : null, ' ',
@@ -65,7 +67,7 @@ export async function render(main, params, { link, go, settle, session }) {
     replace(holder,
       data.issues.length ? el('div', { class: 'scroll' }, table(
         ['Issue', 'State', { label: 'Sessions with it', num: true }, { label: 'Rate', num: true }, { label: 'Previous release', num: true },
-          { label: 'Reports', num: true }, { label: '/1k sessions', num: true }, { label: 'Flooded', num: true }, 'First release', 'Last seen', ...(triager ? ['Triage'] : [])],
+          { label: 'Reports', num: true }, { label: '/1k sessions', num: true }, { label: 'Flooded', num: true }, 'First release', 'Last seen', ...(triager ? [{ label: 'Triage', end: true }] : [])],
         data.issues.map((i) => ({ data: i, cells: [
           el('span', {}, clientText(i.title ?? kindName(i.kind), 'a', { href: link('reports', { fingerprint: i.fingerprint, release }) }),
             i.new ? el('span', { class: 'badge new' }, 'new') : null, i.regressed ? el('span', { class: 'badge regressed' }, 'regressed') : null),
@@ -77,7 +79,7 @@ export async function render(main, params, { link, go, settle, session }) {
       el('p', {}, el('a', { href: `/v1/apps/${q(app)}/issues.csv?release=${q(release)}&limit=1000${state ? `&state=${q(state)}` : ''}`, download: '', 'data-role': 'csv' }, 'Download CSV'),
         el('small', { class: 'muted' }, ' (this release’s issues, up to 1,000)')),
       el('p', { class: 'muted' }, 'Rate: share of the release’s sessions with this issue. New: first seen in this release. Regressed: its rate rose significantly ',
-        'against the previous release (95 % interval above 1, at least 5 sessions). Flooded: reports past the per-session cap, kept out of the rates. ',
+        'against the previous release (the always-valid 95 % interval of the ratio above 1, as Compare reads it; at least 5 sessions). Flooded: reports past the per-session cap, kept out of the rates. ',
         'State: what a person said — resolved, regressed (resolved, and seen again in a later listed release), muted (no alert until the mute ends), or open.'));
   });
   async function refresh() {

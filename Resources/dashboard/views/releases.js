@@ -25,10 +25,13 @@ export async function render(main, params, { link, session }) {
     const attestation = data.releases.some((r) => r.attested_sessions !== null && r.attested_sessions !== undefined);
     const attested = (r) => el('span', { 'data-role': 'attested-share', title: `${number(r.attested_sessions)} of ${number(r.sessions)} sessions from attested installs` },
       r.sessions ? percent(r.attested_sessions / r.sessions) : '—');
+    // What a decision rests on first (issue 44: inside 1,300 px): the rates, how concentrated
+    // the reports are and what was kept out of them; the detail by kind after; actions kept in view.
     const headers = ['Release', { label: 'Sessions', num: true }, ...(attestation ? [{ label: 'Attested', num: true }] : []), { label: 'With a glitch', num: true }, { label: 'Glitch-free', num: true }, { label: 'Reports / 1k sessions', num: true },
+      { label: 'Top 1 % of installs', num: true }, { label: 'Suspect', num: true }, { label: 'Flooded', num: true },
       ...kinds.map((k) => ({ label: `${kindName(k)} / 1k`, num: true })), { label: 'Auto-fixed', num: true }, { label: 'Test crashes', num: true },
-      { label: 'Suspect', num: true }, { label: 'Flooded', num: true }, { label: 'Sessions held apart', num: true }, { label: 'Reports of unknown sessions', num: true },
-      { label: 'Top 1 % of installs', num: true }, 'Last seen', ...(admin ? ['Actions'] : [])];
+      { label: 'Sessions held apart', num: true }, { label: 'Reports of unknown sessions', num: true },
+      'Last seen', ...(admin ? [{ label: 'Actions', end: true }] : [])];
     const share = (c) => c?.top_installs_report_share === null || c?.top_installs_report_share === undefined ? '—'
       : el('span', { class: flooded(c) ? 'warn' : null, title: concentrationText(c), 'data-role': 'concentration' }, percent(c.top_installs_report_share));
     const rows = data.releases.map((r, index) => ({
@@ -36,10 +39,11 @@ export async function render(main, params, { link, session }) {
       cells: [
         clientText(r.release, 'a', { href: link('issues', { release: r.id }) }),
         number(r.sessions), ...(attestation ? [attested(r)] : []), percent(r.affected_session_rate), percent(r.glitch_free_session_rate), number(r.reports_per_1k_sessions, 1),
+        share(r.concentration), number(r.suspect_reports), number(r.flooded_reports),
         ...kinds.map((k) => number(r.reports_per_1k_sessions_by_kind?.[k] ?? (r.sessions ? 0 : null), 1)),
-        number(r.auto_fixed), number(r.test_crashes), number(r.suspect_reports), number(r.flooded_reports),
+        number(r.auto_fixed), number(r.test_crashes),
         el('span', { class: r.implausible_sessions ? 'warn' : null, 'data-role': 'implausible-sessions' }, number(r.implausible_sessions ?? 0)),
-        el('span', { 'data-role': 'unknown-session-reports' }, number(r.unknown_session_reports ?? 0)), share(r.concentration), time(r.last_seen),
+        el('span', { 'data-role': 'unknown-session-reports' }, number(r.unknown_session_reports ?? 0)), time(r.last_seen),
         ...(admin ? [el('button', { type: 'button', 'data-delete': r.id, 'aria-label': `Delete ${r.release}`,
           onclick: () => actions.delete({ ...r, all_reports: r.reports + r.suspect_reports + r.flooded_reports }) }, 'Delete')] : []),
       ],

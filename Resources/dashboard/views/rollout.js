@@ -1,7 +1,7 @@
 import { api, q, APIError } from '../api.js';
 import { el, replace, table, clientText } from '../dom.js';
 import { number, percent, time } from '../format.js';
-import { confirmAction } from '../confirm.js';
+import { confirmAction, refocus } from '../confirm.js';
 
 const actionWords = { started: 'started', advanced: 'advanced', completed: 'completed', rolled_back: 'rolled back', paused: 'paused', resumed: 'resumed', aborted: 'aborted' };
 const statusWords = { active: 'active', paused: 'paused', completed: 'completed', rolled_back: 'rolled back', aborted: 'aborted' };
@@ -50,10 +50,16 @@ export function rolloutCard(app, rule) {
     if (!go) return;
     try {
       await api.post(`${path}/${action}`);
+      message.className = '';
+      message.textContent = `${control.label}: done.`;
       await draw();
     } catch (error) {
+      message.className = 'error';
       message.textContent = error.message;
     }
+    // The controls were redrawn (Pause became Resume): the same action's button if it is still
+    // there, else the first control, else the status line.
+    refocus(card.querySelector(`[data-action="${action}"]`), card.querySelector('[data-role="rollout-controls"] button'), message);
   }
 
   async function draw() {

@@ -74,7 +74,10 @@ struct IssueRoutes: Sendable {
                     base: SessionComparison.Side(sessions: previous.sessions, affectedSessions: before?.affectedSessions ?? 0,
                                                  reports: before?.reports ?? 0, floodedReports: before?.floodedReports ?? 0, designEffect: previousEffect),
                     target: SessionComparison.Side(sessions: current.sessions, affectedSessions: row.affectedSessions,
-                                                   reports: row.reports, floodedReports: row.floodedReports, designEffect: currentEffect))
+                                                   reports: row.reports, floodedReports: row.floodedReports, designEffect: currentEffect),
+                    // The always-valid interval, as Compare, alerts and the gate read: the list is
+                    // looked at again and again, and one interval on every view (issue 44).
+                    method: .sequential)
             }
             if current.partialHistory || previous?.partialHistory == true { trend = trend?.withheld(SessionComparison.partialHistoryReason) }
             let regressed = !isNew && trend?.verdict == "regressed" && row.affectedSessions >= Self.minimumAffectedSessionsForRegressed
