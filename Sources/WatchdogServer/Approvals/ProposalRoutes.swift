@@ -49,7 +49,8 @@ struct ProposalRoutes: Sendable {
             throw .badRequest("invalid_parameter", "status must be one of \(statuses.joined(separator: ", ")), got \"\(wanted.prefix(20))\"")
         }
         let now = fourEyes.clock()
-        let views = try storeCall { try store.proposals(app: app, limit: 200) }.map { ProposalView.view($0, now: now) }
+        let proposals = ProposalSettling(store: store).settled(try storeCall { try store.proposals(app: app, limit: 200) }, now: now)
+        let views = proposals.map { ProposalView.view($0, now: now) }
         let shown = views.filter { view in
             guard let wanted, case .object(let fields) = view else { return true }
             return fields["status"] == .string(wanted)
@@ -138,7 +139,7 @@ struct ProposalRoutes: Sendable {
 
     private func found(app: String, id: String) throws(APIError) -> ProposalRecord {
         guard id.utf8.count <= 64, let proposal = try storeCall({ try store.proposal(app: app, id: id) }) else { throw .notFound("no proposal \(id.prefix(64)) for app \(app)") }
-        return proposal
+        return ProposalSettling(store: store).settled([proposal], now: fourEyes.clock())[0]
     }
 
     private static func checkLive(_ proposal: ProposalRecord, now: Int64) throws(APIError) {
