@@ -2,6 +2,7 @@ import { api, q, APIError } from '../api.js';
 import { el, replace, table, clientText } from '../dom.js';
 import { number, percent, time } from '../format.js';
 import { confirmAction } from '../confirm.js';
+import { startForm } from './rollout-start.js';
 
 const actionWords = { started: 'started', advanced: 'advanced', completed: 'completed', rolled_back: 'rolled back', paused: 'paused', resumed: 'resumed', aborted: 'aborted' };
 const statusWords = { active: 'active', paused: 'paused', completed: 'completed', rolled_back: 'rolled back', aborted: 'aborted' };
@@ -42,6 +43,9 @@ export function rolloutCard(app, rule) {
   const card = el('div', { class: 'card', 'data-role': 'rollout' });
   const message = el('p', { class: 'error', role: 'status', 'data-role': 'rollout-message' });
   const path = `/v1/admin/apps/${q(app)}/rollouts/${q(rule)}`;
+  const start = startForm(app, rule, { started: () => draw(), message });
+  /** The form that starts a rollout (none yet, or the last one finished). */
+  const startable = async () => start.draw(((await api.get(`/v1/admin/apps/${q(app)}/config`)).rules ?? []).find((r) => r.id === rule));
 
   async function act(action, event) {
     const control = controls[action];
@@ -63,7 +67,8 @@ export function rolloutCard(app, rule) {
     } catch (error) {
       if (!(error instanceof APIError) || error.status !== 404) throw error;
       return replace(card, el('h2', {}, 'Guarded rollout'),
-        el('p', { class: 'muted', 'data-role': 'rollout-none' }, `Rule ${rule} has no guarded rollout. Start one with POST /v1/admin/apps/${app}/rollouts (docs/rollouts-and-alerts.md, "Guarded rollouts").`));
+        el('p', { class: 'muted', 'data-role': 'rollout-none' }, `Rule ${rule} has no guarded rollout: start one below (docs/rollouts-and-alerts.md, "Guarded rollouts").`),
+        await startable(), message);
     }
     const steps = rollout.plan.steps;
     const finished = ['completed', 'rolled_back', 'aborted'].includes(rollout.status);
@@ -85,11 +90,14 @@ export function rolloutCard(app, rule) {
         : el('p', { class: 'muted', 'data-role': 'rollout-decision' }, 'The guard has not looked yet.'),
       buttons.length ? el('p', { class: 'actions', 'data-role': 'rollout-controls' }, buttons.flatMap((b) => [b, ' '])) : null,
       message,
+      finished ? await startable() : null,
       el('h3', {}, 'Steps'),
       el('div', { class: 'scroll' }, table(['When', 'Action', { label: 'From', num: true }, { label: 'To', num: true }, 'By', { label: 'Config version', num: true }, 'Why'], history)),
       el('h3', {}, 'Evidence'),
       evidence.length ? el('div', { class: 'scroll' }, table(evidenceHeaders, evidence)) : el('p', { class: 'muted' }, 'No evidence yet: the rule\'s releases have no sessions.'));
   }
 
-  return { node: card, refresh: () => draw().catch((error) => { message.textContent = error.message; }) };
+  // Not while someone types a plan or answers a dialog: a redraw would take their focus.
+  const busy = () => start.node.contains(document.activeElement) || document.querySelector('dialog[open]');
+  return { node: card, refresh: () => (busy() ? Promise.resolve() : draw().catch((error) => { message.textContent = error.message; })) };
 }
