@@ -192,8 +192,19 @@ def test_a_guarded_rollout_starts_from_config_effect(admin):
         started = rollout("guarded")
         assert started["plan"]["steps"] == [10, 50, 100] and started["plan"]["minimum_sessions"] == 1000000 and started["plan"]["minimum_hours"] == 1, started["plan"]
         assert started["started_by"] and rules()[0]["match"]["percent"] == 10
+        # Advance and abort say what they turn, for whom per release, before anything happens.
+        confirm = page.locator('dialog[data-role="rollout-confirm"]')
+        card.locator('[data-action="advance"]').click()
+        expect(confirm.locator('[data-role="rollout-effect"]')).to_contain_text(re.compile(r"10 % → 50 %: auto_fix off → on for (\d[\d,]* installs? of |no recent installs)"))
+        page.keyboard.press("Escape")
+        card.locator('[data-action="abort"]').click()
+        expect(confirm.locator('[data-role="rollout-effect"]')).to_contain_text(re.compile(r"10 % → 0 %: auto_fix on → off for (\d[\d,]* installs? of |no recent installs)"))
+        confirm.get_by_role("button", name="Abort").click()
+        expect(card.locator('[data-role="rollout-status"]')).to_have_text("aborted")
+        assert rollout("guarded")["status"] == "aborted" and rules()[0]["match"]["percent"] == 0
+        # A finished rollout can be followed by another, from the same card.
+        expect(card.get_by_role("button", name="Start guarded rollout")).to_be_visible()
         assert not admin.uncaught
-        api("POST", f"/v1/admin/apps/{APP}/rollouts/guarded/abort")
     finally:
         clear()
 

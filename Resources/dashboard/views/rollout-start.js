@@ -7,6 +7,18 @@ import { effectLines, transitions } from './config-dialog.js';
 const pct = (value) => `${number(value, value % 1 ? 1 : 0)} %`;
 const list = (text) => text.split(',').map((x) => x.trim()).filter(Boolean);
 
+/** What setting rule `ruleID` to `percent` would turn, for whom per release (a dry run of the
+ * config): `effect`, "auto_fix off → on for 12 installs of 14.2.0 (1)" as inline nodes, and
+ * the documents before (`current`) and after (`preview.document`). */
+export async function switchedBy(app, ruleID, percent) {
+  const base = `/v1/admin/apps/${q(app)}/config`;
+  const { data: current, etag } = await api.getWithETag(base);
+  const rules = (current.rules ?? []).map((r) => (r.id === ruleID ? { ...r, match: { ...r.match, percent } } : r));
+  const preview = (await api.patch(`${base}?dry_run=true`, { rules }, etag)).data;
+  const lines = effectLines(current, preview.document, preview.impact ?? [], 'span');
+  return { current, preview, effect: lines.length ? lines.flatMap((line, i) => [i ? '; ' : '', line]) : 'switches no recent install' };
+}
+
 /** Starting a guarded rollout of `rule` (POST /v1/admin/apps/{app}/rollouts): its plan in a
  * form, then a confirmation naming the rule, the switch(es) it turns and which way, the steps,
  * and the installs per release the first step switches (a dry run of the config with the rule
@@ -14,7 +26,6 @@ const list = (text) => text.split(',').map((x) => x.trim()).filter(Boolean);
  * test_crash is not rolled out by a guard (the server refuses it): the card says so. */
 export function startForm(app, ruleID, { started, message }) {
   const holder = el('div', { 'data-role': 'rollout-start' });
-  const base = `/v1/admin/apps/${q(app)}/config`;
   const field = (id, text, input) => el('label', { for: id }, text, ' ', input);
   const steps = el('input', { id: 'rollout-steps', type: 'text', value: '1, 5, 25, 50, 100', size: 18 });
   const hours = el('input', { id: 'rollout-hours', type: 'number', min: 0, max: 2160, step: 'any', value: 24 });
@@ -40,13 +51,10 @@ export function startForm(app, ruleID, { started, message }) {
     }
     try {
       // What the first step switches: the config with the rule at that percent, as a dry run.
-      const { data: current, etag } = await api.getWithETag(base);
+      const { current, preview, effect } = await switchedBy(app, ruleID, plan.steps[0]);
       const rule = (current.rules ?? []).find((r) => r.id === ruleID);
       if (!rule) { message.textContent = `Rule ${ruleID} is not in the config any more.`; return; }
-      const rules = current.rules.map((r) => (r.id === ruleID ? { ...r, match: { ...r.match, percent: plan.steps[0] } } : r));
-      const preview = (await api.patch(`${base}?dry_run=true`, { rules }, etag)).data;
       const ways = [...transitions(current, preview.document).entries()].map(([key, turns]) => `${key} ${[...turns].join(' or ')}`);
-      const lines = effectLines(current, preview.document, preview.impact ?? [], 'span');
       const guard = [plan.guard.overall ? 'all kinds together' : null, ...plan.guard.kinds].filter(Boolean).join(', ') || 'nothing';
       const go = await confirmAction({
         title: `Start a guarded rollout of rule ${ruleID}?`,
@@ -56,7 +64,7 @@ export function startForm(app, ruleID, { started, message }) {
           ways.length ? ` (${ways.join('; ')})` : '', `. Steps: ${pct(rule.match?.percent ?? 100)} now → ${plan.steps.map(pct).join(' → ')}: `,
           `it goes to ${pct(plan.steps[0])} of installs now, as a config version by you, then up a step when a step has lasted ${number(plan.minimum_hours, 1)} hours `,
           `with ${number(plan.minimum_sessions)} sessions on each side and no regression; a regression of ${guard} rolls it back to 0 %. `),
-        el('span', { 'data-role': 'rollout-start-impact' }, `The first step: `, lines.length ? lines.flatMap((line, i) => [i ? '; ' : '', line]) : 'switches no recent install', '.')],
+        el('span', { 'data-role': 'rollout-start-impact' }, 'The first step: ', effect, '.')],
       });
       if (!go) return;
       const done = await api.post(`/v1/admin/apps/${q(app)}/rollouts`, plan);

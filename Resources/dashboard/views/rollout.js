@@ -2,7 +2,7 @@ import { api, q, APIError } from '../api.js';
 import { el, replace, table, clientText } from '../dom.js';
 import { number, percent, time } from '../format.js';
 import { confirmAction } from '../confirm.js';
-import { startForm } from './rollout-start.js';
+import { startForm, switchedBy } from './rollout-start.js';
 
 const actionWords = { started: 'started', advanced: 'advanced', completed: 'completed', rolled_back: 'rolled back', paused: 'paused', resumed: 'resumed', aborted: 'aborted' };
 const statusWords = { active: 'active', paused: 'paused', completed: 'completed', rolled_back: 'rolled back', aborted: 'aborted' };
@@ -47,10 +47,15 @@ export function rolloutCard(app, rule) {
   /** The form that starts a rollout (none yet, or the last one finished). */
   const startable = async () => start.draw(((await api.get(`/v1/admin/apps/${q(app)}/config`)).rules ?? []).find((r) => r.id === rule));
 
-  async function act(action, event) {
+  async function act(action, event, rollout) {
     const control = controls[action];
-    const go = await confirmAction({ title: `${control.label}: rollout of rule ${rule}?`, consequence: control.consequence, confirm: control.label,
-      danger: control.danger, role: 'rollout-confirm', returnTo: event.currentTarget });
+    const returnTo = event.currentTarget;
+    // Advance and abort change the rule's percent: what that turns, for whom per release (a dry run).
+    const to = action === 'abort' ? 0 : action === 'advance' ? rollout.plan.steps[rollout.step + 1] : undefined;
+    const effect = to === undefined ? null : (await switchedBy(app, rule, to).catch(() => null))?.effect;
+    const go = await confirmAction({ title: `${control.label}: rollout of rule ${rule}?`, confirm: control.label,
+      consequence: [control.consequence, effect ? [' ', el('span', { 'data-role': 'rollout-effect' }, `${pct(rollout.percent)} → ${pct(to)}: `, effect, '.')] : null],
+      danger: control.danger, role: 'rollout-confirm', returnTo });
     if (!go) return;
     try {
       await api.post(`${path}/${action}`);
@@ -74,7 +79,7 @@ export function rolloutCard(app, rule) {
     const finished = ['completed', 'rolled_back', 'aborted'].includes(rollout.status);
     const look = rollout.last_look;
     const buttons = finished ? [] : [rollout.status === 'paused' ? 'resume' : 'pause', 'advance', 'abort']
-      .map((action) => el('button', { type: 'button', class: controls[action].danger ? 'danger' : null, 'data-action': action, onclick: (event) => act(action, event) }, controls[action].label));
+      .map((action) => el('button', { type: 'button', class: controls[action].danger ? 'danger' : null, 'data-action': action, onclick: (event) => act(action, event, rollout) }, controls[action].label));
     const history = rollout.history.map((e) => ({ data: e, cells: [time(e.at), actionWords[e.action] ?? e.action, pct(e.from_percent), pct(e.to_percent),
       clientText(e.actor), e.config_version === undefined ? '—' : String(e.config_version), clientText(e.reason)] }));
     const evidence = rollout.history.flatMap((e, i) => evidenceRows(`${i + 1}. ${actionWords[e.action] ?? e.action}`, e.evidence))
