@@ -144,6 +144,16 @@ def test_editing_a_rule_under_a_rollout_says_it_ends_the_rollout_and_it_does(adm
     try:
         api("POST", f"/v1/admin/apps/{APP}/rollouts", {"rule": "moving", "steps": [10, 50, 100], "minimum_sessions": 1000000, "minimum_hours": 1})
         page = admin.open("config")
+        # A new name leaves the percent: the rollout goes on, and the dialog says that.
+        page.get_by_role("button", name="Edit rule moving").click()
+        expect(page.locator("#rule-form-title")).to_have_text("Edit rule moving")
+        page.get_by_label("Name").fill("moving on")
+        page.get_by_role("button", name="Review change").click()
+        expect(page.locator('dialog[open] [data-role="rollout-goes-on"]')).to_contain_text("The guarded rollout of rule moving (moving on) at 10 % goes on")
+        expect(page.locator('dialog[open] [data-role="rollout-ends"]')).to_have_count(0)
+        page.keyboard.press("Escape")
+        expect(page.locator("dialog[open]")).to_have_count(0)
+        # A new percent ends it.
         page.get_by_role("button", name="Edit rule moving").click()
         expect(page.locator("#rule-form-title")).to_have_text("Edit rule moving")
         page.locator("#rule-percent").fill("30")

@@ -60,8 +60,9 @@ export function effectLines(before, after, impact, tag = 'li') {
 }
 
 /** The guarded rollouts this change ends (their rule removed, or its percent set by hand: the
- * guard aborts them at its next look) or changes under them (what the rule sets). */
-export function rolloutWarnings(rollouts, after) {
+ * guard aborts them at its next look), or changes under them (the rule's name, what it sets or
+ * matches but its percent: the rollout goes on). */
+export function rolloutWarnings(rollouts, after, before) {
   return (rollouts ?? []).filter((r) => r.status === 'active' || r.status === 'paused').map((r) => {
     const rule = (after?.rules ?? []).find((x) => x.id === r.rule);
     const name = `${r.rule}${rule?.name && rule.name !== r.rule ? ` (${rule.name})` : ''}`;
@@ -69,6 +70,11 @@ export function rolloutWarnings(rollouts, after) {
       return el('p', { class: 'warning', 'data-role': 'rollout-ends', 'data-rule': r.rule }, `This ends the guarded rollout of rule ${name} at ${pct(r.percent)}`,
         r.status === 'paused' ? ' once it is resumed' : '', ': ', rule ? `the rule’s percent set by hand (${pct(rule.match?.percent ?? 100)}) ` : 'the rule removed ',
         'means the plan no longer says what the rule does, so the guard ends the rollout at its next look, without a step of its own.');
+    }
+    const was = (before?.rules ?? []).find((x) => x.id === r.rule);
+    if (was && !same(was, rule)) {
+      return el('p', { class: 'muted', 'data-role': 'rollout-goes-on', 'data-rule': r.rule }, `The guarded rollout of rule ${name} at ${pct(r.percent)} goes on: its percent is unchanged, `,
+        'and its next steps roll out the rule as it is after this change.');
     }
     return null;
   }).filter(Boolean);
@@ -110,7 +116,7 @@ export function confirmChange(dialog, titleID, app, description, preview, { test
       el('p', { 'data-role': 'impact' }, effect ? `${effect}: ` : '', `this switches ${number(switched)} of the installs seen in the last ${preview.impact_window_days ?? 7} days`,
         impact.length ? ', per release below.' : '.'),
       lines.length ? el('ul', { 'data-role': 'effects' }, lines) : null,
-      rolloutWarnings(rollouts, preview.document),
+      rolloutWarnings(rollouts, preview.document, before ?? diffFrom),
       impact.length ? el('div', { class: 'scroll' }, table(['Release', { label: 'Recent installs', num: true }, { label: 'Switched', num: true }],
         impact.map((r) => ({ data: r, cells: [clientText(r.release), number(r.recent_installs), number(r.switched)] })))) : el('p', { class: 'muted' }, 'No recent installs recorded.'),
       testCrash ? [
