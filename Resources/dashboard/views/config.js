@@ -71,7 +71,10 @@ export async function render(main, params, { session }) {
     const history = await historyPages();
     if (admin) rollouts = (await api.get(`/v1/admin/apps/${q(app)}/rollouts`).catch(() => ({ rollouts: [] }))).rollouts ?? [];
     if (force) drawPanel.forget();
-    drawPanel(server, etag, history, [...opened.keys()]);
+    // The rules under a guarded rollout (not its looks, which change every pass: a redraw would
+    // empty a form being filled in).
+    const moving = rollouts.filter((r) => r.status === 'active' || r.status === 'paused').map((r) => ({ rule: r.rule, status: r.status, percent: r.percent }));
+    drawPanel(server, etag, history, [...opened.keys()], moving);
   }
   /** Shows or hides one version's change, fetching its documents the first time. */
   async function toggle(version) {
@@ -85,7 +88,7 @@ export async function render(main, params, { session }) {
     await draw();
     holder.querySelector(`button[data-open-version="${version}"]`)?.focus();
   }
-  const drawPanel = whenChanged((server, etag, { versions: history, more }) => {
+  const drawPanel = whenChanged((server, etag, { versions: history, more }, _opened, moving) => {
     const rules = server.rules ?? [];
     const restore = (version, label, perform) => el('button', { type: 'button', 'data-version': version,
       onclick: () => change(`Restore version ${label}`, perform, `button[data-version="${version}"]`, { diffFrom: server, effect: `every switch and rule back to version ${label}` }) }, `Restore version ${label}`);
@@ -155,7 +158,9 @@ export async function render(main, params, { session }) {
         el('p', { class: 'muted' }, 'Rules apply in order, each over the defaults and the rules before it; an install matches a rule when its version, channel and idiom do and it falls in the rule’s percentage.'),
         rules.length ? el('div', { class: 'scroll' }, table(['Id', 'Name', 'Versions', 'Channels', 'Idioms', { label: 'Percent', num: true }, 'Sets', ...(admin ? ['Actions'] : [])],
           rules.map((r, index) => ({ data: r, cells: [r.id, clientText(r.name ?? ''), r.match?.versions ?? 'all', (r.match?.channels ?? []).join(', ') || 'all',
-            (r.match?.idioms ?? []).join(', ') || 'all', r.match?.percent ?? 100, JSON.stringify(r.set),
+            (r.match?.idioms ?? []).join(', ') || 'all', r.match?.percent ?? 100,
+            [JSON.stringify(r.set), moving.filter((m) => m.rule === r.id).map((m) => el('small', { 'data-role': 'rule-rollout' }, ' (',
+              el('a', { href: `#/cohort?app=${q(app)}&rule=${q(r.id)}` }, `guarded rollout ${m.status} at ${m.percent} %`), ')'))],
             ...(admin ? [ruleActions(r, index)] : [])] })))) : el('p', { class: 'muted' }, 'No rules: everyone gets the defaults.'),
         admin ? form(editing === null ? null : rules.find((r) => r.id === editing) ?? null) : null),
       el('div', { class: 'card' }, el('h2', {}, 'History'),
