@@ -234,3 +234,26 @@ def test_a_test_crash_rule_is_not_offered_a_rollout(admin):
         expect(page.get_by_role("button", name="Start guarded rollout")).to_have_count(0)
     finally:
         clear()
+
+
+def test_a_rollout_started_where_rollouts_need_a_second_person_is_proposed_not_started(admin):
+    """Four eyes: the dashboard says the start was proposed, and no rollout starts."""
+    from conftest import OTHER_APP
+    base = f"/v1/admin/apps/{OTHER_APP}"
+    api("PATCH", f"{base}/config", {"rules": [{"id": "two-people", "match": {"percent": 0}, "set": {"auto_fix": True}}]})
+    api("PUT", f"{base}/approvals", {"require": ["rollouts"]})
+    try:
+        page = admin.open("cohort", app=OTHER_APP, rule="two-people")
+        card = page.locator('[data-role="rollout"]')
+        card.get_by_role("button", name="Start guarded rollout").click()
+        page.locator('dialog[data-role="rollout-start-confirm"]').get_by_role("button", name="Start rollout").click()
+        expect(card.locator('[data-role="rollout-message"]')).to_contain_text("Proposed, not applied")
+        expect(card.locator('[data-role="rollout-none"]')).to_be_visible()
+        assert all(r["rule"] != "two-people" for r in api("GET", f"{base}/rollouts")[0]["rollouts"])
+        assert api("GET", f"{base}/config")[0]["rules"][0]["match"]["percent"] == 0
+        assert not admin.uncaught
+    finally:
+        api("PUT", f"{base}/approvals", {"require": []})
+        for proposal in api("GET", f"{base}/proposals?status=pending")[0]["proposals"]:
+            api("POST", f"{base}/proposals/{proposal['id']}/refuse")
+        api("PATCH", f"{base}/config", {"rules": []})
