@@ -206,6 +206,7 @@ def test_a_guarded_rollout_starts_from_config_effect(admin):
         dialog.get_by_role("button", name="Start rollout").click()
         expect(card.locator('[data-role="rollout-state"]')).to_contain_text("is at 10 % of installs (step 1 of 3: 10 % → 50 % → 100 %)")
         expect(card.locator('[data-role="rollout-status"]')).to_have_text("active")
+        expect(card.locator('[data-action="pause"]')).to_be_focused()  # focus back on the card, not lost
         started = rollout("guarded")
         assert started["plan"]["steps"] == [10, 50, 100] and started["plan"]["minimum_sessions"] == 1000000 and started["plan"]["minimum_hours"] == 1, started["plan"]
         assert started["started_by"] and rules()[0]["match"]["percent"] == 10
@@ -218,6 +219,7 @@ def test_a_guarded_rollout_starts_from_config_effect(admin):
         expect(confirm.locator('[data-role="rollout-effect"]')).to_contain_text(re.compile(r"10 % → 0 %: auto_fix on → off for (\d[\d,]* installs? of |no recent installs)"))
         confirm.get_by_role("button", name="Abort").click()
         expect(card.locator('[data-role="rollout-status"]')).to_have_text("aborted")
+        expect(card.locator("h2")).to_be_focused()
         assert rollout("guarded")["status"] == "aborted" and rules()[0]["match"]["percent"] == 0
         # A finished rollout can be followed by another, from the same card.
         expect(card.get_by_role("button", name="Start guarded rollout")).to_be_visible()

@@ -43,7 +43,9 @@ export function rolloutCard(app, rule) {
   const card = el('div', { class: 'card', 'data-role': 'rollout' });
   const message = el('p', { class: 'error', role: 'status', 'data-role': 'rollout-message' });
   const path = `/v1/admin/apps/${q(app)}/rollouts/${q(rule)}`;
-  const start = startForm(app, rule, { started: () => draw(), message });
+  // After a dialog, focus goes to the redrawn control (or the card's first one, or its state).
+  const refocus = (action) => (card.querySelector(`[data-action="${action}"]`) ?? card.querySelector('[data-action]') ?? card.querySelector('h2'))?.focus();
+  const start = startForm(app, rule, { started: () => draw().then(() => refocus('pause')), message });
   /** The form that starts a rollout (none yet, or the last one finished). */
   const startable = async () => start.draw(((await api.get(`/v1/admin/apps/${q(app)}/config`)).rules ?? []).find((r) => r.id === rule));
 
@@ -60,6 +62,7 @@ export function rolloutCard(app, rule) {
     try {
       await api.post(`${path}/${action}`);
       await draw();
+      refocus(action === 'pause' ? 'resume' : action === 'resume' ? 'pause' : action);
     } catch (error) {
       message.textContent = error.message;
     }
@@ -71,7 +74,7 @@ export function rolloutCard(app, rule) {
       rollout = await api.get(path);
     } catch (error) {
       if (!(error instanceof APIError) || error.status !== 404) throw error;
-      return replace(card, el('h2', {}, 'Guarded rollout'),
+      return replace(card, el('h2', { tabindex: -1 }, 'Guarded rollout'),
         el('p', { class: 'muted', 'data-role': 'rollout-none' }, `Rule ${rule} has no guarded rollout: start one below (docs/rollouts-and-alerts.md, "Guarded rollouts").`),
         await startable(), message);
     }
@@ -84,7 +87,7 @@ export function rolloutCard(app, rule) {
       clientText(e.actor), e.config_version === undefined ? '—' : String(e.config_version), clientText(e.reason)] }));
     const evidence = rollout.history.flatMap((e, i) => evidenceRows(`${i + 1}. ${actionWords[e.action] ?? e.action}`, e.evidence))
       .concat(look ? evidenceRows('latest look', look.evidence) : []);
-    replace(card, el('h2', {}, 'Guarded rollout'),
+    replace(card, el('h2', { tabindex: -1 }, 'Guarded rollout'),
       el('p', { class: 'sentence', 'data-role': 'rollout-state' },
         `Rule ${rule} is at ${pct(rollout.percent)} of installs (step ${rollout.step + 1} of ${steps.length}: ${steps.map(pct).join(' → ')}); the rollout is `,
         el('strong', { 'data-role': 'rollout-status' }, statusWords[rollout.status] ?? rollout.status), '.'),
