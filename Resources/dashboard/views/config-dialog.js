@@ -21,7 +21,8 @@ export function transitions(before, after) {
   const add = (key, from, to) => {
     if (same(from, to)) return;
     if (!found.has(key)) found.set(key, new Set());
-    found.get(key).add(`${shown(from)} → ${shown(to)}`);
+    const show = (value) => (key === 'test_crash_expires_at' && value ? time(value) : shown(value));
+    found.get(key).add(`${show(from)} → ${show(to)}`);
   };
   for (const { key } of KEYS) add(key, baseValue(before, key), baseValue(after, key));
   const old = new Map((before?.rules ?? []).map((r) => [r.id, r]));
