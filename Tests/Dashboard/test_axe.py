@@ -9,7 +9,8 @@ from conftest import ADMIN, APP, LONG_SCREEN, VIEWER, api
 VIEWS = ["releases", "compare", "compare-tables-open", "timeline", "timeline-tables-open", "issues", "reports", "reports-of-an-issue", "report",
          "report-long-text", "keyboard", "cohort", "cohort-with-a-rule", "config", "login",
          "audit", "config-with-a-proposal"]
-DIALOGS = ["config-dialog", "config-dialog-test-crash", "config-dialog-restore", "config-dialog-rule", "release-delete-dialog", "proposal-approve-dialog"]
+DIALOGS = ["config-dialog", "config-dialog-test-crash", "config-dialog-restore", "config-dialog-rule", "config-dialog-rule-test-crash",
+           "config-dialog-rule-under-rollout", "rollout-start-dialog", "release-delete-dialog", "proposal-approve-dialog"]
 ZERO = set(VIEWS) | set(DIALOGS)
 axe = Axe()
 
@@ -65,6 +66,26 @@ def test_axe(signed, request, role, view):
         page.get_by_label("Sets auto_fix").select_option("on")
         page.get_by_role("button", name="Review new rule").click()
         page.locator("dialog[open] [data-role=diff]").wait_for()
+    elif view == "config-dialog-rule-test-crash":  # issue 44: test_crash by a rule, through its guarded path
+        page = s.open("config")
+        page.get_by_label("Name").fill("axe crash rule")
+        page.get_by_label("Channels").fill("beta")
+        page.locator("#rule-set-test_crash").select_option("on")
+        page.get_by_label("Sets test_crash_budget").fill("2")
+        page.get_by_role("button", name="Review new rule").click()
+        page.locator("dialog[open] [data-role=budget]").wait_for()
+    elif view == "config-dialog-rule-under-rollout":  # issue 44: the change says it ends the rollout
+        api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": [{"id": "axe-moving", "match": {"percent": 0}, "set": {"auto_fix": True}}]})
+        request.addfinalizer(lambda: api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": []}))
+        api("POST", f"/v1/admin/apps/{APP}/rollouts", {"rule": "axe-moving", "steps": [10, 100], "minimum_sessions": 1000000})
+        page = s.open("config")
+        page.get_by_role("button", name="Delete rule axe-moving").click()
+        page.locator("dialog[open] [data-role=rollout-ends]").wait_for()
+    elif view == "rollout-start-dialog":  # issue 44: a guarded rollout started from Config effect
+        api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": [{"id": "axe-start", "match": {"percent": 0}, "set": {"auto_fix": True}}]})
+        request.addfinalizer(lambda: api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": []}))
+        s.open("cohort", rule="axe-start").get_by_role("button", name="Start guarded rollout").click()
+        page.locator("dialog[open] [data-role=rollout-start-impact]").wait_for()
     elif view == "release-delete-dialog":
         from test_release_admission import unlisted_release
         release = unlisted_release("0.0.3-axe")

@@ -136,7 +136,7 @@ def test_rule_editor_creates_edits_reorders_and_deletes(admin):
     page.get_by_label("Name").fill("beta auto-fix")
     page.get_by_label("Versions").fill(">=14.2.0")
     page.get_by_label("Channels").fill("beta")
-    page.get_by_label("Percent").fill("50")
+    page.locator("#rule-percent").fill("50")
     page.get_by_label("Sets auto_fix").select_option("on")
     review_and_apply("Review new rule", "beta auto-fix")
     expect(page.locator("#main table", has=page.locator("th", has_text="Sets")).locator("tbody tr")).to_have_count(1)
@@ -144,9 +144,9 @@ def test_rule_editor_creates_edits_reorders_and_deletes(admin):
     assert rule["name"] == "beta auto-fix" and rule["match"]["percent"] == 50 and rule["match"]["channels"] == ["beta"] and rule["set"] == {"auto_fix": True}
 
     page.get_by_role("button", name="Edit rule beta auto-fix").click()
-    expect(page.get_by_label("Percent")).to_have_value("50")
-    page.get_by_label("Percent").fill("25")
-    expect(page.get_by_label("Percent")).to_have_value("25")
+    expect(page.locator("#rule-percent")).to_have_value("50")
+    page.locator("#rule-percent").fill("25")
+    expect(page.locator("#rule-percent")).to_have_value("25")
     review_and_apply("Review change", '"percent":25')
     assert rules()[0]["match"]["percent"] == 25 and rules()[0]["id"] == rule["id"]
 

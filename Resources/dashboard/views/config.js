@@ -1,17 +1,15 @@
 import { api, q, APIError } from '../api.js';
 import { el, replace, table, clientText } from '../dom.js';
-import { time, number } from '../format.js';
+import { time } from '../format.js';
 import { whenChanged } from '../changes.js';
 import { renderAlerts } from './alerts.js';
 import { renderAttestation } from './attestation.js';
 import { renderProposals } from './proposals.js';
 import { diff } from '../diff.js';
+import { confirmChange, expiresIn } from './config-dialog.js';
+import { ruleForm } from './rule-form.js';
 
 const switches = [['enabled', 'Watchdog enabled (kill switch)'], ['auto_fix', 'Auto-fix misplaced views'], ['test_crash', 'Crash on purpose after a reported glitch']];
-/** Switching test_crash on for more installs than this needs the app's name typed. */
-export const NAME_CHECK_ABOVE = 10;
-const expiries = [['1', '1 hour'], ['24', '24 hours'], ['168', '7 days']];
-const BUILT_IN_BUDGET = 1;
 let dialogs = 0;
 
 /** The config panel: switches with a confirmation saying who is affected, rules, history (a
@@ -40,7 +38,7 @@ export async function render(main, params, { session }) {
     message.textContent = '';
     try {
       const preview = (await perform(true, {})).data;
-      const answer = await confirmDialog(description, preview, extra);
+      const answer = await confirmChange(dialog, titleID, app, description, preview, { rollouts, ...extra });
       // Four eyes: the app may need a second person's approval, and the change is proposed.
       const done = answer ? (await perform(false, answer)).data : null;
       if (done?.applied === false) message.textContent = `Proposed, not applied: ${done.message}`;
@@ -52,51 +50,8 @@ export async function render(main, params, { session }) {
     holder.querySelector(returnTo)?.focus();
   }
 
-  /** Resolves to false (Cancel, Escape) or to what the dialog's fields add to the change. */
-  function confirmDialog(description, preview, { testCrash, diffFrom, effect }) {
-    return new Promise((resolve) => {
-      const impact = preview.impact ?? [];
-      const switched = impact.reduce((sum, r) => sum + r.switched, 0);
-      let done = false;
-      const answer = () => (testCrash ? { test_crash_expires_at: new Date(Date.now() + Number(expiry.value) * 3_600_000).toISOString() } : {});
-      const finish = (value) => {
-        if (done) return;
-        done = true;
-        if (dialog.open) dialog.close();
-        resolve(value);
-      };
-      const apply = el('button', { type: 'button', class: 'danger', onclick: () => finish(answer()) }, 'Apply');
-      const cancel = el('button', { type: 'button', onclick: () => finish(false) }, 'Cancel');
-      const expiry = el('select', { id: `${titleID}-expiry` }, expiries.map(([hours, label]) => el('option', { value: hours, selected: hours === '24' ? 'selected' : null }, label)));
-      const typed = el('input', { type: 'text', autocomplete: 'off', id: `${titleID}-name`, spellcheck: 'false' });
-      const needsName = testCrash && switched > NAME_CHECK_ABOVE;
-      if (needsName) {
-        apply.disabled = true;
-        typed.addEventListener('input', () => { apply.disabled = typed.value !== app; });
-      }
-      const budget = preview.document?.defaults?.test_crash_budget ?? BUILT_IN_BUDGET;
-      replace(dialog,
-        el('h2', { id: titleID }, description),
-        // Which switch, which way, and how many installs of each release (issue 44).
-        el('p', { 'data-role': 'impact' }, effect ? `${effect}: ` : '', `this switches ${number(switched)} of the installs seen in the last ${preview.impact_window_days ?? 7} days`,
-          impact.length ? ', per release below.' : '.'),
-        impact.length ? el('div', { class: 'scroll' }, table(['Release', { label: 'Recent installs', num: true }, { label: 'Switched', num: true }],
-          impact.map((r) => ({ data: r, cells: [clientText(r.release), number(r.recent_installs), number(r.switched)] })))) : el('p', { class: 'muted' }, 'No recent installs recorded.'),
-        testCrash ? [
-          el('p', { 'data-role': 'budget' }, `Each install crashes at most ${budget} test crash${budget === 1 ? '' : 'es'} a day (UTC), then stops (test_crash_budget).`),
-          el('p', { 'data-role': 'expiry' }, el('label', { for: expiry.id }, 'Expires after '), expiry, ' — test_crash turns itself off then.'),
-          needsName ? el('p', {}, el('label', { for: typed.id }, `Type the app's name (${app}) to apply `), typed) : null,
-        ] : null,
-        diffFrom ? el('div', { 'data-role': 'diff' }, el('h3', {}, 'What this changes'), diff(diffFrom, preview.document)) : null,
-        el('p', { class: 'actions' }, cancel, ' ', apply));
-      dialog.oncancel = (event) => { event.preventDefault(); finish(false); };  // Escape = Cancel
-      dialog.onclose = () => finish(false);
-      dialog.showModal();
-      cancel.focus();  // a stray Space or Enter must not apply
-    });
-  }
-
   let editing = null;  // the id of the rule in the form, or null for a new one
+  let rollouts = [];  // the app's guarded rollouts: a change dialog says which it ends
   let pages = 1;  // history pages shown ("More" adds one)
   const opened = new Map();  // version → its change (documents before and after), fetched when opened
   /** The history's first `pages` pages (versions without their documents), and the next link. */
@@ -114,8 +69,12 @@ export async function render(main, params, { session }) {
   async function draw(force = true) {
     const { data: server, etag } = await api.getWithETag(base);
     const history = await historyPages();
+    if (admin) rollouts = (await api.get(`/v1/admin/apps/${q(app)}/rollouts`).catch(() => ({ rollouts: [] }))).rollouts ?? [];
     if (force) drawPanel.forget();
-    drawPanel(server, etag, history, [...opened.keys()]);
+    // The rules under a guarded rollout (not its looks, which change every pass: a redraw would
+    // empty a form being filled in).
+    const moving = rollouts.filter((r) => r.status === 'active' || r.status === 'paused').map((r) => ({ rule: r.rule, status: r.status, percent: r.percent }));
+    drawPanel(server, etag, history, [...opened.keys()], moving);
   }
   /** Shows or hides one version's change, fetching its documents the first time. */
   async function toggle(version) {
@@ -129,12 +88,19 @@ export async function render(main, params, { session }) {
     await draw();
     holder.querySelector(`button[data-open-version="${version}"]`)?.focus();
   }
-  const drawPanel = whenChanged((server, etag, { versions: history, more }) => {
+  const drawPanel = whenChanged((server, etag, { versions: history, more }, _opened, moving) => {
     const rules = server.rules ?? [];
     const restore = (version, label, perform) => el('button', { type: 'button', 'data-version': version,
       onclick: () => change(`Restore version ${label}`, perform, `button[data-version="${version}"]`, { diffFrom: server, effect: `every switch and rule back to version ${label}` }) }, `Restore version ${label}`);
-    const saveRules = (description, next, returnTo) => change(description,
-      (dry) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`, { rules: next }, etag), returnTo, { diffFrom: server });
+    /** Saves `next` (rules); `made`, the rule from the form, gets the dialog's test_crash expiry. */
+    const saveRules = (description, next, returnTo, made = null) => {
+      const testCrash = made?.set?.test_crash === true;
+      const keepExpiry = made?.set?.test_crash_expires_at ?? null;
+      const answered = (answer) => next.map((r) => (r === made && answer.test_crash_expires_at ? { ...r, set: { ...r.set, test_crash_expires_at: answer.test_crash_expires_at } } : r));
+      return change(description, (dry, answer) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`,
+        { rules: answered(dry && testCrash ? { test_crash_expires_at: keepExpiry ?? expiresIn(24) } : answer) }, etag), returnTo,
+      { diffFrom: server, testCrash, keepExpiry, budget: testCrash ? made.set.test_crash_budget ?? server.defaults.test_crash_budget : undefined });
+    };
     const label = (r) => r.name || r.id;
     function ruleActions(r, index) {
       const moved = (to) => { const next = [...rules]; next.splice(index, 1); next.splice(to, 0, r); return next; };
@@ -144,40 +110,15 @@ export async function render(main, params, { session }) {
         index < rules.length - 1 ? el('button', { type: 'button', 'data-rule-down': r.id, 'aria-label': `Move rule ${label(r)} down`, onclick: () => saveRules(`Move rule ${label(r)} down`, moved(index + 1), `[data-rule-down="${r.id}"]`) }, '↓') : null, ' ',
         el('button', { type: 'button', 'aria-label': `Delete rule ${label(r)}`, onclick: () => saveRules(`Delete rule ${label(r)}`, rules.filter((x) => x !== r), '#rule-name') }, 'Delete'));
     }
-    /** Create or edit a rule: what it matches and what it sets (test_crash only through the switch, with its checks). */
-    function ruleForm(rule) {
-      const field = (id, text, input) => el('label', { for: id }, text, ' ', input);
-      const name = el('input', { id: 'rule-name', type: 'text', maxlength: 128, value: rule?.name ?? '' });
-      const versions = el('input', { id: 'rule-versions', type: 'text', placeholder: '>=14.2.0 <15', value: rule?.match?.versions ?? '' });
-      const channels = el('input', { id: 'rule-channels', type: 'text', placeholder: 'beta, internal', value: (rule?.match?.channels ?? []).join(', ') });
-      const idioms = el('input', { id: 'rule-idioms', type: 'text', placeholder: 'phone, pad', value: (rule?.match?.idioms ?? []).join(', ') });
-      const percent = el('input', { id: 'rule-percent', type: 'number', min: 0, max: 100, step: 'any', value: rule?.match?.percent ?? 100 });
-      const setting = (key) => el('select', { id: `rule-set-${key}` }, [['', 'unchanged'], ['true', 'on'], ['false', 'off']].map(([value, text]) =>
-        el('option', { value, selected: rule?.set?.[key] !== undefined && String(rule.set[key]) === value ? 'selected' : null }, text)));
-      const sets = { auto_fix: setting('auto_fix'), enabled: setting('enabled') };
-      const list = (text) => text.split(',').map((x) => x.trim()).filter(Boolean);
-      const form = el('form', { class: 'inline rule-form', 'aria-labelledby': 'rule-form-title' },
-        el('h3', { id: 'rule-form-title' }, rule ? `Edit rule ${label(rule)}` : 'New rule'),
-        field('rule-name', 'Name', name), field('rule-versions', 'Versions', versions), field('rule-channels', 'Channels', channels),
-        field('rule-idioms', 'Idioms', idioms), field('rule-percent', 'Percent', percent),
-        field('rule-set-auto_fix', 'Sets auto_fix', sets.auto_fix), field('rule-set-enabled', 'Sets enabled', sets.enabled),
-        el('button', { type: 'submit', class: 'primary' }, rule ? 'Review change' : 'Review new rule'),
-        rule ? el('button', { type: 'button', onclick: () => { editing = null; draw(); } }, 'Stop editing') : null);
-      form.addEventListener('submit', (event) => {
-        event.preventDefault();
-        const set = Object.fromEntries(Object.entries(sets).filter(([, s]) => s.value).map(([k, s]) => [k, s.value === 'true']));
-        if (!Object.keys(set).length) { message.textContent = 'A rule must set auto_fix or enabled.'; return; }
-        const match = { percent: Number(percent.value) };
-        if (versions.value.trim()) match.versions = versions.value.trim();
-        if (list(channels.value).length) match.channels = list(channels.value);
-        if (list(idioms.value).length) match.idioms = list(idioms.value);
-        const made = { ...(rule?.id ? { id: rule.id } : {}), ...(name.value.trim() ? { name: name.value.trim() } : {}), match, set };
+    /** Create or edit a rule (views/rule-form.js): what it matches and every key it may set. */
+    const form = (rule) => ruleForm(rule, { label,
+      stop: () => { editing = null; draw(); },
+      refuse: (text) => { message.textContent = text; },
+      submit: (made) => {
         const next = rule ? rules.map((r) => (r.id === rule.id ? made : r)) : [...rules, made];
         editing = null;
-        saveRules(rule ? `Change rule ${label(rule)}` : `Add rule ${made.name ?? ''}`.trim(), next, '#rule-name');
-      });
-      return form;
-    }
+        saveRules(rule ? `Change rule ${label(rule)}` : `Add rule ${made.name ?? ''}`.trim(), next, '#rule-name', made);
+      } });
     const rows = history.map((h) => {
       const change = opened.get(h.version);
       const show = el('button', { type: 'button', 'data-open-version': h.version, 'aria-expanded': change ? 'true' : 'false',
@@ -208,7 +149,7 @@ export async function render(main, params, { session }) {
                 const body = { [key]: turnOn };
                 change(`${turnOn ? 'Turn on' : 'Turn off'} ${key} for everyone`,
                   (dry, extra) => api.patch(`${base}${dry ? '?dry_run=true' : ''}`, { ...body, ...extra }, etag), `input[data-key="${key}"]`,
-                  { testCrash: key === 'test_crash' && turnOn, effect: `${key} ${turnOn ? 'off → on' : 'on → off'} for every install` });
+                  { testCrash: key === 'test_crash' && turnOn, before: server, effect: `${key} ${turnOn ? 'off → on' : 'on → off'} for every install` });
               } }),
             ' ', el('label', { for: id }, label),
             key === 'test_crash' && server.defaults.test_crash_expires_at ? el('small', { class: 'muted' }, ` (expires ${time(server.defaults.test_crash_expires_at)})`) : null);
@@ -217,9 +158,11 @@ export async function render(main, params, { session }) {
         el('p', { class: 'muted' }, 'Rules apply in order, each over the defaults and the rules before it; an install matches a rule when its version, channel and idiom do and it falls in the rule’s percentage.'),
         rules.length ? el('div', { class: 'scroll' }, table(['Id', 'Name', 'Versions', 'Channels', 'Idioms', { label: 'Percent', num: true }, 'Sets', ...(admin ? ['Actions'] : [])],
           rules.map((r, index) => ({ data: r, cells: [r.id, clientText(r.name ?? ''), r.match?.versions ?? 'all', (r.match?.channels ?? []).join(', ') || 'all',
-            (r.match?.idioms ?? []).join(', ') || 'all', r.match?.percent ?? 100, JSON.stringify(r.set),
+            (r.match?.idioms ?? []).join(', ') || 'all', r.match?.percent ?? 100,
+            [JSON.stringify(r.set), moving.filter((m) => m.rule === r.id).map((m) => el('small', { 'data-role': 'rule-rollout' }, ' (',
+              el('a', { href: `#/cohort?app=${q(app)}&rule=${q(r.id)}` }, `guarded rollout ${m.status} at ${m.percent} %`), ')'))],
             ...(admin ? [ruleActions(r, index)] : [])] })))) : el('p', { class: 'muted' }, 'No rules: everyone gets the defaults.'),
-        admin ? ruleForm(editing === null ? null : rules.find((r) => r.id === editing) ?? null) : null),
+        admin ? form(editing === null ? null : rules.find((r) => r.id === editing) ?? null) : null),
       el('div', { class: 'card' }, el('h2', {}, 'History'),
         el('p', { class: 'muted' }, 'Restoring a version makes its content current again, as a new version; the dialog shows what it changes first.'),
         rows.length ? el('div', { class: 'scroll' }, table(['Version', 'When', 'Who', 'Change', { label: 'Action' }], rows))

@@ -1,7 +1,8 @@
 import { api, q, APIError } from '../api.js';
 import { el, replace, table, clientText } from '../dom.js';
 import { number, percent, time } from '../format.js';
-import { confirmAction, refocus } from '../confirm.js';
+import { confirmAction } from '../confirm.js';
+import { startForm, switchedBy } from './rollout-start.js';
 
 const actionWords = { started: 'started', advanced: 'advanced', completed: 'completed', rolled_back: 'rolled back', paused: 'paused', resumed: 'resumed', aborted: 'aborted' };
 const statusWords = { active: 'active', paused: 'paused', completed: 'completed', rolled_back: 'rolled back', aborted: 'aborted' };
@@ -42,24 +43,32 @@ export function rolloutCard(app, rule) {
   const card = el('div', { class: 'card', 'data-role': 'rollout' });
   const message = el('p', { class: 'error', role: 'status', 'data-role': 'rollout-message' });
   const path = `/v1/admin/apps/${q(app)}/rollouts/${q(rule)}`;
+  // After a dialog, focus goes to the redrawn control (or the card's first one, or its state).
+  const refocus = (action) => (card.querySelector(`[data-action="${action}"]`) ?? card.querySelector('[data-action]') ?? card.querySelector('h2'))?.focus();
+  const start = startForm(app, rule, { started: () => draw().then(() => refocus('pause')), message });
+  /** The form that starts a rollout (none yet, or the last one finished). */
+  const startable = async () => start.draw(((await api.get(`/v1/admin/apps/${q(app)}/config`)).rules ?? []).find((r) => r.id === rule));
 
-  async function act(action, event) {
+  async function act(action, event, rollout) {
     const control = controls[action];
-    const go = await confirmAction({ title: `${control.label}: rollout of rule ${rule}?`, consequence: control.consequence, confirm: control.label,
-      danger: control.danger, role: 'rollout-confirm', returnTo: event.currentTarget });
+    const returnTo = event.currentTarget;
+    // Advance and abort change the rule's percent: what that turns, for whom per release (a dry run).
+    const to = action === 'abort' ? 0 : action === 'advance' ? rollout.plan.steps[rollout.step + 1] : undefined;
+    const effect = to === undefined ? null : (await switchedBy(app, rule, to).catch(() => null))?.effect;
+    const go = await confirmAction({ title: `${control.label}: rollout of rule ${rule}?`, confirm: control.label,
+      consequence: [control.consequence, effect ? [' ', el('span', { 'data-role': 'rollout-effect' }, `${pct(rollout.percent)} → ${pct(to)}: `, effect, '.')] : null],
+      danger: control.danger, role: 'rollout-confirm', returnTo });
     if (!go) return;
     try {
       await api.post(`${path}/${action}`);
       message.className = '';
       message.textContent = `${control.label}: done.`;
       await draw();
+      refocus(action === 'pause' ? 'resume' : action === 'resume' ? 'pause' : action);
     } catch (error) {
       message.className = 'error';
       message.textContent = error.message;
     }
-    // The controls were redrawn (Pause became Resume): the same action's button if it is still
-    // there, else the first control, else the status line.
-    refocus(card.querySelector(`[data-action="${action}"]`), card.querySelector('[data-role="rollout-controls"] button'), message);
   }
 
   async function draw() {
@@ -68,19 +77,20 @@ export function rolloutCard(app, rule) {
       rollout = await api.get(path);
     } catch (error) {
       if (!(error instanceof APIError) || error.status !== 404) throw error;
-      return replace(card, el('h2', {}, 'Guarded rollout'),
-        el('p', { class: 'muted', 'data-role': 'rollout-none' }, `Rule ${rule} has no guarded rollout. Start one with POST /v1/admin/apps/${app}/rollouts (docs/rollouts-and-alerts.md, "Guarded rollouts").`));
+      return replace(card, el('h2', { tabindex: -1 }, 'Guarded rollout'),
+        el('p', { class: 'muted', 'data-role': 'rollout-none' }, `Rule ${rule} has no guarded rollout: start one below (docs/rollouts-and-alerts.md, "Guarded rollouts").`),
+        await startable(), message);
     }
     const steps = rollout.plan.steps;
     const finished = ['completed', 'rolled_back', 'aborted'].includes(rollout.status);
     const look = rollout.last_look;
     const buttons = finished ? [] : [rollout.status === 'paused' ? 'resume' : 'pause', 'advance', 'abort']
-      .map((action) => el('button', { type: 'button', class: controls[action].danger ? 'danger' : null, 'data-action': action, onclick: (event) => act(action, event) }, controls[action].label));
+      .map((action) => el('button', { type: 'button', class: controls[action].danger ? 'danger' : null, 'data-action': action, onclick: (event) => act(action, event, rollout) }, controls[action].label));
     const history = rollout.history.map((e) => ({ data: e, cells: [time(e.at), actionWords[e.action] ?? e.action, pct(e.from_percent), pct(e.to_percent),
       clientText(e.actor), e.config_version === undefined ? '—' : String(e.config_version), clientText(e.reason)] }));
     const evidence = rollout.history.flatMap((e, i) => evidenceRows(`${i + 1}. ${actionWords[e.action] ?? e.action}`, e.evidence))
       .concat(look ? evidenceRows('latest look', look.evidence) : []);
-    replace(card, el('h2', {}, 'Guarded rollout'),
+    replace(card, el('h2', { tabindex: -1 }, 'Guarded rollout'),
       el('p', { class: 'sentence', 'data-role': 'rollout-state' },
         `Rule ${rule} is at ${pct(rollout.percent)} of installs (step ${rollout.step + 1} of ${steps.length}: ${steps.map(pct).join(' → ')}); the rollout is `,
         el('strong', { 'data-role': 'rollout-status' }, statusWords[rollout.status] ?? rollout.status), '.'),
@@ -91,11 +101,14 @@ export function rolloutCard(app, rule) {
         : el('p', { class: 'muted', 'data-role': 'rollout-decision' }, 'The guard has not looked yet.'),
       buttons.length ? el('p', { class: 'actions', 'data-role': 'rollout-controls' }, buttons.flatMap((b) => [b, ' '])) : null,
       message,
+      finished ? await startable() : null,
       el('h3', {}, 'Steps'),
       el('div', { class: 'scroll' }, table(['When', 'Action', { label: 'From', num: true }, { label: 'To', num: true }, 'By', { label: 'Config version', num: true }, 'Why'], history)),
       el('h3', {}, 'Evidence'),
       evidence.length ? el('div', { class: 'scroll' }, table(evidenceHeaders, evidence)) : el('p', { class: 'muted' }, 'No evidence yet: the rule\'s releases have no sessions.'));
   }
 
-  return { node: card, refresh: () => draw().catch((error) => { message.textContent = error.message; }) };
+  // Not while someone types a plan or answers a dialog: a redraw would take their focus.
+  const busy = () => start.node.contains(document.activeElement) || document.querySelector('dialog[open]');
+  return { node: card, refresh: () => (busy() ? Promise.resolve() : draw().catch((error) => { message.textContent = error.message; })) };
 }
