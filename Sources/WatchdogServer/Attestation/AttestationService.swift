@@ -13,6 +13,8 @@ import X509
 final class AttestationService: Sendable {
     let store: any TelemetryStore
     let verifier: AttestationVerifier
+    /// Refused attestations and uploads of the last hours, by code (the attestation card's).
+    let refusals: RefusalCounter
     private let clock: @Sendable () -> Int64
     private let settingsCache = Locked<[String: (settings: AttestationSettings, readAt: UInt64)]>([:])
     /// Parsed public keys by app and key id: parsing a point costs more than verifying with it.
@@ -40,8 +42,9 @@ final class AttestationService: Sendable {
     }
 
     /// - Parameter roots: Apple's root unless a test gives its own CA (`WatchdogApplication`).
-    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, roots: [Certificate]) {
+    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, roots: [Certificate], refusals: RefusalCounter) {
         self.store = store
+        self.refusals = refusals
         self.clock = clock
         verifier = AttestationVerifier(roots: roots)
     }
