@@ -63,6 +63,12 @@ def test_the_require_dialog_shows_the_attested_share_and_what_it_would_refuse(ad
     card.get_by_role("button", name="Save attestation settings").click()
     dialog = page.locator('dialog[data-role="attestation-require"]')
     expect(dialog).to_contain_text("newest 2 releases with sessions")
+    # The uploads stored under observe without an assertion (the invented installs' one, and
+    # the simulated devices' before their keys were attested) are what require would refuse.
+    unasserted = sum(r["count"] for r in api("GET", f"/v1/admin/apps/{EVIDENCE_APP}/attestation/refusals")[0]["refusals"] if r["kind"] == "would_refuse")
+    assert unasserted >= 1
+    expect(dialog.locator('[data-role="require-last-day"]')).to_have_text(
+        f"In the last 24 hours {unasserted} {'upload' if unasserted == 1 else 'uploads'} (requests of reports or sessions) came without an assertion: require would refuse them. ")
     for name, release in attested_fleet.items():
         attested, total = release["attested_sessions"], release["sessions"]
         line = dialog.locator(f'[data-role="require-release"][data-release="{release["id"]}"]')

@@ -70,6 +70,22 @@ import WatchdogTesting
         #expect(try app.store.refusals(app: Self.app, since: 0).isEmpty)
     }
 
+    @Test func uploadsStoredUnderObserveWithoutAnAssertionAreWhatRequireWouldRefuse() throws {
+        let app = try TestApplication()
+        let key = try app.addApp(Self.app)
+        let admin = try app.addToken(role: "admin", name: "admin")
+        // Off: nothing would be refused, nothing is counted.
+        #expect(try Self.unattestedUpload(app, key: key) == 202)
+        #expect(try Self.counts(app, token: admin, kind: "would_refuse").isEmpty)
+        let put = try app.client.request("PUT", "/v1/admin/apps/\(Self.app)/attestation", token: admin,
+                                         body: Array(#"{"mode": "observe", "team_id": "ABCDE12345", "bundle_id": "com.example.mail"}"#.utf8))
+        #expect(put.status == 200, "\(put.text)")
+        for _ in 0..<2 { #expect(try Self.unattestedUpload(app, key: key) == 202) }
+        #expect(try Self.counts(app, token: admin, kind: "would_refuse") == ["assertion_required": 2])
+        // They were stored, not refused.
+        #expect(try Self.counts(app, token: admin, kind: "upload").isEmpty)
+    }
+
     @Test func twoNodesAddTheirCountsToTheSameRows() throws {
         let first = try TestApplication()
         let second = try TestApplication(clock: first.clock, sharing: first)

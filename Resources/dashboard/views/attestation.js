@@ -6,11 +6,20 @@ import { number, percent } from '../format.js';
 /** The newest listed releases with sessions that the Require dialog shows. */
 const requireReleases = 5;
 
-/** What `require` would refuse, per release: the attested share of its counted sessions and the
- * sessions without an attested start (their uploads would have been refused), for the newest
- * `requireReleases` releases with sessions (`GET /releases`, `attested_sessions`). */
+/** What `require` would refuse: the last 24 hours' uploads stored without an assertion (all
+ * nodes, `…/attestation/refusals`, kind `would_refuse`), and per release the attested share of
+ * its counted sessions and the sessions without an attested start (their uploads would have
+ * been refused), for the newest `requireReleases` releases with sessions (`GET /releases`). */
 async function requireImpact(app) {
-  const releases = (await api.get(`/v1/apps/${q(app)}/releases?limit=100`)).releases.filter((r) => r.sessions > 0).slice(0, requireReleases);
+  const [listed, refusals] = await Promise.all([api.get(`/v1/apps/${q(app)}/releases?limit=100`), api.get(`/v1/admin/apps/${q(app)}/attestation/refusals`)]);
+  const unasserted = refusals.refusals.filter((r) => r.kind === 'would_refuse').reduce((sum, r) => sum + r.count, 0);
+  const lastDay = el('span', { 'data-role': 'require-last-day' },
+    `In the last 24 hours ${number(unasserted)} ${unasserted === 1 ? 'upload' : 'uploads'} (requests of reports or sessions) came without an assertion: require would refuse them. `);
+  return [lastDay, requireReleasesImpact(listed.releases)];
+}
+
+function requireReleasesImpact(all) {
+  const releases = all.filter((r) => r.sessions > 0).slice(0, requireReleases);
   if (!releases.length) return 'No release has counted sessions yet.';
   if (releases.every((r) => r.attested_sessions === null || r.attested_sessions === undefined)) {
     return 'App Attest is off, so no session is attested yet: every upload would be refused until installs attest. Observe first to see the attested share per release.';
@@ -52,7 +61,8 @@ export async function renderAttestation(holder, app, { admin }) {
   /** Refused attestations and uploads of the last 24 hours by code (all nodes; a node adds its
    * counts to the store's once a minute, and this one's are counted at once). */
   function refusals(data) {
-    const rows = data.refusals ?? [];
+    // `would_refuse` (stored under observe without an assertion) is the Require dialog's.
+    const rows = (data.refusals ?? []).filter((r) => r.kind !== 'would_refuse');
     const kinds = { attestation: 'Attestation (POST /v1/attest)', upload: 'Upload (reports, sessions)' };
     return el('section', { 'aria-labelledby': 'attestation-refusals-title', 'data-role': 'attestation-refusals' },
       el('h3', { id: 'attestation-refusals-title' }, 'Refused in the last 24 hours'),

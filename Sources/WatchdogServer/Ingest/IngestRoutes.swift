@@ -28,6 +28,7 @@ struct IngestRoutes: Sendable {
         // Before anything is decoded: under `require`, an upload without a valid assertion
         // costs one signature check at most.
         let upload = try attestation.refusals.counting(app: app, kind: .upload) { () throws(APIError) in try attestation.check(request, app: app) }
+        if upload.mode == .observe, upload.installID == nil { attestation.refusals.record(app: app, kind: .wouldRefuse, code: "assertion_required") }
         let batch: DecodedBatch<Item>
         let isReports = Item.batchKey == Report.batchKey
         do {

@@ -4,7 +4,8 @@ import Logging
 import WatchdogStore
 
 /// Refused attestations and uploads per app, kind, code and hour (docs/security.md,
-/// "Refusals"), for the attestation card's "last 24 hours". A refusal costs a dictionary
+/// "Refusals"), for the attestation card's "last 24 hours" (and the uploads `require` would
+/// refuse, for its dialog). A refusal costs a dictionary
 /// increment: each node keeps its counts in memory and adds them to the store's once a minute
 /// (and when it stops), so a flood of forged uploads is not a write per refusal, and the stored
 /// counts are the cluster's. Only apps of a real ingest key are counted (a key that names no app
@@ -15,6 +16,9 @@ final class RefusalCounter: Sendable {
         case attestation
         /// `POST /v1/reports` and `POST /v1/sessions`.
         case upload
+        /// Uploads stored under `observe` without an assertion: `require` would refuse them
+        /// (`assertion_required`). Not refusals: the Require dialog's figure.
+        case wouldRefuse = "would_refuse"
     }
 
     /// The codes counted (docs/api.md, "Attested installs"); any other is counted as `other`.

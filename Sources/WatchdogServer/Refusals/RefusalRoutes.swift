@@ -21,7 +21,7 @@ struct RefusalsView: Encodable {
     var refusals: [Code]
 
     struct Code: Encodable {
-        /// `attestation` or `upload`.
+        /// `attestation`, `upload` or `would_refuse` (stored under `observe` without an assertion).
         var kind: String
         var code: String
         var count: Int

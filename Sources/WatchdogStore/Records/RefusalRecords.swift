@@ -3,7 +3,8 @@
 /// cluster's.
 public struct RefusalCount: Sendable, Hashable {
     public var app: String
-    /// `attestation` (`POST /v1/attest`, its challenge) or `upload` (`POST /v1/reports`, `/v1/sessions`).
+    /// `attestation` (`POST /v1/attest`, its challenge), `upload` (`POST /v1/reports`, `/v1/sessions`)
+    /// or `would_refuse` (uploads stored under `observe` without an assertion).
     public var kind: String
     public var code: String
     /// Milliseconds at the start of the UTC hour.

@@ -15,7 +15,7 @@ enum RefusalSchema {
     static let sqlite = """
         CREATE TABLE refusal_counts (
             app TEXT NOT NULL REFERENCES apps(id),
-            kind TEXT NOT NULL CHECK (kind IN ('attestation', 'upload')),
+            kind TEXT NOT NULL CHECK (kind IN ('attestation', 'upload', 'would_refuse')),
             code TEXT NOT NULL,
             hour INTEGER NOT NULL,
             refusals INTEGER NOT NULL,
@@ -27,7 +27,7 @@ enum RefusalSchema {
     static let postgres = """
         CREATE TABLE refusal_counts (
             app text NOT NULL REFERENCES apps(id),
-            kind text NOT NULL CHECK (kind IN ('attestation', 'upload')),
+            kind text NOT NULL CHECK (kind IN ('attestation', 'upload', 'would_refuse')),
             code text NOT NULL,
             hour bigint NOT NULL,
             refusals bigint NOT NULL,
