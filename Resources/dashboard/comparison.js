@@ -120,3 +120,18 @@ export const intervalPicker = (interval, onCommit) => el('label', {}, 'interval 
 export const intervalNote = (method) => el('p', { class: 'muted', 'data-role': 'interval-method' }, method === 'sequential'
   ? 'Verdicts use the always-valid 95 % interval (sequential): it stays right however often this page is looked at, so acting on the first "regressed" is wrong at most 5 % of the time. It is wider than the fixed one.'
   : 'Verdicts use the fixed-sample 95 % interval: right for one look planned in advance; looked at every day, it calls a difference that is not there far more often than 5 % of the time.');
+
+/** Which installs a comparison counts (`installs=` of the URL): every install (the default), or
+ * only the attested ones (App Attest). */
+export const installsChoice = (params) => (params.get('installs') === 'attested' ? 'attested' : 'all');
+
+/** The picker between every install and the attested installs. */
+export const installsPicker = (installs, onCommit) => el('label', {}, 'installs ', navigatingSelect({ name: 'installs', 'aria-label': 'installs' }, [
+  option('all', 'every install', installs !== 'attested'),
+  option('attested', 'attested installs only (App Attest)', installs === 'attested'),
+], onCommit));
+
+/** Which installs the figures on the page count, in words (what the server answered). */
+export const installsNote = (installs) => el('p', { class: 'muted', 'data-role': 'installs-shown' }, installs === 'attested'
+  ? 'Shown: attested installs only — the sessions whose start carried a valid App Attest assertion of the install’s own key. Installs never attested, and sessions without an install id, are left out; screen, keyboard-mode and idiom breakdowns are not kept per install.'
+  : 'Shown: every install, attested or not.');

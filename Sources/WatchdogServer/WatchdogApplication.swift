@@ -24,6 +24,8 @@ public final class WatchdogApplication: Sendable {
     let authenticator: Authenticator
     let alerts: AlertService
     let rollouts: RolloutService
+    /// Refused attestations and uploads, flushed to the store once a minute.
+    let refusals: RefusalCounter
     /// What `GET /metrics` shows; the HTTP layer adds its body-deadline drops.
     let metrics: ServerMetrics
     public let store: any TelemetryStore
@@ -54,7 +56,8 @@ public final class WatchdogApplication: Sendable {
         let metrics = ServerMetrics()
         metrics.outage.watch(store, logger: logger)
         let admission = AdmissionService(store: store)
-        let attestation = AttestationService(store: store, clock: clock, roots: roots)
+        let refusals = RefusalCounter(store: store, clock: clock, logger: logger, background: settings.alertsInBackground)
+        let attestation = AttestationService(store: store, clock: clock, roots: roots, refusals: refusals)
         let lookup = ReleaseLookup(store: store, admission: admission)
         let alerts = AlertService(store: store, lookup: lookup, settings: settings, clock: clock, logger: logger)
         let queue = IngestQueue(store: store, logger: logger, capacity: settings.ingestQueueCapacity) { items in
@@ -110,6 +113,7 @@ public final class WatchdogApplication: Sendable {
         self.store = store
         self.alerts = alerts
         self.rollouts = rollouts
+        self.refusals = refusals
         self.metrics = metrics
     }
 
@@ -188,6 +192,12 @@ public final class WatchdogApplication: Sendable {
         try rollouts.evaluate()
     }
 
+    /// Adds this node's refusal counts to the store's now (its thread does it every minute).
+    /// For tests.
+    public func flushRefusals() throws {
+        try refusals.flush()
+    }
+
     /// Sends the webhook deliveries due now (by the application's clock); how many were tried.
     @discardableResult
     public func deliverAlerts() throws -> Int {
@@ -201,6 +211,7 @@ public final class WatchdogApplication: Sendable {
         configWatch?.stop()
         queue.stop()
         rollouts.stop()
+        refusals.stop()
         alerts.stop()
     }
 }

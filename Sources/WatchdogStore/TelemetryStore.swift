@@ -105,6 +105,13 @@ public protocol TelemetryStore: Sendable {
     func attestationSettings(app: String) throws -> String?
     func saveAttestationSettings(app: String, json: String) throws
 
+    /// Adds `counts` to the stored refusal counts (`RefusalCount`; a row of an app that does not
+    /// exist is skipped) and deletes those of hours before `keepFrom`.
+    func addRefusals(_ counts: [RefusalCount], keepFrom: Int64) throws
+
+    /// The app's refusal counts of the hours from `since`, oldest first.
+    func refusals(app: String, since: Int64) throws -> [RefusalCount]
+
     // MARK: Apps and credentials
 
     /// Creates an app; `false` if it already existed.

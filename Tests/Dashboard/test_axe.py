@@ -1,6 +1,9 @@
 """axe-core (axe-playwright-python) on every view, as admin and as viewer — with the charts'
 tables open, with a rule in Config effect, the longest client text — and with each kind of
 config dialog open. Prints the violation count per view; asserts zero for the views in ZERO."""
+import os
+import urllib.error
+
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
@@ -8,9 +11,10 @@ from conftest import ADMIN, APP, LONG_SCREEN, VIEWER, api
 
 VIEWS = ["releases", "compare", "compare-tables-open", "timeline", "timeline-tables-open", "issues", "reports", "reports-of-an-issue", "report",
          "report-long-text", "keyboard", "cohort", "cohort-with-a-rule", "config", "login",
-         "audit", "config-with-a-proposal"]
+         "audit", "config-with-a-proposal", "compare-attested", "cohort-attested", "config-with-refusals"]
 DIALOGS = ["config-dialog", "config-dialog-test-crash", "config-dialog-restore", "config-dialog-rule", "config-dialog-rule-test-crash",
-           "config-dialog-rule-under-rollout", "rollout-start-dialog", "release-delete-dialog", "proposal-approve-dialog"]
+           "config-dialog-rule-under-rollout", "rollout-start-dialog", "release-delete-dialog", "proposal-approve-dialog",
+           "attestation-require-dialog"]
 ZERO = set(VIEWS) | set(DIALOGS)
 axe = Axe()
 
@@ -42,6 +46,23 @@ def test_axe(signed, request, role, view):
         api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": [{"name": "half auto-fix", "match": {"percent": 50}, "set": {"auto_fix": True}}]})
         request.addfinalizer(lambda: api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": []}))
         s.open("cohort").locator("#cohort .sentence").wait_for()
+    elif view == "compare-attested":
+        s.open("compare", installs="attested").locator('[data-role="installs-shown"]').wait_for()
+    elif view == "cohort-attested":
+        api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": [{"name": "half auto-fix", "match": {"percent": 50}, "set": {"auto_fix": True}}]})
+        request.addfinalizer(lambda: api("PATCH", f"/v1/admin/apps/{APP}/config", {"rules": []}))
+        s.open("cohort", installs="attested").locator('[data-role="installs-shown"]').wait_for()
+    elif view == "config-with-refusals":
+        # A refusal counted for the app: a challenge while its App Attest is off (409 attestation_off).
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            api("POST", "/v1/attest/challenge", {}, token=os.environ["WATCHDOG_INGEST_KEY"])
+        assert refused.value.code == 409
+        s.open("config").locator('[data-role="attestation-refusals"] table').wait_for()
+    elif view == "attestation-require-dialog":
+        page = s.open("config")
+        page.select_option("#attestation-mode", "require")
+        page.get_by_role("button", name="Save attestation settings").click()
+        page.locator('dialog[open][data-role="attestation-require"]').wait_for()
     elif view == "reports-of-an-issue":
         s.open("issues").locator("#main table tbody tr td:first-child a").first.click()
         page.locator("#main table").wait_for()

@@ -22,10 +22,11 @@ import Testing
 
     @Test func bothStoresRegisterTheMigrations() {
         let postgres = PostgresMigrations.all.map(\.identifier)
-        #expect(postgres.suffix(2) == ["2026-11-28-approvals", "2026-11-28-audit-actions"])
+        #expect(postgres.suffix(3) == ["2026-11-28-approvals", "2026-11-28-audit-actions", "2026-11-28-refusals"])
         var migrator = DatabaseMigrator()
         Migrations.registerApprovals(&migrator)
-        #expect(migrator.migrations == ["2026-11-28-approvals", "2026-11-28-audit-actions"])
+        Migrations.registerRefusals(&migrator)
+        #expect(migrator.migrations == ["2026-11-28-approvals", "2026-11-28-audit-actions", "2026-11-28-refusals"])
     }
 
     @Test func aRouteStepIsNamedByItsStepAndEveryOldNameMapsToTheCurrentOne() {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresClient
 import Testing
 @testable import WatchdogServer
@@ -17,7 +18,8 @@ extension PostgresOutageTests {
         required.mode = .require
         required.teamID = "ABCDE12345"
         required.bundleID = "com.example.cached"
-        let attestation = AttestationService(store: store, clock: { 0 }, roots: [], cacheSeconds: 0)
+        let refusals = RefusalCounter(store: store, clock: { 0 }, logger: Logger(label: "test"), background: false)
+        let attestation = AttestationService(store: store, clock: { 0 }, roots: [], refusals: refusals, cacheSeconds: 0)
         let admission = AdmissionService(store: store, cacheSeconds: 0)
         try attestation.save(app: "com.example.cached", required)
         #expect(attestation.settings(app: "com.example.cached").mode == .require)

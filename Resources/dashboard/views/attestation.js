@@ -1,6 +1,37 @@
 import { api, q } from '../api.js';
-import { el, replace, clientText } from '../dom.js';
+import { el, replace, clientText, table } from '../dom.js';
 import { confirmAction } from '../confirm.js';
+import { number, percent } from '../format.js';
+
+/** The newest listed releases with sessions that the Require dialog shows. */
+const requireReleases = 5;
+
+/** What `require` would refuse: the last 24 hours' uploads stored without an assertion (all
+ * nodes, `…/attestation/refusals`, kind `would_refuse`), and per release the attested share of
+ * its counted sessions and the sessions without an attested start (their uploads would have
+ * been refused), for the newest `requireReleases` releases with sessions (`GET /releases`). */
+async function requireImpact(app) {
+  const [listed, refusals] = await Promise.all([api.get(`/v1/apps/${q(app)}/releases?limit=100`), api.get(`/v1/admin/apps/${q(app)}/attestation/refusals`)]);
+  const unasserted = refusals.refusals.filter((r) => r.kind === 'would_refuse').reduce((sum, r) => sum + r.count, 0);
+  const lastDay = el('span', { 'data-role': 'require-last-day' },
+    `In the last 24 hours ${number(unasserted)} ${unasserted === 1 ? 'upload' : 'uploads'} (requests of reports or sessions) came without an assertion: require would refuse them. `);
+  return [lastDay, requireReleasesImpact(listed.releases)];
+}
+
+function requireReleasesImpact(all) {
+  const releases = all.filter((r) => r.sessions > 0).slice(0, requireReleases);
+  if (!releases.length) return 'No release has counted sessions yet.';
+  if (releases.every((r) => r.attested_sessions === null || r.attested_sessions === undefined)) {
+    return 'App Attest is off, so no session is attested yet: every upload would be refused until installs attest. Observe first to see the attested share per release.';
+  }
+  return el('span', { 'data-role': 'require-impact' }, `Attested share of sessions, newest ${releases.length} releases with sessions: `,
+    releases.map((r, i) => {
+      const attested = Math.min(r.attested_sessions ?? 0, r.sessions);
+      return [i ? '; ' : '', el('span', { 'data-role': 'require-release', 'data-release': r.id },
+        clientText(r.release), ` ${percent(attested / r.sessions)} (${number(attested)} of ${number(r.sessions)} sessions attested), `,
+        el('strong', {}, `${number(r.sessions - attested)} unattested`), ' sessions whose uploads would have been refused')];
+    }), '.');
+}
 
 const modes = [
   ['off', 'Off — assertions are ignored'],
@@ -27,6 +58,21 @@ export async function renderAttestation(holder, app, { admin }) {
       el('dt', {}, 'Environment'), el('dd', { 'data-field': 'environment' }, Object.fromEntries(environments)[settings.environment] ?? settings.environment));
   }
 
+  /** Refused attestations and uploads of the last 24 hours by code (all nodes; a node adds its
+   * counts to the store's once a minute, and this one's are counted at once). */
+  function refusals(data) {
+    // `would_refuse` (stored under observe without an assertion) is the Require dialog's.
+    const rows = (data.refusals ?? []).filter((r) => r.kind !== 'would_refuse');
+    const kinds = { attestation: 'Attestation (POST /v1/attest)', upload: 'Upload (reports, sessions)' };
+    return el('section', { 'aria-labelledby': 'attestation-refusals-title', 'data-role': 'attestation-refusals' },
+      el('h3', { id: 'attestation-refusals-title' }, 'Refused in the last 24 hours'),
+      rows.length
+        ? el('div', { class: 'scroll' }, table(['Refused', 'Code', { label: 'Count', num: true }],
+          rows.map((r) => ({ data: r, cells: [kinds[r.kind] ?? r.kind, el('code', {}, r.code), number(r.count)] }))))
+        : el('p', { class: 'muted', 'data-role': 'no-refusals' }, 'No attestation or upload was refused in the last 24 hours.'),
+      el('p', { class: 'muted' }, 'Counted per app by every node and stored once a minute; codes as in the API reference (“Attested installs”, rate limits).'));
+  }
+
   function form(settings) {
     const field = (id, text, input) => el('label', { for: id }, text, ' ', input);
     const mode = el('select', { id: 'attestation-mode' }, modes.map(([value, label]) => el('option', { value, selected: value === settings.mode ? 'selected' : null }, label)));
@@ -44,8 +90,10 @@ export async function renderAttestation(holder, app, { admin }) {
       message.textContent = '';
       const next = { mode: mode.value, team_id: team.value.trim(), bundle_id: bundle.value.trim(), environment: environment.value };
       if (next.mode === 'require' && settings.mode !== 'require') {
+        let impact;
+        try { impact = await requireImpact(app); } catch (error) { impact = `The attested share could not be read (${error.message}).`; }
         const go = await confirmAction({ title: `Require attestation for ${app}?`, role: 'attestation-require', returnTo: save, danger: true, confirm: 'Require',
-          consequence: 'Reports and sessions without a valid App Attest assertion will be refused: simulators, old devices and builds without App Attest keep them on the device. Observe first to see the attested share per release.' });
+          consequence: ['Reports and sessions without a valid App Attest assertion will be refused: simulators, old devices and builds without App Attest keep them on the device. ', impact] });
         if (!go) return;
       }
       let answer;
@@ -64,11 +112,11 @@ export async function renderAttestation(holder, app, { admin }) {
   }
 
   async function draw() {
-    const settings = await api.get(path);
+    const [settings, refused] = await Promise.all([api.get(path), api.get(`${path}/refusals`)]);
     replace(card, el('h2', {}, 'Attested installs (App Attest)'),
       el('p', { class: 'muted' }, 'With App Attest, an install is a real Apple device running this app: verdicts, the gate and alerts can rest on attested installs alone. ',
         'The releases table shows the attested share of each release’s sessions while this is on.'),
-      summary(settings), message, admin ? form(settings) : el('p', { class: 'muted' }, 'Admins change these settings.'));
+      summary(settings), refusals(refused), message, admin ? form(settings) : el('p', { class: 'muted' }, 'Admins change these settings.'));
   }
 
   await draw();

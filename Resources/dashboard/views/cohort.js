@@ -4,7 +4,7 @@ import { whenChanged } from '../changes.js';
 import { number, percent, ratioSentence, kindName } from '../format.js';
 import { loadReleases, releaseParam, releaseSelect, navigatingSelect, option, newestCounted } from '../pickers.js';
 import { rolloutCard } from './rollout.js';
-import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown, intervalChoice, intervalPicker, intervalNote } from '../comparison.js';
+import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown, intervalChoice, intervalPicker, intervalNote, installsChoice, installsPicker, installsNote } from '../comparison.js';
 
 const roles = ['Not matched', 'Matched'];
 
@@ -59,7 +59,8 @@ export async function render(main, params, { go, settle, session }) {
   const release = releaseParam(releases, params.get('release') ?? newestCounted(releases) ?? '');
   const rule = params.get('rule') ?? (rules ?? []).find((r) => r.percent !== null && r.percent !== undefined && r.percent > 0 && r.percent < 100)?.id ?? rules?.[0]?.id ?? '';
   const interval = intervalChoice(params);
-  const reopen = (change) => go('cohort', Object.fromEntries(Object.entries({ release, rule, interval, ...change }).filter(([, v]) => v)));
+  const installs = installsChoice(params);
+  const reopen = (change) => go('cohort', Object.fromEntries(Object.entries({ release, rule, interval, installs, ...change }).filter(([, v]) => v)));
   const ruleLabel = (r) => `${r.id}${r.name ? ` — ${r.name}` : ''}${r.percent !== null && r.percent !== undefined ? ` (${r.percent} % of installs)` : ''}: ${describeSet(r.set)}`;
   let rulePicker;
   if (rules && rules.length) {
@@ -79,11 +80,11 @@ export async function render(main, params, { go, settle, session }) {
   const rollout = (session?.role === 'admin' || session?.role === 'operator') && rule ? rolloutCard(app, rule) : null;
   replace(main, el('h1', {}, 'Config effect'),
     el('form', { class: 'inline' }, el('label', {}, 'Release ', releaseSelect('release', releases, release, (chosen) => reopen({ release: chosen }))), rulePicker,
-      intervalPicker(interval, (chosen) => reopen({ interval: chosen }))),
+      intervalPicker(interval, (chosen) => reopen({ interval: chosen })), installsPicker(installs, (chosen) => reopen({ installs: chosen }))),
     el('p', { class: 'muted', 'data-role': 'cohort-explained' }, 'The cohorts are the installs of this release that the rule matched and those it did not, ',
       'picked by the same salted hash of install_id the config uses — an A/B split you already ran.'),
     summary, rollout?.node, tables);
-  settle({ release, rule, interval });
+  settle({ release, rule, interval, installs });
   const draw = whenChanged((data) => {
     const cohort = data.cohort ?? {};
     const effect = describeSet(cohort.set);
@@ -93,6 +94,7 @@ export async function render(main, params, { go, settle, session }) {
       el('p', { class: 'sentence' }, `${effect} (rule ${cohort.rule ?? rule} matched ${share}): `, ratioSentence(data.overall, sessionsWith(null)), ' ', verdictBadge(data.overall.verdict)),
       splitNote(cohort.sample_ratio),
       intervalNote(data.interval_method),
+      installsNote(data.installs),
       kindSentences(data.by_kind, `${effect}: `),
       el('p', { class: 'muted', 'data-role': 'cohorts' },
         clientText(cohort.release ?? ''), `: target = the ${number(cohort.installs_matched)} installs the rule matched${cohort.percent === null || cohort.percent === undefined ? '' : ` (it picks ${cohort.percent} %)`}, `,
@@ -105,7 +107,7 @@ export async function render(main, params, { go, settle, session }) {
     if (!release) return replace(summary, 'No releases yet.');
     if (!rule) return replace(summary, el('p', { class: 'muted' }, rules && !rules.length ? 'This app has no config rules: add one that matches a percentage of installs (Config).' : 'Pick a rule.'));
     try {
-      draw(await api.get(`/v1/apps/${q(app)}/cohorts?release=${q(release)}&rule=${q(rule)}&interval=${interval}`));
+      draw(await api.get(`/v1/apps/${q(app)}/cohorts?release=${q(release)}&rule=${q(rule)}&interval=${interval}&installs=${installs}`));
     } catch (error) {
       if (!(error instanceof APIError) || (error.status !== 400 && error.status !== 404)) throw error;
       draw.forget();

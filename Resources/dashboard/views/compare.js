@@ -4,7 +4,7 @@ import { drawChart, color, describeChart, chartTable } from '../charts.js';
 import { whenChanged } from '../changes.js';
 import { ratioSentence, kindName, number } from '../format.js';
 import { loadReleases, releaseParam, releaseSelect, releaseLabel, releaseBefore, newestCounted } from '../pickers.js';
-import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown, intervalChoice, intervalPicker, intervalNote } from '../comparison.js';
+import { verdictBadge, sessionsWith, kindSentences, secondary, sides, breakdown, intervalChoice, intervalPicker, intervalNote, installsChoice, installsPicker, installsNote } from '../comparison.js';
 import { describeSet } from './cohort.js';
 
 /** Release comparison: base vs target — the change in sessions with a glitch in words, its
@@ -16,7 +16,8 @@ function partialRulesNote(data) {
   if (!rules.length) return null;
   return el('p', { class: 'warning', 'data-role': 'partial-rules' }, 'Part of these releases is switched by a rule: ',
     rules.map((r, i) => [i ? '; ' : '', el('a', { href: `#/cohort?app=${encodeURIComponent(data.app)}&release=${encodeURIComponent(r.sides.includes('target') ? data.target.id : data.base.id)}&rule=${encodeURIComponent(r.rule)}` },
-      `rule ${r.rule}`), ` (${describeSet(r.set)} for ${r.percent} % of installs) in the ${r.sides.join(' and ')}`]),
+      `rule ${r.rule}`), ` (${describeSet(r.set)} for ${r.percent} % of installs) in the ${r.sides.join(' and ')}`,
+      r.rollout ? el('span', { 'data-role': 'partial-rollout' }, `, moved by a ${r.rollout.status === 'paused' ? 'paused ' : ''}guarded rollout at step ${r.rollout.step} of ${r.rollout.steps} (${r.rollout.percent} %)`) : null]),
     '. Each side mixes installs with and without it; Config effect compares them.');
 }
 
@@ -29,8 +30,9 @@ export async function render(main, params, { go, settle }) {
   const target = releaseParam(releases, params.get('target') ?? newestCounted(releases));
   const base = releaseParam(releases, params.get('base') ?? releaseBefore(releases, target));
   const interval = intervalChoice(params);
-  const picker = (name, value) => el('label', {}, `${name} `, releaseSelect(name, releases, value,
-    (chosen) => go('compare', { base: name === 'base' ? chosen : base, target: name === 'target' ? chosen : target, interval })));
+  const installs = installsChoice(params);
+  const reopen = (change) => go('compare', Object.fromEntries(Object.entries({ base, target, interval, installs, ...change }).filter(([, v]) => v)));
+  const picker = (name, value) => el('label', {}, `${name} `, releaseSelect(name, releases, value, (chosen) => reopen({ [name]: chosen })));
   const summary = el('div', { class: 'card', id: 'comparison' });
   // Each chart with its numbers in a table under it (its text alternative).
   const chartCard = (by) => {
@@ -41,15 +43,17 @@ export async function render(main, params, { go, settle }) {
   const charts = { kind: chartCard('kind'), screen: chartCard('screen'), keyboard_mode: chartCard('keyboard mode') };
   const tables = el('div');
   replace(main, el('h1', {}, 'Compare releases'),
-    el('form', { class: 'inline' }, picker('base', base), picker('target', target), intervalPicker(interval, (chosen) => go('compare', { base, target, interval: chosen }))), summary,
+    el('form', { class: 'inline' }, picker('base', base), picker('target', target), intervalPicker(interval, (chosen) => reopen({ interval: chosen })),
+      installsPicker(installs, (chosen) => reopen({ installs: chosen }))), summary,
     el('div', { class: 'row' }, charts.kind.node, charts.screen.node, charts.keyboard_mode.node),
     tables);
-  settle({ base, target, interval });
+  settle({ base, target, interval, installs });
   const same = (message) => replace(summary, el('p', { class: 'error', 'data-role': 'same-release' }, message));
   const draw = whenChanged((data) => {
     replace(summary,
       el('p', { class: 'sentence' }, `${data.target.release} against ${data.base.release}: `, ratioSentence(data.overall, sessionsWith(null)), ' ', verdictBadge(data.overall.verdict)),
       intervalNote(data.interval_method),
+      installsNote(data.installs),
       partialRulesNote(data),
       kindSentences(data.by_kind),
       secondary(data),
@@ -83,7 +87,7 @@ export async function render(main, params, { go, settle }) {
     if (!base || !target) return replace(summary, 'This app needs two releases to compare.');
     if (base === target) { draw.forget(); return same(`Base and target are the same release (${releaseLabel(releases, base)}): pick two different releases.`); }
     try {
-      draw(await api.get(`/v1/apps/${q(app)}/compare?base=${q(base)}&target=${q(target)}&interval=${interval}`));
+      draw(await api.get(`/v1/apps/${q(app)}/compare?base=${q(base)}&target=${q(target)}&interval=${interval}&installs=${installs}`));
     } catch (error) {
       if (!(error instanceof APIError) || error.code !== 'same_release') throw error;
       draw.forget();

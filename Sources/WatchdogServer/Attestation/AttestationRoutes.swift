@@ -13,8 +13,10 @@ struct AttestationRoutes: Sendable {
     /// `POST /v1/attest/challenge`: 201 `{"challenge": base64, "expires_at": ms}`.
     func challenge(_ request: HTTPRequest, principal: Principal) throws(APIError) -> HTTPResponse {
         let app = try Self.app(of: principal)
-        let client = try limit(request, principal)
-        let issued = try attestation.challenge(app: app, network: ClientNetwork.of(client) ?? client, address: client)
+        let issued = try attestation.refusals.counting(app: app, kind: .attestation) { () throws(APIError) in
+            let client = try limit(request, principal)
+            return try attestation.challenge(app: app, network: ClientNetwork.of(client) ?? client, address: client)
+        }
         return JSONBody.response(status: 201, ChallengeView(challenge: Data(issued.challenge).base64EncodedString(), expiresAt: issued.expiresAt))
     }
 
@@ -22,6 +24,10 @@ struct AttestationRoutes: Sendable {
     /// base64): 201 with the key stored for the install.
     func attest(_ request: HTTPRequest, principal: Principal) throws(APIError) -> HTTPResponse {
         let app = try Self.app(of: principal)
+        return try attestation.refusals.counting(app: app, kind: .attestation) { () throws(APIError) in try attest(request, principal: principal, app: app) }
+    }
+
+    private func attest(_ request: HTTPRequest, principal: Principal, app: String) throws(APIError) -> HTTPResponse {
         _ = try limit(request, principal)
         guard case .object(let fields)? = JSONValue.parse(request.body) else {
             throw .badRequest("invalid_json", "the body must be {\"install_id\", \"key_id\", \"challenge\", \"attestation\"}, the last three base64")

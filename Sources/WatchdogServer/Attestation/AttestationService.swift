@@ -13,6 +13,8 @@ import X509
 final class AttestationService: Sendable {
     let store: any TelemetryStore
     let verifier: AttestationVerifier
+    /// Refused attestations and uploads of the last hours, by code (the attestation card's).
+    let refusals: RefusalCounter
     private let clock: @Sendable () -> Int64
     private let settingsCache = Locked<[String: (settings: AttestationSettings, readAt: CacheAge)]>([:])
     /// Parsed public keys by app and key id: parsing a point costs more than verifying with it.
@@ -43,8 +45,10 @@ final class AttestationService: Sendable {
     let cacheSeconds: UInt64
 
     /// - Parameter roots: Apple's root unless a test gives its own CA (`WatchdogApplication`).
-    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, roots: [Certificate], cacheSeconds: UInt64 = maximumAgeSeconds) {
+    init(store: any TelemetryStore, clock: @escaping @Sendable () -> Int64, roots: [Certificate], refusals: RefusalCounter,
+         cacheSeconds: UInt64 = maximumAgeSeconds) {
         self.store = store
+        self.refusals = refusals
         self.clock = clock
         self.cacheSeconds = cacheSeconds
         verifier = AttestationVerifier(roots: roots)

@@ -23,11 +23,12 @@ struct IngestRoutes: Sendable {
             throw .forbidden("posting \(Item.batchKey) needs an app's ingest key, not a \(principal.role.rawValue) token")
         }
         let client = Self.client(of: request, trusting: trustedProxies)
-        try limits.check(key: principal.credentialID, address: client, now: clock())
+        try attestation.refusals.counting(app: app, kind: .upload) { () throws(APIError) in try limits.check(key: principal.credentialID, address: client, now: clock()) }
         try requireJSON(request)
         // Before anything is decoded: under `require`, an upload without a valid assertion
         // costs one signature check at most.
-        let upload = try attestation.check(request, app: app)
+        let upload = try attestation.refusals.counting(app: app, kind: .upload) { () throws(APIError) in try attestation.check(request, app: app) }
+        if upload.mode == .observe, upload.installID == nil { attestation.refusals.record(app: app, kind: .wouldRefuse, code: "assertion_required") }
         let batch: DecodedBatch<Item>
         let isReports = Item.batchKey == Report.batchKey
         do {
@@ -72,6 +73,8 @@ struct IngestRoutes: Sendable {
             throw .forbidden("every item is for another app than this ingest key's (\(app)); nothing was stored")
         }
         let rejectedCodes = rejected.map(\.error.code)
+        // Items refused for their install's attestation count once per upload and code.
+        for code in Set(rejectedCodes) where code.hasPrefix("assertion_") { attestation.refusals.record(app: app, kind: .upload, code: code) }
         let metrics = self.metrics
         // A signed request goes to the store even with nothing to store: its counter moves on
         // there, so the same assertion is refused next time whatever its items come to.

@@ -19,7 +19,7 @@ enum Routes {
         let reads = ReadRoutes(store: store, lookup: lookup, config: services.config, unlisted: unlisted, attestation: services.attestation)
         let admin = AdminRoutes(store: store, config: services.config, authenticator: services.authenticator, clock: services.clock)
         let history = ConfigHistoryRoutes(store: store)
-        let compare = CompareRoutes(lookup: lookup, config: services.config, attestation: services.attestation)
+        let compare = CompareRoutes(lookup: lookup, config: services.config, attestation: services.attestation, rollouts: services.rollouts)
         let gate = GateRoutes(lookup: lookup, attestation: services.attestation)
         let issues = IssueRoutes(lookup: lookup, clock: services.clock)
         let triage = TriageRoutes(lookup: lookup, clock: services.clock)
@@ -35,6 +35,7 @@ enum Routes {
         let rollouts = RolloutRoutes(rollouts: services.rollouts)
         let admission = AdmissionRoutes(store: store, lookup: lookup, admission: services.admission, unlisted: unlisted, clock: services.clock)
         let attestation = AttestationRoutes(attestation: services.attestation, ingest: services.ingest)
+        let refusals = RefusalRoutes(refusals: services.attestation.refusals, store: store)
         let proposals = ProposalRoutes(fourEyes: services.fourEyes)
         let trustedProxies = services.settings.trustedProxies
 
@@ -187,6 +188,9 @@ enum Routes {
             Route("GET", "/v1/admin/apps/{app}/attestation", .viewer(.path)) { _, context throws(APIError) in .now(try attestation.settings(app: context["app"])) },
             Route("PUT", "/v1/admin/apps/{app}/attestation", .admin(.path)) { request, context throws(APIError) in
                 .now(try attestation.saveSettings(request, app: context["app"]))
+            },
+            Route("GET", "/v1/admin/apps/{app}/attestation/refusals", .viewer(.path)) { _, context throws(APIError) in
+                .now(try refusals.lastDay(app: context["app"]))
             },
             Route("GET", "/v1/admin/apps/{app}/approvals", .viewer(.path)) { _, context throws(APIError) in .now(try proposals.settings(app: context["app"])) },
             Route("PUT", "/v1/admin/apps/{app}/approvals", .admin(.path)) { request, context throws(APIError) in

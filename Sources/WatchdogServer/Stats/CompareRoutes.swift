@@ -8,6 +8,8 @@ struct CompareRoutes: Sendable {
     let lookup: ReleaseLookup
     let config: ConfigService
     let attestation: AttestationService
+    /// Compare names a rule's unfinished guarded rollout (`PartialRuleView.rollout`).
+    let rollouts: RolloutService
 
     private var store: any TelemetryStore { lookup.store }
 
@@ -36,7 +38,10 @@ struct CompareRoutes: Sendable {
                                        installs: InstallFilter.of(request, app: app, attestation: attestation))
         view.cut(limit: limit)
         if let document = try storeCall({ try config.document(app: app) }) {
-            view.partialRules = PartialRuleView.of(document.rules, base: baseStats.release, target: targetStats.release)
+            let partial = PartialRuleView.of(document.rules, base: baseStats.release, target: targetStats.release)
+            // The rollouts are read only when a rule splits a side.
+            view.partialRules = partial.isEmpty ? partial
+                : PartialRuleView.of(document.rules, base: baseStats.release, target: targetStats.release, rollouts: try rollouts.rollouts(app: app))
         }
         return JSONBody.response(view)
     }

@@ -12,14 +12,31 @@ struct PartialRuleView: Encodable, Equatable {
     var set: JSONValue
     /// `base`, `target` or both: the sides whose release the rule splits.
     var sides: [String]
+    /// The guarded rollout moving this rule's percentage, while it is active or paused (`null`:
+    /// none, or it finished): a viewer is told a rollout is switching part of the release.
+    @NullWhenAbsent var rollout: RolloutStep? = nil
 
-    /// The current config's rules that split `base` or `target`, in the config's order.
-    static func of(_ rules: [ConfigRule], base: ReleaseID, target: ReleaseID) -> [PartialRuleView] {
+    /// Where a rollout of the rule stands: its status, its step (1-based) of `steps` and the
+    /// percentage it gave the rule.
+    struct RolloutStep: Encodable, Equatable, Sendable {
+        var status: String
+        var step: Int
+        var steps: Int
+        var percent: Double
+    }
+
+    /// The current config's rules that split `base` or `target`, in the config's order, each
+    /// with its unfinished rollout among `rollouts`.
+    static func of(_ rules: [ConfigRule], base: ReleaseID, target: ReleaseID, rollouts: [Rollout] = []) -> [PartialRuleView] {
         rules.compactMap { rule in
             guard rule.match.percent > 0, rule.match.percent < 100 else { return nil }
             let sides = [("base", base), ("target", target)].filter { rule.applies(to: $0.1) }.map(\.0)
             guard !sides.isEmpty else { return nil }
-            return PartialRuleView(rule: rule.id, name: rule.name, percent: rule.match.percent, set: .object(rule.set), sides: sides)
+            var view = PartialRuleView(rule: rule.id, name: rule.name, percent: rule.match.percent, set: .object(rule.set), sides: sides)
+            if let rollout = rollouts.first(where: { $0.rule == rule.id && !$0.isFinished }) {
+                view.rollout = RolloutStep(status: rollout.status.rawValue, step: rollout.step + 1, steps: rollout.plan.steps.count, percent: rollout.percent)
+            }
+            return view
         }
     }
 }

@@ -28,6 +28,7 @@ enum PostgresMigrations {
         ("2026-11-28-triage", triage),
         ("2026-11-28-approvals", approvals),
         ("2026-11-28-audit-actions", auditActions),
+        ("2026-11-28-refusals", RefusalSchema.postgres),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {

@@ -387,6 +387,7 @@ enum Migrations {
         registerNotify(&migrator)
         registerTriage(&migrator)
         registerApprovals(&migrator)
+        registerRefusals(&migrator)
         return migrator
     }
 }
