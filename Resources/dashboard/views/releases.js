@@ -27,7 +27,7 @@ export async function render(main, params, { link, session }) {
       r.sessions ? percent(r.attested_sessions / r.sessions) : '—');
     // What a decision rests on first (issue 44: inside 1,300 px): the rates, how concentrated
     // the reports are and what was kept out of them; the detail by kind after; actions kept in view.
-    const headers = ['Release', { label: 'Sessions', num: true }, ...(attestation ? [{ label: 'Attested', num: true }] : []), { label: 'With a glitch', num: true }, { label: 'Glitch-free', num: true }, { label: 'Reports / 1k sessions', num: true },
+    const headers = ['Release', { label: 'Sessions', num: true }, ...(attestation ? [{ label: 'Attested', num: true }] : []), { label: 'With a glitch', num: true }, { label: 'Glitch-free', num: true }, { label: 'Reports / 1k', num: true },
       { label: 'Top 1 % of installs', num: true }, { label: 'Suspect', num: true }, { label: 'Flooded', num: true },
       ...kinds.map((k) => ({ label: `${kindName(k)} / 1k`, num: true })), { label: 'Auto-fixed', num: true }, { label: 'Test crashes', num: true },
       { label: 'Sessions held apart', num: true }, { label: 'Reports of unknown sessions', num: true },
