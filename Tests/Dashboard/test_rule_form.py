@@ -170,6 +170,9 @@ def test_editing_a_rule_under_a_rollout_says_it_ends_the_rollout_and_it_does(adm
         expect(dialog.locator('[data-role="effects"] [data-key="auto_fix"]')).to_contain_text("auto_fix off → on")
         dialog.get_by_role("button", name="Apply").click()
         expect(page.locator("dialog[open]")).to_have_count(0)
+        # The dialog closes before the change is sent: the redrawn table says when it is saved.
+        row = page.locator("tr", has=page.get_by_role("button", name="Edit rule moving"))
+        expect(row.locator("td").nth(5)).to_have_text("30")
         assert rules()[0]["match"]["percent"] == 30
         # The guard (every second here) ends it at its next look, as the dialog said.
         for _ in range(60):  # bounded: a loaded CI run may take longer than a second
