@@ -42,6 +42,11 @@ public protocol TelemetryStore: Sendable {
     func installs(app: String, release: ReleaseID) throws -> [InstallRow]
     /// Session starts per hour between two hours (inclusive); all releases when `release` is nil.
     func hourlySessions(app: String, release: ReleaseID?, fromHour: Int64, toHour: Int64) throws -> [HourlySessionsRow]
+    /// The hour a release's bulk of sessions started, as kept by `keepBulkStart`; nil before.
+    func keptBulkStart(app: String, release: ReleaseID) throws -> Int64?
+    /// Keeps `hour` as the release's bulk start unless one is kept already (the first wins, on
+    /// every node); returns the kept one.
+    func keepBulkStart(app: String, release: ReleaseID, hour: Int64) throws -> Int64?
     /// The app's custom (`x-`) kinds, the most reported first, at most `limit` (the
     /// cardinality registry's start).
     func customKinds(app: String, limit: Int) throws -> [String]

@@ -120,7 +120,8 @@ import WatchdogTesting
         for release in [nil, "13.4.9 (30849)"] {
             let view = TimeseriesView(app: "com.example.mail", release: release, bucket: "hour", buckets: (0..<24).map { "2026-11-23T\($0 < 10 ? "0" : "")\($0):00:00Z" },
                                       series: series, suspectSeries: ["view_frame_mismatch": Array(repeating: 1, count: 24)], floodedSeries: [:],
-                                      sessions: (0..<24).map { $0 * 13 + 1 }, rates: rates, partialBuckets: [23], truncated: release == nil)
+                                      sessions: (0..<24).map { $0 * 13 + 1 }, rates: rates, affectedSessions: (0..<24).map { $0 * 3 },
+                                      shares: rates.mapValues { $0.map { $0.map { $0 / 1000 } } }, partialBuckets: [23], truncated: release == nil)
             try Self.expectSameJSON(written: view, encoded: view)
         }
     }

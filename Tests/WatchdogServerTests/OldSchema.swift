@@ -137,6 +137,16 @@ enum OldSchema {
             """)
     }
 
+    /// Undoes `Migrations.registerHourlyAffected`: no affected sessions per hour, no kept day 0.
+    static func undoHourlyAffected(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE release_hourly DROP COLUMN affected_sessions;
+            ALTER TABLE release_hourly_sessions DROP COLUMN affected_sessions;
+            ALTER TABLE releases DROP COLUMN bulk_start_hour;
+            DELETE FROM grdb_migrations WHERE identifier = '2026-11-28-hourly-affected';
+            """)
+    }
+
     static func undoAdmission(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = '2026-11-26-admission'")
     }

@@ -40,6 +40,7 @@ struct SeriesRoutes: Sendable {
         var series: [String: [Int]] = [:]
         var suspect: [String: [Int]] = [:]
         var flooded: [String: [Int]] = [:]
+        var affectedByKind: [String: [Int]] = [:]
         if let kind {
             series[kind] = Array(repeating: 0, count: count)
             suspect[kind] = Array(repeating: 0, count: count)
@@ -51,14 +52,24 @@ struct SeriesRoutes: Sendable {
             series[row.kind, default: Array(repeating: 0, count: count)][index] += row.reports
             suspect[row.kind, default: Array(repeating: 0, count: count)][index] += row.suspectReports
             flooded[row.kind, default: Array(repeating: 0, count: count)][index] += row.floodedReports
+            affectedByKind[row.kind, default: Array(repeating: 0, count: count)][index] += row.affectedSessions
         }
         let otherKinds = kind == nil ? BreakdownCut.cut(series: &series, suspect: &suspect, flooded: &flooded, limit: limit) : 0
-        var sessions = Array(repeating: 0, count: count)
+        var sessions = Array(repeating: 0, count: count), affected = Array(repeating: 0, count: count)
         for row in sessionRows {
             let index = Int(Self.floorDiv(row.hour, hoursPerBucket) - firstBucket)
-            if index >= 0, index < count { sessions[index] += row.sessions }
+            if index >= 0, index < count {
+                sessions[index] += row.sessions
+                affected[index] += row.affectedSessions
+            }
         }
         let rates = series.mapValues { counts in Self.rates(counts, sessions: sessions) }
+        // Shares of the kinds kept by the cut: a session affected by two of the kinds summed
+        // under x-other would count twice there, so x-other has none.
+        var shares: [String: [Double?]] = [:]
+        for kind in series.keys where kind != Folded.kind {
+            shares[kind] = Self.shares(affectedByKind[kind] ?? Array(repeating: 0, count: count), sessions: sessions)
+        }
         let now = clock()
         let bucketMilliseconds = hoursPerBucket * 3_600_000
         let buckets = (0..<count).map { Timestamp.format(milliseconds: (firstBucket + Int64($0)) * bucketMilliseconds) }
@@ -69,12 +80,19 @@ struct SeriesRoutes: Sendable {
         }
         return JSONBody.response(writing: TimeseriesView(app: app, release: release?.release.text, bucket: bucketName, buckets: buckets, series: series,
                                                 suspectSeries: suspect, floodedSeries: flooded, sessions: sessions, rates: rates,
-                                                partialBuckets: partial, truncated: truncated, otherKinds: otherKinds))
+                                                affectedSessions: affected, shares: shares, partialBuckets: partial, truncated: truncated, otherKinds: otherKinds))
     }
 
     /// Reports per 1,000 sessions started in the same bucket; `nil` where none started.
     static func rates(_ counts: [Int], sessions: [Int]) -> [Double?] {
         zip(counts, sessions).map { count, sessions in sessions > 0 ? Double(count) * 1000 / Double(sessions) : nil }
+    }
+
+    /// The share of sessions with a glitch: sessions first affected in a bucket over the
+    /// sessions started in it (0…1, at most 1: a session started late in the bucket before and
+    /// affected in this one is counted here); `nil` where none started.
+    static func shares(_ affected: [Int], sessions: [Int]) -> [Double?] {
+        zip(affected, sessions).map { affected, sessions in sessions > 0 ? min(1, Double(affected) / Double(sessions)) : nil }
     }
 
     /// `bucket=` and `kind=` of the time series.
@@ -103,11 +121,12 @@ struct SeriesRoutes: Sendable {
         var lines: [OverlayLine] = []
         var length = 0
         var truncated = false
-        var starts: [(release: ReleaseStats, role: String, hours: [HourlySessionsRow], start: Int64?)] = []
+        var starts: [(release: ReleaseStats, role: String, hours: [HourlySessionsRow], start: Int64?, kept: Bool)] = []
         for (release, role) in [(base, "base"), (target, "target")] {
             let hours = try storeCall { try store.hourlySessions(app: app, release: release.release, fromHour: Int64.min, toHour: Int64.max) }
-            let start = SessionBulk(hours.map { ($0.hour, $0.sessions) }).map { Self.floorDiv($0.start, hoursPerBucket) }
-            starts.append((release, role, hours, start))
+            let bulkStart = try self.bulkStart(app: app, release: release.release, hours: hours)
+            let start = bulkStart.map { Self.floorDiv($0.hour, hoursPerBucket) }
+            starts.append((release, role, hours, start, bulkStart?.kept ?? false))
             if let start {
                 let lastData = Self.floorDiv(Self.floorDiv(release.lastSeen, 3_600_000), hoursPerBucket)
                 length = max(length, Int(min(max(lastData, start), nowBucket) - start + 1))
@@ -117,25 +136,41 @@ struct SeriesRoutes: Sendable {
             length = Self.maximumBuckets
             truncated = true
         }
-        for (release, role, hours, start) in starts {
-            let firstSession = hours.first.map { Timestamp.format(milliseconds: Self.floorDiv($0.hour, hoursPerBucket) * hoursPerBucket * 3_600_000) }
+        for (release, role, hours, start, kept) in starts {
+            let withoutHour = max(0, release.affectedSessions - hours.reduce(0) { $0 + $1.affectedSessions })
+            let firstSession = hours.first(where: { $0.sessions > 0 }).map { Timestamp.format(milliseconds: Self.floorDiv($0.hour, hoursPerBucket) * hoursPerBucket * 3_600_000) }
             guard let first = start, length > 0 else {
-                lines.append(OverlayLine(role: role, release: release.release, firstSession: firstSession, alignedStart: nil, sessions: [], reports: [], rates: [], partial: []))
+                var line = OverlayLine(role: role, release: release.release, firstSession: firstSession, alignedStart: nil, sessions: [], reports: [], rates: [], partial: [])
+                line.affectedSessionsWithoutHour = withoutHour
+                lines.append(line)
                 continue
             }
             let fromHour = first * hoursPerBucket, toHour = (first + Int64(length)) * hoursPerBucket - 1
             let counts = try storeCall { try store.hourly(app: app, release: release.release, kind: kind, fromHour: Int64.min, toHour: toHour) }
-            var reports = Array(repeating: 0, count: length), sessions = Array(repeating: 0, count: length)
-            var before = (sessions: 0, reports: 0)
+            var reports = Array(repeating: 0, count: length), sessions = Array(repeating: 0, count: length), affected = Array(repeating: 0, count: length)
+            var before = (sessions: 0, reports: 0, affected: 0)
+            // With a kind, a session counts as affected in the bucket of its first report of that kind.
             for row in counts {
                 let index = Int(Self.floorDiv(row.hour, hoursPerBucket) - first)
-                if index < 0 { before.reports += row.reports } else if index < length { reports[index] += row.reports }
+                if index < 0 {
+                    before.reports += row.reports
+                    if kind != nil { before.affected += row.affectedSessions }
+                } else if index < length {
+                    reports[index] += row.reports
+                    if kind != nil { affected[index] += row.affectedSessions }
+                }
             }
             for row in hours {
                 let index = Int(Self.floorDiv(row.hour, hoursPerBucket) - first)
-                if index < 0 { before.sessions += row.sessions } else if index < length { sessions[index] += row.sessions }
+                if index < 0 {
+                    before.sessions += row.sessions
+                    if kind == nil { before.affected += row.affectedSessions }
+                } else if index < length {
+                    sessions[index] += row.sessions
+                    if kind == nil { affected[index] += row.affectedSessions }
+                }
             }
-            let rates = Self.rates(reports, sessions: sessions)
+            let rates = Self.rates(reports, sessions: sessions), shares = Self.shares(affected, sessions: sessions)
             // Buckets after now have no data yet: `null`, not 0.
             let future = { (index: Int) in first + Int64(index) > nowBucket }
             var line = OverlayLine(
@@ -144,11 +179,31 @@ struct SeriesRoutes: Sendable {
                 reports: (0..<length).map { future($0) ? nil : reports[$0] },
                 rates: (0..<length).map { future($0) ? nil : rates[$0] },
                 partial: (0..<length).map { first + Int64($0) == nowBucket })
+            line.affectedSessions = (0..<length).map { future($0) ? nil : affected[$0] }
+            line.shares = (0..<length).map { future($0) ? nil : shares[$0] }
             line.sessionsBeforeStart = before.sessions
             line.reportsBeforeStart = before.reports
+            line.affectedSessionsBeforeStart = before.affected
+            line.affectedSessionsWithoutHour = withoutHour
+            line.alignedStartKept = kept
             lines.append(line)
         }
         return JSONBody.response(OverlayView(app: app, bucket: bucketName, kind: kind, offsets: Array(0..<length), releases: lines, truncated: truncated))
+    }
+
+    /// The release's sessions taken off at least this many sessions in: day 0 is kept from then on.
+    static let keptBulkMinimum = 50
+
+    /// The hour the release's bulk of sessions starts in: the kept one, else `SessionBulk`'s,
+    /// kept once the release has `keptBulkMinimum` counted sessions (so day N of a release
+    /// stays day N as its sessions arrive). Keeping is best effort: a store that cannot write
+    /// (a full or read-only disk) still answers, from the computed hour.
+    private func bulkStart(app: String, release: ReleaseID, hours: [HourlySessionsRow]) throws(APIError) -> (hour: Int64, kept: Bool)? {
+        if let kept = try storeCall({ try store.keptBulkStart(app: app, release: release) }) { return (kept, true) }
+        guard let bulk = SessionBulk(hours.map { ($0.hour, $0.sessions) }) else { return nil }
+        guard bulk.total >= Self.keptBulkMinimum else { return (bulk.start, false) }
+        if let kept = try? store.keepBulkStart(app: app, release: release, hour: bulk.start) { return (kept, true) }
+        return (bulk.start, false)
     }
 
     func keyboard(app: String, request: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -205,6 +260,11 @@ struct TimeseriesView: Encodable {
     var sessions: [Int]
     /// Headline reports per 1,000 sessions started in the same bucket, per kind; `null` where none started.
     var rates: [String: [Double?]]
+    /// Sessions first affected (any kind) per bucket, by the date of their first active report.
+    var affectedSessions: [Int]
+    /// Per kind (not `x-other`), sessions first affected by it in a bucket over the sessions
+    /// started in it (0…1); `null` where none started.
+    var shares: [String: [Double?]]
     /// Indexes of buckets still filling (they hold now).
     var partialBuckets: [Int]
     /// The range asked for had more than 5,000 buckets: these are the 5,000 around the bulk of
@@ -214,7 +274,8 @@ struct TimeseriesView: Encodable {
     var otherKinds = 0
 
     enum CodingKeys: String, CodingKey {
-        case app, release, bucket, buckets, series, truncated, sessions, rates
+        case app, release, bucket, buckets, series, truncated, sessions, rates, shares
+        case affectedSessions = "affected_sessions"
         case otherKinds = "other_kinds"
         case suspectSeries = "suspect_series"
         case floodedSeries = "flooded_series"
@@ -225,6 +286,7 @@ struct TimeseriesView: Encodable {
 extension TimeseriesView: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.object { json in
+            json.member("affected_sessions", affectedSessions)
             json.member("app", app)
             json.member("bucket", bucket)
             json.member("buckets", buckets)
@@ -235,6 +297,7 @@ extension TimeseriesView: JSONWritable {
             json.member("release", release)
             json.member("series", series)
             json.member("sessions", sessions)
+            json.member("shares", shares)
             json.member("suspect_series", suspectSeries)
             json.member("truncated", truncated)
         }
@@ -269,9 +332,20 @@ struct OverlayLine: Encodable {
     /// Session starts and headline reports dated before `aligned_start`: not drawn, counted here.
     var sessionsBeforeStart = 0
     var reportsBeforeStart = 0
+    /// Sessions first affected (of `kind`, when given) before `aligned_start`: not drawn.
+    var affectedSessionsBeforeStart = 0
+    /// The release's affected sessions counted before the server recorded their hour (an
+    /// upgrade from before 2026-11-28): in no bucket, so its `shares` read low by up to these.
+    var affectedSessionsWithoutHour = 0
+    /// Whether `aligned_start` is kept (set once the release had 50 sessions; it no longer moves).
+    var alignedStartKept = false
     var sessions: [Int?]
     var reports: [Int?]
     var rates: [Double?]
+    /// Sessions first affected (of `kind`, when given) per bucket, by their first report's date.
+    var affectedSessions: [Int?] = []
+    /// `affected_sessions` over `sessions` (0…1): the share of sessions with a glitch.
+    var shares: [Double?] = []
     var partial: [Bool]
 
     init(role: String, release: ReleaseID, firstSession: String?, alignedStart: String?, sessions: [Int?], reports: [Int?], rates: [Double?], partial: [Bool]) {
@@ -287,8 +361,12 @@ struct OverlayLine: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case role, release, id, sessions, reports, rates, partial
+        case role, release, id, sessions, reports, rates, partial, shares
         case firstSession = "first_session"
+        case affectedSessions = "affected_sessions"
+        case affectedSessionsBeforeStart = "affected_sessions_before_start"
+        case affectedSessionsWithoutHour = "affected_sessions_without_hour"
+        case alignedStartKept = "aligned_start_kept"
         case alignedStart = "aligned_start"
         case sessionsBeforeStart = "sessions_before_start"
         case reportsBeforeStart = "reports_before_start"

@@ -304,7 +304,7 @@ public final class SQLiteToPostgres {
         Table(name: "client_drops", columns: columns("id, app, version, build, evicted:i, quarantined:i, received_at:i")),
         Table(name: "releases", columns: columns("""
             app, version, build, sessions:i, affected_sessions:i, auto_fixed:i, test_crashes:i, first_seen:i, last_seen:i, partial_history:b,
-            implausible_sessions:i, unknown_session_reports:i, last_received:i
+            implausible_sessions:i, unknown_session_reports:i, last_received:i, bulk_start_hour:i
             """)),
         Table(name: "install_origins", columns: columns("app, install_id, network, first_received_at:i, implausible:b, last_received_at:i")),
         Table(name: "ingest_hourly_counts", columns: columns("app, scope:i, key, hour:i, count:i")),
@@ -316,14 +316,14 @@ public final class SQLiteToPostgres {
         Table(name: "app_attestation", columns: columns("app, settings")),
         Table(name: "release_kinds", columns: columns("app, version, build, kind, reports:i, suspect_reports:i, flooded_reports:i")),
         Table(name: "release_breakdown", columns: columns("app, version, build, dimension, value, kind, reports:i, suspect_reports:i, flooded_reports:i")),
-        Table(name: "release_hourly", columns: columns("app, version, build, kind, hour:i, reports:i, suspect_reports:i, flooded_reports:i")),
+        Table(name: "release_hourly", columns: columns("app, version, build, kind, hour:i, reports:i, suspect_reports:i, flooded_reports:i, affected_sessions:i")),
         Table(name: "release_idiom_sessions", columns: columns("app, version, build, idiom, sessions:i")),
         Table(name: "release_affected", columns: columns("app, version, build, dimension, value, affected_sessions:i")),
         Table(name: "release_installs", columns: columns("""
             app, version, build, install_id, channel, idiom, sessions:i, reports:i, affected_sessions:i, network, attested_sessions:i, attested_affected_sessions:i
             """)),
         Table(name: "release_install_kinds", columns: columns("app, version, build, install_id, kind, reports:i, affected_sessions:i, attested_affected_sessions:i")),
-        Table(name: "release_hourly_sessions", columns: columns("app, version, build, hour:i, sessions:i")),
+        Table(name: "release_hourly_sessions", columns: columns("app, version, build, hour:i, sessions:i, affected_sessions:i")),
         Table(name: "issue_releases", columns: columns("""
             app, version, build, fingerprint, kind, screen, view_name, keyboard_mode, reports:i, suspect_reports:i, flooded_reports:i,
             affected_sessions:i, first_seen:i, last_seen:i

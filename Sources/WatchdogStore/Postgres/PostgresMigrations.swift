@@ -29,6 +29,7 @@ enum PostgresMigrations {
         ("2026-11-28-approvals", approvals),
         ("2026-11-28-audit-actions", auditActions),
         ("2026-11-28-refusals", RefusalSchema.postgres),
+        ("2026-11-28-hourly-affected", hourlyAffected),
     ]
 
     static func migrate(_ connection: PostgresConnection) throws {

@@ -125,12 +125,12 @@ extension PostgresStore {
     public func hourly(app: String, release: ReleaseID?, kind: String?, fromHour: Int64, toHour: Int64) throws -> [HourlyRow] {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT hour, kind, sum(reports), sum(suspect_reports), sum(flooded_reports) FROM release_hourly
+                SELECT hour, kind, sum(reports), sum(suspect_reports), sum(flooded_reports), sum(affected_sessions) FROM release_hourly
                 WHERE app = $1 AND ($2::text IS NULL OR (version = $2 AND build = $3)) AND ($4::text IS NULL OR kind = $4)
                   AND hour BETWEEN $5 AND $6
                 GROUP BY hour, kind ORDER BY hour, kind
                 """, [app, release?.version, release?.build, kind, fromHour, toHour]).map { row in
-                HourlyRow(hour: row.integer(0), kind: row.text(1), reports: row.int(2), suspectReports: row.int(3), floodedReports: row.int(4))
+                HourlyRow(hour: row.integer(0), kind: row.text(1), reports: row.int(2), suspectReports: row.int(3), floodedReports: row.int(4), affectedSessions: row.int(5))
             }
         }
     }

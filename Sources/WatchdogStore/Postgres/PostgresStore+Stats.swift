@@ -44,10 +44,10 @@ extension PostgresStore {
     public func hourlySessions(app: String, release: ReleaseID?, fromHour: Int64, toHour: Int64) throws -> [HourlySessionsRow] {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT hour, sum(sessions) FROM release_hourly_sessions
+                SELECT hour, sum(sessions), sum(affected_sessions) FROM release_hourly_sessions
                 WHERE app = $1 AND ($2::text IS NULL OR (version = $2 AND build = $3)) AND hour BETWEEN $4 AND $5
                 GROUP BY hour ORDER BY hour
-                """, [app, release?.version, release?.build, fromHour, toHour]).map { HourlySessionsRow(hour: $0.integer(0), sessions: $0.int(1)) }
+                """, [app, release?.version, release?.build, fromHour, toHour]).map { HourlySessionsRow(hour: $0.integer(0), sessions: $0.int(1), affectedSessions: $0.int(2)) }
         }
     }
 }

@@ -55,8 +55,11 @@ extension Rollup {
                    rows: kinds.map { (key, count) in release(key.release) + [.text(key.kind)] + Self.values(count) })
         upsert(&connection, table: "release_breakdown", keys: ["app", "version", "build", "dimension", "value", "kind"], columns: Self.countColumns, update: counts,
                    rows: breakdown.map { (key, count) in release(key.release) + [.text(key.dimension), .text(key.value), .text(key.kind)] + Self.values(count) })
-        upsert(&connection, table: "release_hourly", keys: ["app", "version", "build", "kind", "hour:bigint"], columns: Self.countColumns, update: counts,
-                   rows: hourly.map { (key, count) in release(key.release) + [.text(key.kind), .integer(key.hour)] + Self.values(count) })
+        upsert(&connection, table: "release_hourly", keys: ["app", "version", "build", "kind", "hour:bigint"], columns: Self.countColumns + [("affected_sessions", "bigint")],
+                   update: counts + ", " + adds(["affected_sessions"]),
+                   rows: hourly.map { (key, count) in
+                       release(key.release) + [.text(key.kind), .integer(key.hour)] + Self.values(count) + [.integer(Int64(hourlyAffected[key] ?? 0))]
+                   })
         upsert(&connection, table: "issue_releases", keys: ["app", "version", "build", "fingerprint"],
                    columns: [("kind", "text"), ("screen", "text"), ("view_name", "text"), ("keyboard_mode", "text")] + Self.countColumns
                        + [("affected_sessions", "bigint"), ("first_seen", "bigint"), ("last_seen", "bigint")],
@@ -96,8 +99,9 @@ extension Rollup {
                        release(key.release) + [.text(key.install), .text(key.kind), .integer(Int64(count.reports)), .integer(Int64(count.affected)),
                                                .integer(Int64(count.attestedAffected))]
                    })
-        upsert(&connection, table: "release_hourly_sessions", keys: ["app", "version", "build", "hour:bigint"], columns: [("sessions", "bigint")], update: adds(["sessions"]),
-                   rows: hourlySessions.map { (key, count) in release(key.release) + [.integer(key.hour), .integer(Int64(count))] })
+        upsert(&connection, table: "release_hourly_sessions", keys: ["app", "version", "build", "hour:bigint"], columns: [("sessions", "bigint"), ("affected_sessions", "bigint")],
+                   update: adds(["sessions", "affected_sessions"]),
+                   rows: hourlySessions.map { (key, count) in release(key.release) + [.integer(key.hour), .integer(Int64(count.sessions)), .integer(Int64(count.affected))] })
     }
 
     private static let countColumns = [("reports", "bigint"), ("suspect_reports", "bigint"), ("flooded_reports", "bigint")]

@@ -43,6 +43,8 @@ public struct HourlyRow: Sendable, Equatable {
     public var reports: Int
     public var suspectReports: Int
     public var floodedReports: Int = 0
+    /// Sessions whose first active report of this kind in the release is dated in this hour.
+    public var affectedSessions: Int = 0
 }
 
 /// How often one keyboard height (whole points) was seen for a device model, mode and input mode.

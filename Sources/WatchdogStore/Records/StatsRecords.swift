@@ -114,5 +114,9 @@ public struct InstallRow: Sendable, Equatable {
 /// Session starts of a release in one hour (hours since the epoch, UTC).
 public struct HourlySessionsRow: Sendable, Equatable {
     public var hour: Int64
+    /// Counted session starts dated in this hour.
     public var sessions: Int
+    /// Sessions whose first active report in the release is dated in this hour (they may have
+    /// started in an earlier one).
+    public var affectedSessions: Int = 0
 }

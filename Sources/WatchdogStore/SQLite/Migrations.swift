@@ -388,6 +388,7 @@ enum Migrations {
         registerTriage(&migrator)
         registerApprovals(&migrator)
         registerRefusals(&migrator)
+        registerHourlyAffected(&migrator)
         return migrator
     }
 }

@@ -89,6 +89,7 @@ struct Rollup {
     struct InstallKey: Hashable { var release: Int; var install: String }
     struct InstallKindKey: Hashable { var release: Int; var install: String; var kind: String }
     struct ReleaseHourKey: Hashable { var release: Int; var hour: Int64 }
+    struct HourSessions { var sessions = 0; var affected = 0 }
     struct TestCrashKey: Hashable { var app: String; var install: String; var day: Int64 }
 
     var releases: [ReleaseDelta] = []
@@ -102,7 +103,11 @@ struct Rollup {
     var affected: [ValueKey: Int] = [:]              // newly affected sessions per dimension value
     var installs: [InstallKey: InstallDelta] = [:]
     var installKinds: [InstallKindKey: InstallKindDelta] = [:]
-    var hourlySessions: [ReleaseHourKey: Int] = [:]
+    /// Session starts per hour of their start, and sessions newly affected per hour of their
+    /// first active report (the Over time share of sessions with a glitch).
+    var hourlySessions: [ReleaseHourKey: HourSessions] = [:]
+    /// Sessions newly affected by a kind per hour of that report (keys are also in `hourly`).
+    var hourlyAffected: [HourKey: Int] = [:]
     var networkSessions: [ValueKey: Int] = [:]       // dimension "network"
     /// Each release's app policy, as its records carried it (for the admission after the write).
     var policies: [Int: IngestPolicy] = [:]
@@ -145,9 +150,12 @@ struct Rollup {
         // What a restarted node reads its admitted channels back from (`CardinalitySQL`): one
         // row per channel, all kinds (empty `kind`), so a batch adds one upsert, not one per kind.
         breakdown[BreakdownKey(release: release, dimension: "channel", value: report.channel ?? "", kind: ""), default: Count()].add(report)
-        hourly[HourKey(release: release, kind: report.kind, hour: Self.hour(report.occurredAt)), default: Count()].add(report)
+        let hourKey = HourKey(release: release, kind: report.kind, hour: Self.hour(report.occurredAt))
+        hourly[hourKey, default: Count()].add(report)
+        if newlyAffectedSession { hourlySessions[ReleaseHourKey(release: release, hour: hourKey.hour), default: HourSessions()].affected += 1 }
         for (dimension, value) in newlyAffectedValues {
             affected[ValueKey(release: release, dimension: dimension, value: value), default: 0] += 1
+            if dimension == "kind" { hourlyAffected[hourKey, default: 0] += 1 }
         }
         if !report.isSuspect, let install = report.installID {
             let installKey = InstallKey(release: release, install: install)
@@ -205,7 +213,7 @@ struct Rollup {
         releases[release].sessions += 1
         releases[release].seen(session.startedAt)
         idiomSessions[ValueKey(release: release, dimension: "idiom", value: session.idiom ?? ""), default: 0] += 1
-        hourlySessions[ReleaseHourKey(release: release, hour: Self.hour(session.startedAt)), default: 0] += 1
+        hourlySessions[ReleaseHourKey(release: release, hour: Self.hour(session.startedAt)), default: HourSessions()].sessions += 1
         if let install = session.installID {
             let installKey = InstallKey(release: release, install: install)
             var installDelta = installs[installKey] ?? InstallDelta()
@@ -285,8 +293,8 @@ struct Rollup {
         }
         if !hourly.isEmpty {
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO release_hourly (app, version, build, kind, hour, reports, suspect_reports, flooded_reports) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT DO UPDATE SET \(counts)
+                INSERT INTO release_hourly (app, version, build, kind, hour, reports, suspect_reports, flooded_reports, affected_sessions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET \(counts), affected_sessions = affected_sessions + excluded.affected_sessions
                 """)
             for (key, count) in hourly {
                 try statement.step(db) { bind in
@@ -294,6 +302,7 @@ struct Rollup {
                     bind.text(key.kind)
                     bind.integer(key.hour)
                     Self.bind(count, &bind)
+                    bind.integer(hourlyAffected[key] ?? 0)
                 }
             }
         }
@@ -455,14 +464,15 @@ struct Rollup {
         }
         if !hourlySessions.isEmpty {
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO release_hourly_sessions (app, version, build, hour, sessions) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions
+                INSERT INTO release_hourly_sessions (app, version, build, hour, sessions, affected_sessions) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions, affected_sessions = affected_sessions + excluded.affected_sessions
                 """)
             for (key, count) in hourlySessions {
                 try statement.step(db) { bind in
                     self.bind(key.release, &bind)
                     bind.integer(key.hour)
-                    bind.integer(count)
+                    bind.integer(count.sessions)
+                    bind.integer(count.affected)
                 }
             }
         }

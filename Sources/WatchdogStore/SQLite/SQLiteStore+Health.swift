@@ -124,7 +124,7 @@ extension SQLiteStore {
 
     public func hourly(app: String, release: ReleaseID?, kind: String?, fromHour: Int64, toHour: Int64) throws -> [HourlyRow] {
         try pool.read { db in
-            var sql = "SELECT hour, kind, sum(reports) AS reports, sum(suspect_reports) AS suspect, sum(flooded_reports) AS flooded FROM release_hourly WHERE app = ?"
+            var sql = "SELECT hour, kind, sum(reports) AS reports, sum(suspect_reports) AS suspect, sum(flooded_reports) AS flooded, sum(affected_sessions) FROM release_hourly WHERE app = ?"
             var arguments: [(any DatabaseValueConvertible)?] = [app]
             if let release {
                 sql += " AND version = ? AND build = ?"
@@ -137,7 +137,7 @@ extension SQLiteStore {
             sql += " AND hour BETWEEN ? AND ? GROUP BY hour, kind ORDER BY hour"
             arguments += [fromHour, toHour]
             return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)).map { row in
-                HourlyRow(hour: row[0], kind: row[1], reports: row[2], suspectReports: row[3], floodedReports: row[4])
+                HourlyRow(hour: row[0], kind: row[1], reports: row[2], suspectReports: row[3], floodedReports: row[4], affectedSessions: row[5])
             }
         }
     }

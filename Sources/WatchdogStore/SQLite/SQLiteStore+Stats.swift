@@ -124,7 +124,7 @@ extension SQLiteStore {
 
     public func hourlySessions(app: String, release: ReleaseID?, fromHour: Int64, toHour: Int64) throws -> [HourlySessionsRow] {
         try pool.read { db in
-            var sql = "SELECT hour, sum(sessions) FROM release_hourly_sessions WHERE app = ?"
+            var sql = "SELECT hour, sum(sessions), sum(affected_sessions) FROM release_hourly_sessions WHERE app = ?"
             var arguments: [(any DatabaseValueConvertible)?] = [app]
             if let release {
                 sql += " AND version = ? AND build = ?"
@@ -132,7 +132,7 @@ extension SQLiteStore {
             }
             sql += " AND hour BETWEEN ? AND ? GROUP BY hour ORDER BY hour"
             arguments += [fromHour, toHour]
-            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)).map { HourlySessionsRow(hour: $0[0], sessions: $0[1]) }
+            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)).map { HourlySessionsRow(hour: $0[0], sessions: $0[1], affectedSessions: $0[2]) }
         }
     }
 }
