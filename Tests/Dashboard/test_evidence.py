@@ -142,6 +142,13 @@ def test_compare_names_the_rollout_switching_part_of_a_release(viewer):
         expect(note).to_contain_text("rule fix")
         expect(note).to_contain_text("in the target")
         expect(note.locator('[data-role="partial-rollout"]')).to_have_text(", moved by a guarded rollout at step 1 of 2 (50 %)")
+        # Config effect opens on the installs and interval Compare showed.
+        page.locator("select[name=installs]").select_option("attested")
+        expect(page.locator('[data-role="installs-shown"]')).to_contain_text("attested")
+        note.get_by_role("link", name="rule fix").click()
+        expect(page.locator("#main h1")).to_contain_text("Config effect")
+        expect(page.locator("select[name=installs]")).to_have_value("attested")
+        expect(page.locator("select[name=rule]")).to_have_value("fix")
         assert not viewer.uncaught
     finally:
         api("POST", f"/v1/admin/apps/{ROLLOUT_APP}/rollouts/fix/abort")

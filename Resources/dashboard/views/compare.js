@@ -11,11 +11,11 @@ import { describeSet } from './cohort.js';
  * interval and the verdict; report rates, flooded reports and concentration beside it. */
 /** The rules that switch part of either release (`partial_rules`): its figures mix installs with
  * and without the switch, which Config effect splits (issue 44). */
-function partialRulesNote(data) {
+function partialRulesNote(data, { interval, installs }) {
   const rules = data.partial_rules ?? [];
   if (!rules.length) return null;
   return el('p', { class: 'warning', 'data-role': 'partial-rules' }, 'Part of these releases is switched by a rule: ',
-    rules.map((r, i) => [i ? '; ' : '', el('a', { href: `#/cohort?app=${encodeURIComponent(data.app)}&release=${encodeURIComponent(r.sides.includes('target') ? data.target.id : data.base.id)}&rule=${encodeURIComponent(r.rule)}` },
+    rules.map((r, i) => [i ? '; ' : '', el('a', { href: `#/cohort?app=${encodeURIComponent(data.app)}&release=${encodeURIComponent(r.sides.includes('target') ? data.target.id : data.base.id)}&rule=${encodeURIComponent(r.rule)}&interval=${encodeURIComponent(interval)}&installs=${encodeURIComponent(installs)}` },
       `rule ${r.rule}`), ` (${describeSet(r.set)} for ${r.percent} % of installs) in the ${r.sides.join(' and ')}`,
       r.rollout ? el('span', { 'data-role': 'partial-rollout' }, `, moved by a ${r.rollout.status === 'paused' ? 'paused ' : ''}guarded rollout at step ${r.rollout.step} of ${r.rollout.steps} (${r.rollout.percent} %)`) : null]),
     '. Each side mixes installs with and without it; Config effect compares them.');
@@ -54,7 +54,7 @@ export async function render(main, params, { go, settle }) {
       el('p', { class: 'sentence' }, `${data.target.release} against ${data.base.release}: `, ratioSentence(data.overall, sessionsWith(null)), ' ', verdictBadge(data.overall.verdict)),
       intervalNote(data.interval_method),
       installsNote(data.installs),
-      partialRulesNote(data),
+      partialRulesNote(data, { interval, installs }),
       kindSentences(data.by_kind),
       secondary(data),
       sides(data));
