@@ -31,8 +31,8 @@ def new_app(app):
     return key
 
 
-def sessions(app, key, version, build, installs, prefix):
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+def sessions(app, key, version, build, installs, prefix, started=None):
+    now = (started or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     batch = [{"id": str(uuid.uuid4()), "install_id": f"{prefix}-{index}", "app": app, "started_at": now,
               "release": {"version": version, "build": build, "channel": "beta"}} for index in range(installs)]
     answer = api("POST", "/v1/sessions", {"sessions": batch}, token=key)[0]
@@ -50,6 +50,8 @@ def attested_fleet():
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["undelivered"] == 0
     sessions(EVIDENCE_APP, key, "14.2.0", "31245", 10, "forged")
+    # And 5 unattested sessions of 14.1.0 started two days ago: not in the Require dialog's 24 hours.
+    sessions(EVIDENCE_APP, key, "14.1.0", "31102", 5, "earlier", started=datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=2))
     releases = {r["release"]: r for r in api("GET", f"/v1/apps/{EVIDENCE_APP}/releases")[0]["releases"]}
     assert releases["14.2.0 (31245)"]["sessions"] == 30 and 1 <= releases["14.2.0 (31245)"]["attested_sessions"] <= 20, releases
     yield releases
@@ -62,14 +64,19 @@ def test_the_require_dialog_shows_the_attested_share_and_what_it_would_refuse(ad
     page.select_option("#attestation-mode", "require")
     card.get_by_role("button", name="Save attestation settings").click()
     dialog = page.locator('dialog[data-role="attestation-require"]')
-    expect(dialog).to_contain_text("newest 2 releases with sessions")
+    expect(dialog).to_contain_text("Attested share of the last 24 hours’ sessions, the 2 listed releases with the most")
     # The uploads stored under observe without an assertion (the invented installs' one, and
     # the simulated devices' before their keys were attested) are what require would refuse.
     unasserted = sum(r["count"] for r in api("GET", f"/v1/admin/apps/{EVIDENCE_APP}/attestation/refusals")[0]["refusals"] if r["kind"] == "would_refuse")
     assert unasserted >= 1
     expect(dialog.locator('[data-role="require-last-day"]')).to_have_text(
         f"In the last 24 hours {unasserted} {'upload' if unasserted == 1 else 'uploads'} (requests of reports or sessions) came without an assertion: require would refuse them. ")
-    for name, release in attested_fleet.items():
+    last_day = {r["release"]: r for r in api("GET", f"/v1/admin/apps/{EVIDENCE_APP}/attestation/refusals")[0]["sessions_by_release"]}
+    assert set(last_day) == set(attested_fleet)
+    # The sessions of two days ago (those the session limiter counted) are not in it.
+    assert last_day["14.1.0 (31102)"]["sessions"] == 20 < attested_fleet["14.1.0 (31102)"]["sessions"], (last_day, attested_fleet)
+    assert last_day["14.2.0 (31245)"] == {k: attested_fleet["14.2.0 (31245)"][k] for k in ("release", "id", "sessions", "attested_sessions")}
+    for name, release in last_day.items():
         attested, total = release["attested_sessions"], release["sessions"]
         line = dialog.locator(f'[data-role="require-release"][data-release="{release["id"]}"]')
         # sessions 20 or 30: the share is never a tie to round, so toFixed and Python agree.

@@ -142,6 +142,7 @@ enum OldSchema {
         try db.execute(sql: """
             ALTER TABLE release_hourly DROP COLUMN affected_sessions;
             ALTER TABLE release_hourly_sessions DROP COLUMN affected_sessions;
+            ALTER TABLE release_hourly_sessions DROP COLUMN attested_sessions;
             ALTER TABLE releases DROP COLUMN bulk_start_hour;
             DELETE FROM grdb_migrations WHERE identifier = '2026-11-28-hourly-affected';
             """)

@@ -6,25 +6,26 @@ import { number, percent } from '../format.js';
 /** The newest listed releases with sessions that the Require dialog shows. */
 const requireReleases = 5;
 
-/** What `require` would refuse: the last 24 hours' uploads stored without an assertion (all
- * nodes, `…/attestation/refusals`, kind `would_refuse`), and per release the attested share of
- * its counted sessions and the sessions without an attested start (their uploads would have
- * been refused), for the newest `requireReleases` releases with sessions (`GET /releases`). */
-async function requireImpact(app) {
-  const [listed, refusals] = await Promise.all([api.get(`/v1/apps/${q(app)}/releases?limit=100`), api.get(`/v1/admin/apps/${q(app)}/attestation/refusals`)]);
+/** What `require` would refuse, over the last 24 hours (all nodes, `…/attestation/refusals`):
+ * the uploads stored without an assertion (kind `would_refuse`), and per listed release with
+ * sessions in those hours (the `requireReleases` with the most) the attested share of its
+ * counted session starts and the starts without an attested one (their uploads would have been
+ * refused). */
+async function requireImpact(app, mode) {
+  const refusals = await api.get(`/v1/admin/apps/${q(app)}/attestation/refusals`);
   const unasserted = refusals.refusals.filter((r) => r.kind === 'would_refuse').reduce((sum, r) => sum + r.count, 0);
   const lastDay = el('span', { 'data-role': 'require-last-day' },
     `In the last 24 hours ${number(unasserted)} ${unasserted === 1 ? 'upload' : 'uploads'} (requests of reports or sessions) came without an assertion: require would refuse them. `);
-  return [lastDay, requireReleasesImpact(listed.releases)];
+  return [lastDay, requireReleasesImpact(refusals.sessions_by_release ?? [], mode)];
 }
 
-function requireReleasesImpact(all) {
+function requireReleasesImpact(all, mode) {
   const releases = all.filter((r) => r.sessions > 0).slice(0, requireReleases);
-  if (!releases.length) return 'No release has counted sessions yet.';
-  if (releases.every((r) => r.attested_sessions === null || r.attested_sessions === undefined)) {
+  if (!releases.length) return 'No listed release has counted sessions in the last 24 hours.';
+  if (mode === 'off') {
     return 'App Attest is off, so no session is attested yet: every upload would be refused until installs attest. Observe first to see the attested share per release.';
   }
-  return el('span', { 'data-role': 'require-impact' }, `Attested share of sessions, newest ${releases.length} releases with sessions: `,
+  return el('span', { 'data-role': 'require-impact' }, `Attested share of the last 24 hours’ sessions, ${releases.length === 1 ? 'the listed release' : `the ${releases.length} listed releases`} with the most: `,
     releases.map((r, i) => {
       const attested = Math.min(r.attested_sessions ?? 0, r.sessions);
       return [i ? '; ' : '', el('span', { 'data-role': 'require-release', 'data-release': r.id },
@@ -91,7 +92,7 @@ export async function renderAttestation(holder, app, { admin }) {
       const next = { mode: mode.value, team_id: team.value.trim(), bundle_id: bundle.value.trim(), environment: environment.value };
       if (next.mode === 'require' && settings.mode !== 'require') {
         let impact;
-        try { impact = await requireImpact(app); } catch (error) { impact = `The attested share could not be read (${error.message}).`; }
+        try { impact = await requireImpact(app, settings.mode); } catch (error) { impact = `The attested share could not be read (${error.message}).`; }
         const go = await confirmAction({ title: `Require attestation for ${app}?`, role: 'attestation-require', returnTo: save, danger: true, confirm: 'Require',
           consequence: ['Reports and sessions without a valid App Attest assertion will be refused: simulators, old devices and builds without App Attest keep them on the device. ', impact] });
         if (!go) return;

@@ -88,6 +88,7 @@ struct IngestRoutes: Sendable {
         let rejectedJSON = (try? JSONBody.encode(rejected)) ?? Array("[]".utf8)
         let hasTestCrashes = records.contains { $0.isTestCrash }
         let afterTestCrashes = self.afterTestCrashes
+        let refusals = attestation.refusals
         do {
             var stored = Item.batch(records, receivedAt: now)
             stored.assertion = upload.assertion
@@ -104,6 +105,8 @@ struct IngestRoutes: Sendable {
                     let body = Array("{\"accepted\":\(counts.accepted),\"duplicates\":\(counts.duplicates),\"rejected\":".utf8) + rejectedJSON + [UInt8(ascii: "}")]
                     responder.respond(JSONBody.response(status: 202, bytes: body))
                 case .success(.counterNotIncreasing):
+                    // Decided in the store's transaction: counted here, with the other upload refusals.
+                    refusals.record(app: app, kind: .upload, code: "assertion_counter_replayed")
                     responder.respond(AttestationError.counterNotIncreasing.apiError.response)
                 case .failure(let error):
                     if let unreachable = APIError.storeUnreachable(from: error) {

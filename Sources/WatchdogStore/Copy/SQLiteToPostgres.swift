@@ -323,7 +323,7 @@ public final class SQLiteToPostgres {
             app, version, build, install_id, channel, idiom, sessions:i, reports:i, affected_sessions:i, network, attested_sessions:i, attested_affected_sessions:i
             """)),
         Table(name: "release_install_kinds", columns: columns("app, version, build, install_id, kind, reports:i, affected_sessions:i, attested_affected_sessions:i")),
-        Table(name: "release_hourly_sessions", columns: columns("app, version, build, hour:i, sessions:i, affected_sessions:i")),
+        Table(name: "release_hourly_sessions", columns: columns("app, version, build, hour:i, sessions:i, affected_sessions:i, attested_sessions:i")),
         Table(name: "issue_releases", columns: columns("""
             app, version, build, fingerprint, kind, screen, view_name, keyboard_mode, reports:i, suspect_reports:i, flooded_reports:i,
             affected_sessions:i, first_seen:i, last_seen:i

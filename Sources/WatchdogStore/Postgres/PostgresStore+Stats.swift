@@ -41,6 +41,17 @@ extension PostgresStore {
         }
     }
 
+    public func sessionsByRelease(app: String, fromHour: Int64, limit: Int) throws -> [ReleaseSessionsRow] {
+        try pool.withConnection { connection in
+            try connection.query("""
+                SELECT version, build, sum(sessions) AS sessions, sum(attested_sessions) FROM release_hourly_sessions
+                WHERE app = $1 AND hour >= $2 GROUP BY version, build HAVING sum(sessions) > 0 ORDER BY sessions DESC, version, build LIMIT $3
+                """, [app, fromHour, Int64(limit)]).map { row in
+                ReleaseSessionsRow(release: ReleaseID(version: row.text(0), build: row.text(1)), sessions: row.int(2), attestedSessions: row.int(3))
+            }
+        }
+    }
+
     public func hourlySessions(app: String, release: ReleaseID?, fromHour: Int64, toHour: Int64) throws -> [HourlySessionsRow] {
         try pool.withConnection { connection in
             try connection.query("""

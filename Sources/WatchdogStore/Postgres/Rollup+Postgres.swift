@@ -99,9 +99,12 @@ extension Rollup {
                        release(key.release) + [.text(key.install), .text(key.kind), .integer(Int64(count.reports)), .integer(Int64(count.affected)),
                                                .integer(Int64(count.attestedAffected))]
                    })
-        upsert(&connection, table: "release_hourly_sessions", keys: ["app", "version", "build", "hour:bigint"], columns: [("sessions", "bigint"), ("affected_sessions", "bigint")],
-                   update: adds(["sessions", "affected_sessions"]),
-                   rows: hourlySessions.map { (key, count) in release(key.release) + [.integer(key.hour), .integer(Int64(count.sessions)), .integer(Int64(count.affected))] })
+        upsert(&connection, table: "release_hourly_sessions", keys: ["app", "version", "build", "hour:bigint"],
+                   columns: [("sessions", "bigint"), ("affected_sessions", "bigint"), ("attested_sessions", "bigint")],
+                   update: adds(["sessions", "affected_sessions", "attested_sessions"]),
+                   rows: hourlySessions.map { (key, count) in
+                       release(key.release) + [.integer(key.hour), .integer(Int64(count.sessions)), .integer(Int64(count.affected)), .integer(Int64(count.attested))]
+                   })
     }
 
     private static let countColumns = [("reports", "bigint"), ("suspect_reports", "bigint"), ("flooded_reports", "bigint")]

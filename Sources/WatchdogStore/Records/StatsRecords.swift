@@ -120,3 +120,16 @@ public struct HourlySessionsRow: Sendable, Equatable {
     /// started in an earlier one).
     public var affectedSessions: Int = 0
 }
+
+/// One release's counted session starts over a range of hours, and those attested.
+public struct ReleaseSessionsRow: Sendable, Equatable {
+    public var release: ReleaseID
+    public var sessions: Int
+    public var attestedSessions: Int
+
+    public init(release: ReleaseID, sessions: Int, attestedSessions: Int) {
+        self.release = release
+        self.sessions = sessions
+        self.attestedSessions = attestedSessions
+    }
+}

@@ -4,7 +4,8 @@ extension Migrations {
     /// Issue 44, point 4: Over time plots the share of sessions with a glitch. Per release and
     /// hour, the sessions whose first active report in the release (`release_hourly_sessions`)
     /// or of a kind (`release_hourly`) is dated in that hour; and the hour a release's bulk of
-    /// sessions started once it had 50 of them (`bulk_start_hour`, day 0 kept once set).
+    /// sessions started once it had 50 of them (`bulk_start_hour`, day 0 kept once set); and the
+    /// attested session starts per hour (the Require dialog's last 24 hours per release).
     ///
     /// Nothing is backfilled: the hour of a session's first report is not kept in the roll-ups
     /// of before, so a release's affected sessions counted before this migration are in no hour.
@@ -15,6 +16,7 @@ extension Migrations {
             try db.execute(sql: """
                 ALTER TABLE release_hourly ADD COLUMN affected_sessions INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE release_hourly_sessions ADD COLUMN affected_sessions INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE release_hourly_sessions ADD COLUMN attested_sessions INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE releases ADD COLUMN bulk_start_hour INTEGER;
                 """)
         }

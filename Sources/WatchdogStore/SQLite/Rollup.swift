@@ -89,7 +89,7 @@ struct Rollup {
     struct InstallKey: Hashable { var release: Int; var install: String }
     struct InstallKindKey: Hashable { var release: Int; var install: String; var kind: String }
     struct ReleaseHourKey: Hashable { var release: Int; var hour: Int64 }
-    struct HourSessions { var sessions = 0; var affected = 0 }
+    struct HourSessions { var sessions = 0; var affected = 0; var attested = 0 }
     struct TestCrashKey: Hashable { var app: String; var install: String; var day: Int64 }
 
     var releases: [ReleaseDelta] = []
@@ -213,7 +213,9 @@ struct Rollup {
         releases[release].sessions += 1
         releases[release].seen(session.startedAt)
         idiomSessions[ValueKey(release: release, dimension: "idiom", value: session.idiom ?? ""), default: 0] += 1
-        hourlySessions[ReleaseHourKey(release: release, hour: Self.hour(session.startedAt)), default: HourSessions()].sessions += 1
+        let hourKey = ReleaseHourKey(release: release, hour: Self.hour(session.startedAt))
+        hourlySessions[hourKey, default: HourSessions()].sessions += 1
+        if session.attested { hourlySessions[hourKey, default: HourSessions()].attested += 1 }
         if let install = session.installID {
             let installKey = InstallKey(release: release, install: install)
             var installDelta = installs[installKey] ?? InstallDelta()
@@ -464,8 +466,9 @@ struct Rollup {
         }
         if !hourlySessions.isEmpty {
             let statement = try db.cachedStatement(sql: """
-                INSERT INTO release_hourly_sessions (app, version, build, hour, sessions, affected_sessions) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions, affected_sessions = affected_sessions + excluded.affected_sessions
+                INSERT INTO release_hourly_sessions (app, version, build, hour, sessions, affected_sessions, attested_sessions) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions, affected_sessions = affected_sessions + excluded.affected_sessions,
+                    attested_sessions = attested_sessions + excluded.attested_sessions
                 """)
             for (key, count) in hourlySessions {
                 try statement.step(db) { bind in
@@ -473,6 +476,7 @@ struct Rollup {
                     bind.integer(key.hour)
                     bind.integer(count.sessions)
                     bind.integer(count.affected)
+                    bind.integer(count.attested)
                 }
             }
         }

@@ -122,6 +122,17 @@ extension SQLiteStore {
         }
     }
 
+    public func sessionsByRelease(app: String, fromHour: Int64, limit: Int) throws -> [ReleaseSessionsRow] {
+        try pool.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT version, build, sum(sessions) AS sessions, sum(attested_sessions) FROM release_hourly_sessions
+                WHERE app = ? AND hour >= ? GROUP BY version, build HAVING sum(sessions) > 0 ORDER BY sessions DESC, version, build LIMIT ?
+                """), arguments: [app, fromHour, limit]).map { row in
+                ReleaseSessionsRow(release: ReleaseID(version: row[0], build: row[1]), sessions: row[2], attestedSessions: row[3])
+            }
+        }
+    }
+
     public func hourlySessions(app: String, release: ReleaseID?, fromHour: Int64, toHour: Int64) throws -> [HourlySessionsRow] {
         try pool.read { db in
             var sql = "SELECT hour, sum(sessions), sum(affected_sessions) FROM release_hourly_sessions WHERE app = ?"

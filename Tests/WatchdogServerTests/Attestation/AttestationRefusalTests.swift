@@ -201,6 +201,10 @@ import WatchdogWire
         let older = try fleet.post(body: body, assertion: device.assertionHeader(body: body, appID: AttestedFleet.appID, counter: 2))
         #expect(older.errorCode == "assertion_counter_replayed")
         #expect(try fleet.storedSessions() == 1)
+        // Found in the store's transaction, and counted with the other refusals of the last 24 hours.
+        let refusals = try fleet.application.client.request("GET", "/v1/admin/apps/\(AttestedFleet.app)/attestation/refusals", token: fleet.admin)
+        let replays = (refusals.json["refusals"] as? [[String: Any]] ?? []).first { $0["kind"] as? String == "upload" && $0["code"] as? String == "assertion_counter_replayed" }
+        #expect(replays?["count"] as? Int == 2, "\(refusals.text)")
     }
 
     /// The counter moves on in the store's commit even when no item is left to store: the

@@ -27,6 +27,27 @@ import WatchdogTesting
         let off = try Self.releases(fleet)
         #expect(off["14.2.0 (1)"]?["attested_sessions"] is NSNull, "\(off)")
     }
+
+    /// The Require dialog's figures: the attested share of each listed release's session starts
+    /// of the last 24 hours (`sessions_by_release` of `…/attestation/refusals`), most first.
+    @Test func theRequireDialogGetsEachReleasesAttestedShareOfTheLast24Hours() throws {
+        let fleet = try AttestedFleet(mode: "observe")
+        try fleet.attestedRelease(version: "14.1.0", installs: 12, affected: 0)
+        try fleet.attestedRelease(version: "14.2.0", installs: 7, affected: 0)
+        try fleet.forged(version: "14.2.0", installs: 30, affected: 0)
+        let admin = try fleet.application.addToken(role: "admin")
+        func lastDay() throws -> [[String: Any]] {
+            let answer = try fleet.application.client.request("GET", "/v1/admin/apps/\(AttestedFleet.app)/attestation/refusals", token: admin)
+            #expect(answer.status == 200, "\(answer.text)")
+            return answer.json["sessions_by_release"] as? [[String: Any]] ?? []
+        }
+        #expect(try lastDay().map { [$0["release"] as? String, ($0["sessions"] as? Int).map(String.init), ($0["attested_sessions"] as? Int).map(String.init)] }
+                == [["14.2.0 (1)", "37", "7"], ["14.1.0 (1)", "12", "12"]])
+        // A day later, those sessions are out of the 24 hours (the release's totals keep them).
+        fleet.application.clock.advance(milliseconds: 25 * 3_600_000)
+        #expect(try lastDay().isEmpty)
+        #expect(try Self.releases(fleet)["14.2.0 (1)"]?["sessions"] as? Int == 37)
+    }
 }
 
 /// Issue 39, point 4: a session counts as attested only when it carries the assertion of the
