@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 shift_by=${SHIFT:-+366d}
 command -v faketime > /dev/null || { echo "faketime is not installed (Debian: apt-get install faketime)" >&2; exit 2; }
 
-# By subject: the timeseries and overlay (JSONWriter, Health, Verdict, SessionBulk, Cardinality),
+# By subject: the timeseries and overlay (JSONWriter, Health, Verdict, SessionBulk, OverTimeShare, Cardinality),
 # compare and cohorts (Verdict, ConfigRules, AttestedShare, Cardinality), retention (Retention,
 # PostgresRetention), admission marks (ReleaseAdmission, AdmissionDaemon, IngestKeyAttack,
 # CardinalityDaemon), alert watches (Alert, AlertRelease, AttestedAlert, AlertDaemon), the
@@ -27,7 +27,7 @@ command -v faketime > /dev/null || { echo "faketime is not installed (Debian: ap
 # days, the gate, alert watches, the guard's hours, retention's window (OneNetworkDaemon,
 # FailSafeDaemon, BaselineDaemon, RetentionAttackDaemon) — and attested history (AttestedHistory).
 suites=(
-  JSONWriterTests HealthTests VerdictTests VerdictMigrationTests SessionBulkTests CardinalityTests
+  JSONWriterTests HealthTests VerdictTests VerdictMigrationTests SessionBulkTests OverTimeShareTests OverTimeShareMigrationTests CardinalityTests
   ConfigRulesTests AttestedShareTests
   RetentionTests
   ReleaseAdmissionTests AdmissionDaemonTests IngestKeyAttackTests CardinalityDaemonTests

@@ -29,12 +29,7 @@ import WatchdogTesting
         let app = try TestApplication()
         let key = try app.addApp("com.example.mail")
         let viewer = try app.addToken(role: "viewer")
-        let targetDay = FixtureDay.reports, baseDay = targetDay.adding(days: -10)
-        var base: [String] = [], target: [String] = []
-        for day in 0..<2 {
-            base += try VerdictTests.sessions(app, key: key, version: "14.1.0", build: "1", count: 10, startedAt: baseDay.adding(days: day).at(12))
-            target += try VerdictTests.sessions(app, key: key, version: "14.2.0", build: "2", count: 10, startedAt: targetDay.adding(days: day).at(12))
-        }
+        let (baseDay, targetDay, base, target) = try VerdictTests.twoReleasesTenDaysApart(app, key: key)
         try VerdictTests.post(app, key: key, [
             // Base day 0: three reports from two sessions (one of them with two kinds).
             try Self.report("14.1.0", "1", base[0], at: baseDay.at(12, 30)),

@@ -270,18 +270,23 @@ import WatchdogTesting
         #expect((rules.json["rules"] as? [[String: Any]])?.first?["id"] as? String == "fix-half")
     }
 
-    @Test func timeseriesGivesRatesPerSessionMarksThePartialBucketAndOverlaysTwoReleasesByAge() throws {
-        let app = try TestApplication()
-        let key = try app.addApp("com.example.mail")
-        let viewer = try app.addToken(role: "viewer")
-        // Base: first sessions ten days before the fixture reports' day, target on that day; each
-        // has 10 sessions on its day 0 and day 1.
+    /// Base (14.1.0 (1)): first sessions ten days before the fixture reports' day, target (14.2.0
+    /// (2)) on that day; each has 10 sessions at noon of its day 0 and of its day 1. Their ids.
+    static func twoReleasesTenDaysApart(_ app: TestApplication, key: String) throws -> (baseDay: FixtureDay, targetDay: FixtureDay, base: [String], target: [String]) {
         let targetDay = FixtureDay.reports, baseDay = targetDay.adding(days: -10)
         var base: [String] = [], target: [String] = []
         for day in 0..<2 {
             base += try Self.sessions(app, key: key, version: "14.1.0", build: "1", count: 10, startedAt: baseDay.adding(days: day).at(12))
             target += try Self.sessions(app, key: key, version: "14.2.0", build: "2", count: 10, startedAt: targetDay.adding(days: day).at(12))
         }
+        return (baseDay, targetDay, base, target)
+    }
+
+    @Test func timeseriesGivesRatesPerSessionMarksThePartialBucketAndOverlaysTwoReleasesByAge() throws {
+        let app = try TestApplication()
+        let key = try app.addApp("com.example.mail")
+        let viewer = try app.addToken(role: "viewer")
+        let (baseDay, targetDay, base, target) = try Self.twoReleasesTenDaysApart(app, key: key)
         func report(_ version: String, _ build: String, _ session: String, at time: String) throws -> [String: Any] {
             var report = try Fixtures.freshReport(version: version, build: build, kind: "view_frame_mismatch", sessionID: session)
             report["occurred_at"] = time
