@@ -82,7 +82,7 @@ import Testing
                                   "<td class=\"num\">1</td><td class=\"num\">216</td><td class=\"num\">216</td><td class=\"num\">216</td>"]),
             ("releases?\(app)", ["<h1>Releases of <span>com.example.mail</span></h1>", "\">\(release)</a></td>", "data-role=\"concentration\">100.0 %</span>"]),
             ("compare?\(app)", ["<h1>Compare releases</h1>", "selected=\"selected\">\(release)</option>", "This app needs two releases to compare."]),
-            ("timeline?\(app)", ["<h1>Glitches over time</h1>", "\">\(release)</span>: keyboard glitches per 1,000 sessions, by kind</h2>", "<canvas"]),
+            ("timeline?\(app)", ["<h1>Glitches over time</h1>", "\">\(release)</span>: share of sessions with keyboard glitches, by kind</h2>", "<canvas"]),
             ("cohort?\(app)", ["<h1>Config effect</h1>", "selected=\"selected\">\(release)</option>", "This app has no config rules"]),
             ("config?\(app)", ["<h2>Switches (version 0)</h2>", "data-key=\"enabled\" checked=\"checked\"", "data-key=\"auto_fix\"", "data-key=\"test_crash\""]),
         ]

@@ -151,7 +151,7 @@ import Testing
                 #expect(Self.roleText(timeline, "overlay-base") == Self.html(previous.text), "timeline: the previous release is the base")
                 #expect(!Self.rows(timeline, role: "overlay-table").isEmpty, "timeline: the overlay has a table")
             }
-            #expect(timeline.contains(">\(newest)</span>: keyboard glitches per 1,000 sessions, by kind</h2>"), "timeline: \(text) by kind")
+            #expect(timeline.contains(">\(newest)</span>: share of sessions with keyboard glitches, by kind</h2>"), "timeline: \(text) by kind")
 
             let issues = Self.view(try browser.dom("\(base)issues?\(app)"), "issues with \(text) newest")
             let list = try daemon.client.request("GET", "/v1/apps/\(Self.app)/issues?release=\(id)", token: viewer).json["issues"] as? [[String: Any]] ?? []
@@ -229,37 +229,41 @@ import Testing
         #expect(offsets.count >= 4, "three days and today: \(offsets)")
         #expect(sides.map { $0["role"] as? String } == ["base", "target"])
 
-        let dom = try browser.dom("http://127.0.0.1:\(daemon.port)/#/timeline?\(app)")
-        let main = Self.view(dom, "timeline")
-        #expect(Self.roleText(main, "overlay-base") == Self.html("\(baseVersion) (\(baseBuild))"))
-        #expect(Self.roleText(main, "overlay-target") == Self.html("\(targetVersion) (\(targetBuild))"))
-        #expect(main.contains("<canvas"), "the chart was drawn")
-        let rows = Self.rows(main, role: "overlay-table")
-        #expect(rows.count == offsets.count, "one table row per day")
-        var partials = 0, gaps = 0
-        for (index, offset) in offsets.enumerated() where index < rows.count {
-            let row = rows[index]
-            #expect(row.contains(">day \(offset)</td>"), "row \(index) is day \(offset)")
-            // Each side's cell: the rate per 1,000 sessions as the API gives it, "—" past now, and "partial" for today.
-            var cells = row.components(separatedBy: "<td").dropFirst().map { String($0) }
-            cells.removeFirst()
-            for (side, json) in sides.enumerated() {
-                let rate = (json["rates"] as? [Any])?[index] as? Double
-                let sessions = (json["sessions"] as? [Any])?[index] as? Int
-                let partial = (json["partial"] as? [Bool])?[index] ?? false
-                let cell = cells.count > side * 3 ? cells[side * 3] : ""
-                if sessions == nil {
-                    #expect(cell.contains(">—</td>"), "day \(offset) of \(json["role"] ?? ""): a gap, not 0: \(cell)")
-                    gaps += 1
-                } else if let rate {
-                    #expect(cell.contains(Self.oneDecimal(rate)), "day \(offset) of \(json["role"] ?? ""): \(Self.oneDecimal(rate)) in \(cell)")
+        // The share of sessions with a glitch by default, reports per 1,000 sessions as a choice.
+        for (measure, key, shown) in [("", "shares", { (value: Double) in "\(Self.oneDecimal(value * 100)) %" }), ("&measure=rate", "rates", { Self.oneDecimal($0) })] {
+            let dom = try browser.dom("http://127.0.0.1:\(daemon.port)/#/timeline?\(app)\(measure)")
+            let main = Self.view(dom, "timeline\(measure)")
+            #expect(Self.roleText(main, "overlay-base") == Self.html("\(baseVersion) (\(baseBuild))"))
+            #expect(Self.roleText(main, "overlay-target") == Self.html("\(targetVersion) (\(targetBuild))"))
+            #expect(main.contains("<canvas"), "the chart was drawn")
+            let rows = Self.rows(main, role: "overlay-table")
+            #expect(rows.count == offsets.count, "one table row per day")
+            var partials = 0, gaps = 0
+            for (index, offset) in offsets.enumerated() where index < rows.count {
+                let row = rows[index]
+                #expect(row.contains(">day \(offset)</td>"), "row \(index) is day \(offset)")
+                // Each side's first cell (of four: the measure, sessions, affected, reports): the
+                // figure as the API gives it, "—" past now, and "partial" for today.
+                var cells = row.components(separatedBy: "<td").dropFirst().map { String($0) }
+                cells.removeFirst()
+                for (side, json) in sides.enumerated() {
+                    let value = (json[key] as? [Any])?[index] as? Double
+                    let sessions = (json["sessions"] as? [Any])?[index] as? Int
+                    let partial = (json["partial"] as? [Bool])?[index] ?? false
+                    let cell = cells.count > side * 4 ? cells[side * 4] : ""
+                    if sessions == nil {
+                        #expect(cell.contains(">—</td>"), "day \(offset) of \(json["role"] ?? ""): a gap, not 0: \(cell)")
+                        gaps += 1
+                    } else if let value {
+                        #expect(cell.contains(shown(value)), "day \(offset) of \(json["role"] ?? ""), \(key): \(shown(value)) in \(cell)")
+                    }
+                    #expect(cell.contains("class=\"badge partial\">partial<") == partial, "day \(offset) of \(json["role"] ?? ""): partial is \(partial): \(cell)")
+                    if partial { partials += 1 }
                 }
-                #expect(cell.contains("class=\"badge partial\">partial<") == partial, "day \(offset) of \(json["role"] ?? ""): partial is \(partial): \(cell)")
-                if partial { partials += 1 }
             }
+            #expect(partials == 2, "today is partial for both releases (base day 3, target day 0)")
+            #expect(gaps >= 3, "the target's days after today are gaps")
         }
-        #expect(partials == 2, "today is partial for both releases (base day 3, target day 0)")
-        #expect(gaps >= 3, "the target's days after today are gaps")
 
         // The flood: counted apart, visible as a flood.
         let releases = try daemon.client.request("GET", "/v1/apps/\(Self.app)/releases", token: viewer).json["releases"] as? [[String: Any]] ?? []
