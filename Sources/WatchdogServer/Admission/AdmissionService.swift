@@ -7,42 +7,20 @@ import WatchdogStore
 /// path; an entry older than `maximumAgeSeconds` is read again, so a change saved on another
 /// node (PostgreSQL) applies here within that time.
 final class AdmissionService: Sendable {
-    private struct Entry {
-        var settings: AdmissionSettings
-        var readAt: CacheAge
-    }
-
     let store: any TelemetryStore
-    private let entries = Locked<[String: Entry]>([:])
+    private let kept: KeptSettings<AdmissionSettings>
     static let maximumAgeSeconds: UInt64 = 10
 
-    /// Seconds a settings read is kept (`maximumAgeSeconds`; tests give 0).
-    let cacheSeconds: UInt64
-
+    /// - Parameter cacheSeconds: seconds a settings read is kept (`maximumAgeSeconds`; tests give 0).
     init(store: any TelemetryStore, cacheSeconds: UInt64 = maximumAgeSeconds) {
         self.store = store
-        self.cacheSeconds = cacheSeconds
+        kept = KeptSettings(maximumSeconds: cacheSeconds, defaults: AdmissionSettings())
     }
 
     /// The app's settings (the defaults when none are stored). When the store cannot be read,
     /// the last settings read are kept, not replaced by the defaults.
     func settings(app: String) -> AdmissionSettings {
-        let now = CacheAge.now
-        let cached = entries.withLock { $0[app] }
-        if let cached, cached.readAt.isFresh(at: now.readAt, maximumSeconds: cacheSeconds) { return cached.settings }
-        let stored: String?
-        do {
-            stored = try store.admissionSettings(app: app)
-        } catch {
-            return cached?.settings ?? AdmissionSettings()
-        }
-        let settings = stored.flatMap(AdmissionSettings.decoded) ?? AdmissionSettings()
-        entries.withLock { entries in
-            // Apps are made by admins: a handful. A bound all the same.
-            if entries.count > 10_000 { entries.removeAll() }
-            entries[app] = Entry(settings: settings, readAt: now)
-        }
-        return settings
+        kept.value(app: app) { app in try store.admissionSettings(app: app).flatMap(AdmissionSettings.decoded) }
     }
 
     /// Checks and saves an app's settings; they apply to the next request.
@@ -57,7 +35,7 @@ final class AdmissionService: Sendable {
         } catch {
             throw .unavailable("the store could not save the settings; retry later")
         }
-        entries.withLock { $0[app] = Entry(settings: settings, readAt: CacheAge.now) }
+        kept.keep(settings, app: app)
     }
 
     /// What the server adds to a session start before the store sees it: the network it came

@@ -16,7 +16,7 @@ final class AttestationService: Sendable {
     /// Refused attestations and uploads of the last hours, by code (the attestation card's).
     let refusals: RefusalCounter
     private let clock: @Sendable () -> Int64
-    private let settingsCache = Locked<[String: (settings: AttestationSettings, readAt: CacheAge)]>([:])
+    private let settingsCache: KeptSettings<AttestationSettings>
     /// Parsed public keys by app and key id: parsing a point costs more than verifying with it.
     private let keys = Locked<[KeyName: CachedKey]>([:])
     private let attestedInstalls = Locked<[String: (installs: Set<String>, readAt: CacheAge)]>([:])
@@ -51,6 +51,7 @@ final class AttestationService: Sendable {
         self.refusals = refusals
         self.clock = clock
         self.cacheSeconds = cacheSeconds
+        settingsCache = KeptSettings(maximumSeconds: cacheSeconds, defaults: AttestationSettings())
         verifier = AttestationVerifier(roots: roots)
     }
 
@@ -60,21 +61,7 @@ final class AttestationService: Sendable {
     /// last settings read are kept — never replaced by the defaults, which would let a
     /// `require` app take unattested uploads for `cacheSeconds` after a database blip.
     func settings(app: String) -> AttestationSettings {
-        let now = CacheAge.now
-        let cached = settingsCache.withLock { $0[app] }
-        if let cached, cached.readAt.isFresh(at: now.readAt, maximumSeconds: cacheSeconds) { return cached.settings }
-        let stored: String?
-        do {
-            stored = try store.attestationSettings(app: app)
-        } catch {
-            return cached?.settings ?? AttestationSettings()
-        }
-        let settings = stored.flatMap(AttestationSettings.decoded) ?? AttestationSettings()
-        settingsCache.withLock { cache in
-            if cache.count > 10_000 { cache.removeAll() }
-            cache[app] = (settings, now)
-        }
-        return settings
+        settingsCache.value(app: app) { app in try store.attestationSettings(app: app).flatMap(AttestationSettings.decoded) }
     }
 
     func save(app: String, _ settings: AttestationSettings) throws(APIError) {
@@ -88,7 +75,7 @@ final class AttestationService: Sendable {
         } catch {
             throw .unavailable("the store could not save the settings; retry later")
         }
-        settingsCache.withLock { $0[app] = (settings, CacheAge.now) }
+        settingsCache.keep(settings, app: app)
     }
 
     // MARK: Challenges and attestations

@@ -38,10 +38,13 @@ struct CompareRoutes: Sendable {
                                        installs: InstallFilter.of(request, app: app, attestation: attestation))
         view.cut(limit: limit)
         if let document = try storeCall({ try config.document(app: app) }) {
-            let partial = PartialRuleView.of(document.rules, base: baseStats.release, target: targetStats.release)
+            var partial = PartialRuleView.of(document.rules, base: baseStats.release, target: targetStats.release)
             // The rollouts are read only when a rule splits a side.
-            view.partialRules = partial.isEmpty ? partial
-                : PartialRuleView.of(document.rules, base: baseStats.release, target: targetStats.release, rollouts: try rollouts.rollouts(app: app))
+            if !partial.isEmpty {
+                let moving = try rollouts.rollouts(app: app)
+                for index in partial.indices { partial[index].name(rolloutAmong: moving) }
+            }
+            view.partialRules = partial
         }
         return JSONBody.response(view)
     }

@@ -25,18 +25,19 @@ struct PartialRuleView: Encodable, Equatable {
         var percent: Double
     }
 
-    /// The current config's rules that split `base` or `target`, in the config's order, each
-    /// with its unfinished rollout among `rollouts`.
-    static func of(_ rules: [ConfigRule], base: ReleaseID, target: ReleaseID, rollouts: [Rollout] = []) -> [PartialRuleView] {
+    /// The current config's rules that split `base` or `target`, in the config's order.
+    static func of(_ rules: [ConfigRule], base: ReleaseID, target: ReleaseID) -> [PartialRuleView] {
         rules.compactMap { rule in
             guard rule.match.percent > 0, rule.match.percent < 100 else { return nil }
             let sides = [("base", base), ("target", target)].filter { rule.applies(to: $0.1) }.map(\.0)
             guard !sides.isEmpty else { return nil }
-            var view = PartialRuleView(rule: rule.id, name: rule.name, percent: rule.match.percent, set: .object(rule.set), sides: sides)
-            if let rollout = rollouts.first(where: { $0.rule == rule.id && !$0.isFinished }) {
-                view.rollout = RolloutStep(status: rollout.status.rawValue, step: rollout.step + 1, steps: rollout.plan.steps.count, percent: rollout.percent)
-            }
-            return view
+            return PartialRuleView(rule: rule.id, name: rule.name, percent: rule.match.percent, set: .object(rule.set), sides: sides)
         }
+    }
+
+    /// Names the rule's unfinished rollout among `rollouts`, if it has one.
+    mutating func name(rolloutAmong rollouts: [Rollout]) {
+        guard let rollout = rollouts.first(where: { $0.rule == self.rule && !$0.isFinished }) else { return }
+        self.rollout = RolloutStep(status: rollout.status.rawValue, step: rollout.step + 1, steps: rollout.plan.steps.count, percent: rollout.percent)
     }
 }
