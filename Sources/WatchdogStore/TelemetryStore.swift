@@ -42,8 +42,9 @@ public protocol TelemetryStore: Sendable {
     func installs(app: String, release: ReleaseID) throws -> [InstallRow]
     /// Session starts per hour between two hours (inclusive); all releases when `release` is nil.
     func hourlySessions(app: String, release: ReleaseID?, fromHour: Int64, toHour: Int64) throws -> [HourlySessionsRow]
-    /// Per release, the counted session starts dated from `fromHour` on and those attested, the
-    /// most sessions first, at most `limit` releases.
+    /// Per listed release, the counted session starts dated from `fromHour` on and those
+    /// attested, the most sessions first, at most `limit` releases. Unlisted releases (anyone with
+    /// the ingest key can start them) are not read, so they cannot push listed ones out.
     func sessionsByRelease(app: String, fromHour: Int64, limit: Int) throws -> [ReleaseSessionsRow]
     /// The hour a release's bulk of sessions started, as kept by `keepBulkStart`; nil before.
     func keptBulkStart(app: String, release: ReleaseID) throws -> Int64?

@@ -11,17 +11,13 @@ struct RefusalRoutes: Sendable {
     func lastDay(app: String) throws(APIError) -> HTTPResponse {
         guard try storeCall({ try store.appExists(app) }) else { throw .notFound("no app \(app)") }
         let (since, counts) = try storeCall { try refusals.lastDay(app: app) }
-        let listed = Set(try storeCall { try store.releases(app: app) ?? [] }.map(\.release))
-        // The releases with the most sessions of the 24 hours first; unlisted ones (anyone with
-        // the ingest key can start them) are left out rather than let them push listed ones out.
-        let sessions = try storeCall { try store.sessionsByRelease(app: app, fromHour: since / 3_600_000, limit: Self.scannedReleases) }
-            .filter { listed.contains($0.release) }.prefix(Self.shownReleases)
+        // The listed releases with the most sessions of the 24 hours first.
+        let sessions = try storeCall { try store.sessionsByRelease(app: app, fromHour: since / 3_600_000, limit: Self.shownReleases) }
         return JSONBody.response(RefusalsView(app: app, since: since, refusals: counts.map { RefusalsView.Code(kind: $0.kind, code: $0.code, count: $0.count) },
                                               sessionsByRelease: sessions.map { RefusalsView.ReleaseSessions($0) }))
     }
 
-    /// Releases with sessions in the 24 hours read (listed or not), and listed ones answered.
-    static let scannedReleases = 1_000
+    /// Listed releases answered at most.
     static let shownReleases = 20
 }
 

@@ -44,8 +44,9 @@ extension PostgresStore {
     public func sessionsByRelease(app: String, fromHour: Int64, limit: Int) throws -> [ReleaseSessionsRow] {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT version, build, sum(sessions) AS sessions, sum(attested_sessions) FROM release_hourly_sessions
-                WHERE app = $1 AND hour >= $2 GROUP BY version, build HAVING sum(sessions) > 0 ORDER BY sessions DESC, version, build LIMIT $3
+                SELECT h.version, h.build, sum(h.sessions) AS sessions, sum(h.attested_sessions) FROM release_admissions a
+                JOIN release_hourly_sessions h ON h.app = a.app AND h.version = a.version AND h.build = a.build AND h.hour >= $2
+                WHERE a.app = $1 GROUP BY h.version, h.build HAVING sum(h.sessions) > 0 ORDER BY sessions DESC, h.version, h.build LIMIT $3
                 """, [app, fromHour, Int64(limit)]).map { row in
                 ReleaseSessionsRow(release: ReleaseID(version: row.text(0), build: row.text(1)), sessions: row.int(2), attestedSessions: row.int(3))
             }

@@ -125,9 +125,10 @@ extension SQLiteStore {
     public func sessionsByRelease(app: String, fromHour: Int64, limit: Int) throws -> [ReleaseSessionsRow] {
         try pool.read { db in
             try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT version, build, sum(sessions) AS sessions, sum(attested_sessions) FROM release_hourly_sessions
-                WHERE app = ? AND hour >= ? GROUP BY version, build HAVING sum(sessions) > 0 ORDER BY sessions DESC, version, build LIMIT ?
-                """), arguments: [app, fromHour, limit]).map { row in
+                SELECT h.version, h.build, sum(h.sessions) AS sessions, sum(h.attested_sessions) FROM release_admissions a
+                JOIN release_hourly_sessions h ON h.app = a.app AND h.version = a.version AND h.build = a.build AND h.hour >= ?
+                WHERE a.app = ? GROUP BY h.version, h.build HAVING sum(h.sessions) > 0 ORDER BY sessions DESC, h.version, h.build LIMIT ?
+                """), arguments: [fromHour, app, limit]).map { row in
                 ReleaseSessionsRow(release: ReleaseID(version: row[0], build: row[1]), sessions: row[2], attestedSessions: row[3])
             }
         }
